@@ -1,0 +1,118 @@
+//! The anonymizers, one module each, behind one entry point: [`run`].
+//!
+//! Every release is checked by the independent verifier before it is
+//! returned: an algorithm bug surfaces as [`Error::ReleaseCheck`], never as a
+//! release that breaks its claim.
+
+mod datafly;
+mod ma_datafly;
+
+use serde::Serialize;
+
+use crate::config::{AlgorithmConfig, ConfigError};
+use crate::dataset::Dataset;
+use crate::privacy::{PrivacyModel, verify_release};
+use crate::release::Release;
+use crate::{Error, Result};
+
+pub use datafly::datafly;
+pub use ma_datafly::ma_datafly;
+
+/// What an anonymizer returns.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub release: Release,
+    /// Global recoding: the level of each QI, in QI order.
+    pub levels: Option<Vec<usize>>,
+    /// Incognito: every minimal k-anonymous level vector.
+    pub minimal_levels: Option<Vec<Vec<usize>>>,
+}
+
+/// The anonymization methods karc implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    Datafly,
+    MaDatafly,
+}
+
+impl Algorithm {
+    pub const ALL: &'static [Algorithm] = &[Algorithm::Datafly, Algorithm::MaDatafly];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Datafly => "datafly",
+            Algorithm::MaDatafly => "ma-datafly",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<Algorithm> {
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                ConfigError::UnknownAlgorithm {
+                    name: name.to_owned(),
+                    known: Algorithm::ALL
+                        .iter()
+                        .map(|a| a.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+                .into()
+            })
+    }
+
+    /// Datafly-style methods may suppress up to k rows when the config sets
+    /// no suppression limit (`ALGORITHMS.md`).
+    pub fn datafly_style(self) -> bool {
+        matches!(self, Algorithm::Datafly | Algorithm::MaDatafly)
+    }
+}
+
+/// Anonymizes `data` under `model` with the configured algorithm, and checks
+/// the release (claim and suppression budget) before returning it.
+pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Result<Outcome> {
+    let algorithm = Algorithm::from_name(&config.name)?;
+    let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
+    let outcome = match algorithm {
+        Algorithm::Datafly => datafly(data, model, budget)?,
+        Algorithm::MaDatafly => ma_datafly(data, model, budget)?,
+    };
+    check(algorithm, data, model, &outcome, budget)?;
+    Ok(outcome)
+}
+
+fn check(
+    algorithm: Algorithm,
+    data: &Dataset,
+    model: &PrivacyModel,
+    outcome: &Outcome,
+    budget: usize,
+) -> Result<()> {
+    let fail = |detail: String| {
+        Err(Error::ReleaseCheck {
+            algorithm: algorithm.name().to_owned(),
+            detail,
+        })
+    };
+    if outcome.release.rows() != data.rows() {
+        return fail(format!(
+            "{} rows released, {} in the input",
+            outcome.release.rows(),
+            data.rows()
+        ));
+    }
+    let report = verify_release(data, &outcome.release, model);
+    if !report.holds() {
+        return fail(report.failures().join("; "));
+    }
+    if report.suppressed_rows > budget {
+        return fail(format!(
+            "{} rows suppressed, the budget is {budget}",
+            report.suppressed_rows
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! The `karc` command-line tool. Library errors are typed; here they become
+//! messages and exit codes (0 success, 1 a check failed, 2 bad input).
+
+mod anonymize;
+mod cli;
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Anonymize(args) => anonymize::run(args),
+        Command::Verify(args) => verify::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("karc: error: {err:#}");
+            let code = err
+                .downcast_ref::<karc::Error>()
+                .map_or(2, karc::Error::exit_code);
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Equivalence classes: the rows that share one generalized QI tuple.
+
+use rustc_hash::FxHashMap;
+
+/// Marks a row that belongs to no class (an exempt suppressed row).
+pub const NO_CLASS: u32 = u32::MAX;
+
+/// A partition of the rows into equivalence classes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    /// The class of each row, or [`NO_CLASS`].
+    pub class_of: Vec<u32>,
+    /// The size of each class.
+    pub sizes: Vec<u32>,
+}
+
+impl Partition {
+    /// Groups rows by their codes in `columns` (each one code per row),
+    /// leaving out the rows where `exclude` is true.
+    ///
+    /// One pass per column refines the classes: the pair (class so far, code)
+    /// names the new class. O(rows x columns) hash lookups on integers, no
+    /// allocation per row.
+    pub fn new(columns: &[&[u32]], rows: usize, exclude: Option<&[bool]>) -> Partition {
+        let mut class_of = vec![0u32; rows];
+        if let Some(ex) = exclude {
+            for (c, &e) in class_of.iter_mut().zip(ex) {
+                if e {
+                    *c = NO_CLASS;
+                }
+            }
+        }
+        let mut count = u32::from(class_of.iter().any(|&c| c != NO_CLASS));
+        let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
+        for column in columns {
+            ids.clear();
+            let mut next = 0u32;
+            for (c, &code) in class_of.iter_mut().zip(column.iter()) {
+                if *c == NO_CLASS {
+                    continue;
+                }
+                let key = (u64::from(*c) << 32) | u64::from(code);
+                *c = *ids.entry(key).or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                });
+            }
+            count = next;
+        }
+        let mut sizes = vec![0u32; count as usize];
+        for &c in &class_of {
+            if c != NO_CLASS {
+                sizes[c as usize] += 1;
+            }
+        }
+        Partition { class_of, sizes }
+    }
+
+    pub fn classes(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// The smallest class, `None` when every row is exempt.
+    pub fn min_class(&self) -> Option<u32> {
+        self.sizes.iter().copied().min()
+    }
+
+    /// Whether row `row` sits in a class smaller than `k` (exempt rows never do).
+    #[inline]
+    pub fn is_small(&self, row: usize, k: usize) -> bool {
+        let c = self.class_of[row];
+        c != NO_CLASS && (self.sizes[c as usize] as usize) < k
+    }
+
+    /// Rows in classes smaller than `k`.
+    pub fn rows_below(&self, k: usize) -> usize {
+        self.sizes
+            .iter()
+            .filter(|&&s| (s as usize) < k)
+            .map(|&s| s as usize)
+            .sum()
+    }
+
+    /// Class sizes and how many classes have each, ascending by size.
+    pub fn histogram(&self) -> Vec<(u32, u32)> {
+        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+        for &s in &self.sizes {
+            *counts.entry(s).or_default() += 1;
+        }
+        let mut h: Vec<(u32, u32)> = counts.into_iter().collect();
+        h.sort_unstable();
+        h
+    }
+
+    /// One representative row of each class.
+    pub fn representatives(&self) -> Vec<usize> {
+        let mut rep = vec![usize::MAX; self.sizes.len()];
+        for (row, &c) in self.class_of.iter().enumerate() {
+            if c != NO_CLASS && rep[c as usize] == usize::MAX {
+                rep[c as usize] = row;
+            }
+        }
+        rep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_by_tuple_and_excludes() {
+        let a = [0, 0, 1, 1, 0];
+        let b = [5, 5, 5, 6, 5];
+        let p = Partition::new(&[&a, &b], 5, None);
+        assert_eq!(p.classes(), 3);
+        let mut sizes = p.sizes.clone();
+        sizes.sort();
+        assert_eq!(sizes, vec![1, 1, 3]);
+        assert_eq!(p.rows_below(2), 2);
+        assert_eq!(p.histogram(), vec![(1, 2), (3, 1)]);
+        let ex = [false, false, false, false, true];
+        let q = Partition::new(&[&a, &b], 5, Some(&ex));
+        assert_eq!(q.class_of[4], NO_CLASS);
+        assert_eq!(q.min_class(), Some(1));
+        assert!(!q.is_small(4, 10));
+    }
+
+    #[test]
+    fn no_columns_is_one_class() {
+        let p = Partition::new(&[], 3, None);
+        assert_eq!(p.sizes, vec![3]);
+        let all = Partition::new(&[], 2, Some(&[true, true]));
+        assert_eq!(all.classes(), 0);
+        assert_eq!(all.min_class(), None);
+    }
+}

@@ -1,0 +1,388 @@
+//! The TOML config: every column's role, type and hierarchy, the privacy
+//! model and the algorithm. Command-line flags override it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::table::CsvOptions;
+use crate::{Error, Result};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{}: [input] delimiter: expected one ASCII character, found {found:?}", path.display())]
+    Delimiter { path: PathBuf, found: String },
+    #[error("{}: column {name:?} has no role: expected role = \"identifier\", \"quasi\", \"sensitive\" or \"insensitive\"", path.display())]
+    NoRole { path: PathBuf, name: String },
+    #[error("{}: column {name:?} is listed twice", path.display())]
+    DuplicateColumn { path: PathBuf, name: String },
+    #[error("{}: the config names column {name:?}, which {} does not have (its columns: {available})", path.display(), csv.display())]
+    UnknownColumn {
+        path: PathBuf,
+        csv: PathBuf,
+        name: String,
+        available: String,
+    },
+    #[error("{}: column {name:?} of {} is not listed in the config: every column needs a role", path.display(), csv.display())]
+    UnlistedColumn {
+        path: PathBuf,
+        csv: PathBuf,
+        name: String,
+    },
+    #[error("{}: the config lists {listed} columns, but {} has {found} and no header to match them by name", path.display(), csv.display())]
+    ColumnCount {
+        path: PathBuf,
+        csv: PathBuf,
+        listed: usize,
+        found: usize,
+    },
+    #[error("{}: column {name:?}: hierarchy file {}: {source}", path.display(), hierarchy.display())]
+    HierarchyFile {
+        path: PathBuf,
+        name: String,
+        hierarchy: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("unknown algorithm {name:?}: expected one of {known}")]
+    UnknownAlgorithm { name: String, known: String },
+    #[error("{}: [privacy]: {message}", path.display())]
+    Privacy { path: PathBuf, message: String },
+}
+
+/// What a column is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Explicit identifier: never released (kept in the private part only).
+    Identifier,
+    /// Quasi-identifier: generalized.
+    Quasi,
+    /// Released as it is; the target of l-diversity.
+    Sensitive,
+    /// Released as it is.
+    Insensitive,
+}
+
+/// How a column's values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueType {
+    Integer,
+    Decimal,
+    #[default]
+    Categorical,
+}
+
+impl ValueType {
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ValueType::Categorical)
+    }
+}
+
+/// How suppressed rows (every QI cell `*`) count in the privacy check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuppressionPolicy {
+    /// Suppressed rows stay in the release and are exempt from the check.
+    #[default]
+    Mask,
+    /// All-`*` rows form one ordinary class that must reach k (pyCANON).
+    Strict,
+}
+
+impl std::str::FromStr for SuppressionPolicy {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "mask" => Ok(SuppressionPolicy::Mask),
+            "strict" => Ok(SuppressionPolicy::Strict),
+            _ => Err(format!("expected mask or strict, found {s:?}")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputConfig {
+    /// One character; detected from the first line when absent.
+    pub delimiter: Option<String>,
+    #[serde(default = "yes")]
+    pub header: bool,
+    /// Tokens that stand for a missing value: values of their own, which a
+    /// hierarchy must list; numeric columns accept them as non-numbers.
+    #[serde(default = "default_missing")]
+    pub missing: Vec<String>,
+    #[serde(default)]
+    pub trim: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_missing() -> Vec<String> {
+    vec![String::new(), "?".to_owned()]
+}
+
+impl Default for InputConfig {
+    fn default() -> Self {
+        InputConfig {
+            delimiter: None,
+            header: true,
+            missing: default_missing(),
+            trim: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnConfig {
+    pub name: String,
+    pub role: Option<Role>,
+    #[serde(rename = "type", default)]
+    pub value_type: ValueType,
+    /// Path of the ARX hierarchy file, relative to the config file.
+    pub hierarchy: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstraintConfig {
+    pub qi: Vec<String>,
+    pub k: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivacyConfig {
+    pub k: Option<usize>,
+    /// Fraction of the rows that may be suppressed; see `ALGORITHMS.md` for
+    /// the budget when absent.
+    pub suppression_limit: Option<f64>,
+    #[serde(default)]
+    pub suppressed: SuppressionPolicy,
+    /// A constraint set, used instead of `k` when given.
+    #[serde(default)]
+    pub constraints: Vec<ConstraintConfig>,
+    /// Distinct l-diversity of this sensitive column, checked when given.
+    pub sensitive: Option<String>,
+    pub l: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct AlgorithmConfig {
+    #[serde(default = "default_algorithm")]
+    pub name: String,
+    /// Seed of every randomized step.
+    #[serde(default)]
+    pub seed: u64,
+    /// Further parameters of the algorithm.
+    #[serde(flatten)]
+    pub params: toml::Table,
+}
+
+fn default_algorithm() -> String {
+    "datafly".to_owned()
+}
+
+impl Default for AlgorithmConfig {
+    fn default() -> Self {
+        AlgorithmConfig {
+            name: default_algorithm(),
+            seed: 0,
+            params: toml::Table::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub input: InputConfig,
+    pub columns: Vec<ColumnConfig>,
+    #[serde(default)]
+    pub privacy: PrivacyConfig,
+    #[serde(default)]
+    pub algorithm: AlgorithmConfig,
+    /// The config file, for messages and relative paths.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Config::parse(path, &text)
+    }
+
+    /// Parses config text; `path` locates hierarchy files and names errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Config> {
+        let mut config: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
+            ConfigError::Parse {
+                path: path.to_owned(),
+                line,
+                column,
+                message: e.message().replace('\n', " "),
+            }
+        })?;
+        config.path = path.to_owned();
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let path = || self.path.clone();
+        self.delimiter()?;
+        for (i, c) in self.columns.iter().enumerate() {
+            if c.role.is_none() {
+                return Err(ConfigError::NoRole {
+                    path: path(),
+                    name: c.name.clone(),
+                }
+                .into());
+            }
+            if self.columns[..i].iter().any(|d| d.name == c.name) {
+                return Err(ConfigError::DuplicateColumn {
+                    path: path(),
+                    name: c.name.clone(),
+                }
+                .into());
+            }
+        }
+        if let Some(limit) = self.privacy.suppression_limit {
+            if !(0.0..=1.0).contains(&limit) {
+                return Err(ConfigError::Privacy {
+                    path: path(),
+                    message: format!(
+                        "suppression_limit: expected a fraction in 0..=1, found {limit}"
+                    ),
+                }
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The configured delimiter as a byte.
+    pub fn delimiter(&self) -> Result<Option<u8>> {
+        match &self.input.delimiter {
+            None => Ok(None),
+            Some(d) => {
+                let d = if d == "\\t" { "\t" } else { d.as_str() };
+                match d.as_bytes() {
+                    [b] if b.is_ascii() && *b != b'"' && *b != b'\n' && *b != b'\r' => Ok(Some(*b)),
+                    _ => Err(ConfigError::Delimiter {
+                        path: self.path.clone(),
+                        found: d.to_owned(),
+                    }
+                    .into()),
+                }
+            }
+        }
+    }
+
+    pub fn csv_options(&self) -> Result<CsvOptions> {
+        Ok(CsvOptions {
+            delimiter: self.delimiter()?,
+            header: self.input.header,
+            trim: self.input.trim,
+        })
+    }
+
+    /// Directory against which relative hierarchy paths resolve.
+    pub fn base_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    pub fn hierarchy_path(&self, column: &ColumnConfig) -> Option<PathBuf> {
+        column.hierarchy.as_ref().map(|h| self.base_dir().join(h))
+    }
+
+    pub fn role(&self, name: &str) -> Option<Role> {
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.role)
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_full_config() {
+        let c = Config::parse(
+            Path::new("dir/c.toml"),
+            r#"
+            [input]
+            delimiter = ";"
+            [[columns]]
+            name = "age"
+            role = "quasi"
+            type = "integer"
+            hierarchy = "h/age.csv"
+            [privacy]
+            k = 10
+            [[privacy.constraints]]
+            qi = ["age"]
+            k = 5
+            [algorithm]
+            name = "incognito"
+            seed = 7
+            rounds = 3
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.delimiter().unwrap(), Some(b';'));
+        assert_eq!(c.columns[0].value_type, ValueType::Integer);
+        assert_eq!(
+            c.hierarchy_path(&c.columns[0]).unwrap(),
+            Path::new("dir/h/age.csv")
+        );
+        assert_eq!(c.privacy.constraints[0].k, 5);
+        assert_eq!(c.algorithm.seed, 7);
+        assert_eq!(c.algorithm.params["rounds"].as_integer(), Some(3));
+        assert_eq!(c.input.missing, vec!["", "?"]);
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let err = Config::parse(
+            Path::new("c.toml"),
+            "[[columns]]\nname = \"a\"\nrole = \"boss\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("c.toml:3:8: unknown variant `boss`"),
+            "{err}"
+        );
+        let err = Config::parse(Path::new("c.toml"), "[[columns]]\nname = \"a\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("column \"a\" has no role"), "{err}");
+    }
+}

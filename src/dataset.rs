@@ -1,0 +1,327 @@
+//! A table bound to its config: roles, types, and each quasi-identifier's
+//! hierarchy mapped onto the column's dictionary codes.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, ConfigError, Role, ValueType};
+use crate::hierarchy::{Hierarchy, name_some};
+use crate::table::Table;
+use crate::{Error, Result};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    #[error("{}: column {column:?}: {count} values are absent from the hierarchy {}: {names}", csv.display(), hierarchy.display())]
+    AbsentFromHierarchy {
+        csv: PathBuf,
+        hierarchy: PathBuf,
+        column: String,
+        count: usize,
+        names: String,
+    },
+    #[error("{}:{line}: column {column:?}: expected {expected}, found {found:?}", csv.display())]
+    NotNumeric {
+        csv: PathBuf,
+        line: usize,
+        column: String,
+        expected: &'static str,
+        found: String,
+    },
+    #[error(
+        "column {column:?} is a categorical quasi-identifier without a hierarchy: give it `hierarchy = \"...\"` in the config"
+    )]
+    NoHierarchy { column: String },
+    #[error(
+        "{algorithm} generalizes by hierarchy, but quasi-identifier {column:?} has none: give it a hierarchy file or use an interval method (mondrian, basic-mondrian, topdown)"
+    )]
+    NeedsHierarchy { algorithm: String, column: String },
+    #[error("{} has no rows", csv.display())]
+    NoRows { csv: PathBuf },
+    #[error("the config has no quasi-identifier: give at least one column role = \"quasi\"")]
+    NoQuasiIdentifier,
+}
+
+/// One quasi-identifier column with its generalization data.
+#[derive(Debug, Clone)]
+pub struct QuasiIdentifier {
+    /// Position of the column in the table.
+    pub column: usize,
+    pub name: String,
+    pub value_type: ValueType,
+    pub hierarchy: Option<Hierarchy>,
+    /// The hierarchy leaf of each dictionary code (empty without hierarchy).
+    pub leaf_of: Vec<u32>,
+    /// The number of each dictionary code (empty for categorical columns;
+    /// `None` for a missing-value token).
+    pub numbers: Vec<Option<f64>>,
+}
+
+impl QuasiIdentifier {
+    /// Each dictionary code's node at `level` (a ready generalization map).
+    pub fn level_map(&self, level: usize) -> Vec<u32> {
+        let h = self
+            .hierarchy
+            .as_ref()
+            .expect("level_map needs a hierarchy");
+        let map = h.level_map(level);
+        self.leaf_of
+            .iter()
+            .map(|&leaf| map[leaf as usize])
+            .collect()
+    }
+
+    /// The hierarchy height, or `None` when the column has no hierarchy.
+    pub fn height(&self) -> Option<usize> {
+        self.hierarchy.as_ref().map(Hierarchy::height)
+    }
+
+    /// The smallest and largest number in the column, if it is numeric.
+    pub fn domain(&self) -> Option<(f64, f64)> {
+        let mut it = self.numbers.iter().flatten();
+        let first = *it.next()?;
+        Some(it.fold((first, first), |(lo, hi), &x| (lo.min(x), hi.max(x))))
+    }
+}
+
+/// A table with its roles and quasi-identifiers.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub table: Table,
+    /// Role of each table column.
+    pub roles: Vec<Role>,
+    /// Type of each table column.
+    pub types: Vec<ValueType>,
+    pub qis: Vec<QuasiIdentifier>,
+    /// Missing-value tokens.
+    pub missing: Vec<String>,
+}
+
+impl Dataset {
+    /// Reads `csv` and binds it to `config`.
+    pub fn load(config: &Config, csv: &Path) -> Result<Dataset> {
+        let table = Table::read(csv, &config.csv_options()?)?;
+        Dataset::bind(config, table)
+    }
+
+    /// Binds a table to the config: every column must be listed with a role;
+    /// QI values must parse as their type and appear in their hierarchy.
+    pub fn bind(config: &Config, mut table: Table) -> Result<Dataset> {
+        let cfg_path = || config.path.clone();
+        if !table.header {
+            // Without a header, the config lists the columns in file order.
+            if config.columns.len() != table.columns.len() {
+                return Err(ConfigError::ColumnCount {
+                    path: cfg_path(),
+                    csv: table.source.clone(),
+                    listed: config.columns.len(),
+                    found: table.columns.len(),
+                }
+                .into());
+            }
+            for (col, c) in table.columns.iter_mut().zip(&config.columns) {
+                col.name = c.name.clone();
+            }
+        }
+        for c in &config.columns {
+            if table.column_index(&c.name).is_none() {
+                let available = table
+                    .columns
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(ConfigError::UnknownColumn {
+                    path: cfg_path(),
+                    csv: table.source.clone(),
+                    name: c.name.clone(),
+                    available,
+                }
+                .into());
+            }
+        }
+        let mut roles = Vec::with_capacity(table.columns.len());
+        let mut types = Vec::with_capacity(table.columns.len());
+        let mut column_configs = Vec::with_capacity(table.columns.len());
+        for col in &table.columns {
+            let Some(c) = config.columns.iter().find(|c| c.name == col.name) else {
+                return Err(ConfigError::UnlistedColumn {
+                    path: cfg_path(),
+                    csv: table.source.clone(),
+                    name: col.name.clone(),
+                }
+                .into());
+            };
+            roles.push(c.role.expect("validated on load"));
+            types.push(c.value_type);
+            column_configs.push(c);
+        }
+        if table.rows == 0 {
+            return Err(DataError::NoRows {
+                csv: table.source.clone(),
+            }
+            .into());
+        }
+
+        let missing = config.input.missing.clone();
+        let mut qis = Vec::new();
+        // QIs in config order, as reports and level vectors list them.
+        for c in &config.columns {
+            if c.role != Some(Role::Quasi) {
+                continue;
+            }
+            let column = table.column_index(&c.name).expect("checked above");
+            let numbers = if c.value_type.is_numeric() {
+                parse_numbers(&table, column, c.value_type, &missing)?
+            } else {
+                Vec::new()
+            };
+            let hierarchy = match config.hierarchy_path(c) {
+                Some(path) => Some(Hierarchy::load(&path).map_err(|e| {
+                    match e {
+                        Error::Io {
+                            path: hierarchy,
+                            source,
+                        } => ConfigError::HierarchyFile {
+                            path: cfg_path(),
+                            name: c.name.clone(),
+                            hierarchy,
+                            source,
+                        }
+                        .into(),
+                        other => other,
+                    }
+                })?),
+                None if c.value_type.is_numeric() => None,
+                None => {
+                    return Err(DataError::NoHierarchy {
+                        column: c.name.clone(),
+                    }
+                    .into());
+                }
+            };
+            let leaf_of = match &hierarchy {
+                Some(h) => leaves_of_column(&table, column, h)?,
+                None => Vec::new(),
+            };
+            qis.push(QuasiIdentifier {
+                column,
+                name: c.name.clone(),
+                value_type: c.value_type,
+                hierarchy,
+                leaf_of,
+                numbers,
+            });
+        }
+        if qis.is_empty() {
+            return Err(DataError::NoQuasiIdentifier.into());
+        }
+        Ok(Dataset {
+            table,
+            roles,
+            types,
+            qis,
+            missing,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.table.rows
+    }
+
+    /// The position among the QIs of the column named `name`.
+    pub fn qi_index(&self, name: &str) -> Option<usize> {
+        self.qis.iter().position(|q| q.name == name)
+    }
+
+    /// The codes of QI `q`, one per row.
+    pub fn qi_codes(&self, q: usize) -> &[u32] {
+        &self.table.columns[self.qis[q].column].codes
+    }
+
+    /// Refuses a hierarchy-based algorithm when a QI has no hierarchy.
+    pub fn require_hierarchies(&self, algorithm: &str) -> Result<()> {
+        match self.qis.iter().find(|q| q.hierarchy.is_none()) {
+            Some(q) => Err(DataError::NeedsHierarchy {
+                algorithm: algorithm.to_owned(),
+                column: q.name.clone(),
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Maps each dictionary code of `column` to its hierarchy leaf, naming the
+/// values the hierarchy lacks.
+fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy) -> Result<Vec<u32>> {
+    let col = &table.columns[column];
+    let mut leaf_of = Vec::with_capacity(col.dict.len());
+    let mut absent = Vec::new();
+    for value in col.dict.values() {
+        match h.leaf(value) {
+            Some(leaf) => leaf_of.push(leaf),
+            None => {
+                absent.push(format!("{value:?}"));
+                leaf_of.push(u32::MAX);
+            }
+        }
+    }
+    if absent.is_empty() {
+        Ok(leaf_of)
+    } else {
+        let count = absent.len();
+        Err(DataError::AbsentFromHierarchy {
+            csv: table.source.clone(),
+            hierarchy: h.source.clone(),
+            column: col.name.clone(),
+            count,
+            names: name_some(absent, count),
+        }
+        .into())
+    }
+}
+
+/// Parses every distinct value of a numeric column; a missing-value token
+/// parses as `None`. The first offending row is named by its line.
+fn parse_numbers(
+    table: &Table,
+    column: usize,
+    value_type: ValueType,
+    missing: &[String],
+) -> Result<Vec<Option<f64>>> {
+    let col = &table.columns[column];
+    let mut numbers = Vec::with_capacity(col.dict.len());
+    for (code, value) in col.dict.values().enumerate() {
+        if missing.iter().any(|m| m == value) {
+            numbers.push(None);
+            continue;
+        }
+        let parsed = match value_type {
+            ValueType::Integer => value.parse::<i64>().ok().map(|v| v as f64),
+            _ => value.parse::<f64>().ok().filter(|v| v.is_finite()),
+        };
+        match parsed {
+            Some(v) => numbers.push(Some(v)),
+            None => {
+                let row = col
+                    .codes
+                    .iter()
+                    .position(|&c| c as usize == code)
+                    .unwrap_or(0);
+                let line = row + 1 + usize::from(table.header);
+                return Err(DataError::NotNumeric {
+                    csv: table.source.clone(),
+                    line,
+                    column: col.name.clone(),
+                    expected: if value_type == ValueType::Integer {
+                        "an integer"
+                    } else {
+                        "a decimal number"
+                    },
+                    found: value.to_owned(),
+                }
+                .into());
+            }
+        }
+    }
+    Ok(numbers)
+}

@@ -1,0 +1,55 @@
+//! The library's error type: one enum per area, gathered here.
+//!
+//! Every variant names where the problem is (file, line, column, section)
+//! and, for mismatches, what was expected and what was found. The binary maps
+//! them to exit codes with [`Error::exit_code`]; the library never prints.
+
+use std::path::PathBuf;
+
+pub use crate::config::ConfigError;
+pub use crate::dataset::DataError;
+pub use crate::hierarchy::HierarchyError;
+pub use crate::privacy::ModelError;
+pub use crate::table::CsvError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Csv(#[from] CsvError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Hierarchy(#[from] HierarchyError),
+    #[error(transparent)]
+    Data(#[from] DataError),
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// An anonymizer's release failed the independent privacy check: a bug
+    /// in the anonymizer, never the user's fault; nothing is written.
+    #[error("internal check failed: the {algorithm} release does not satisfy the claim: {detail}")]
+    ReleaseCheck { algorithm: String, detail: String },
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The process exit code this error stands for: 1 when a check failed,
+    /// 2 for bad usage or bad input.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::ReleaseCheck { .. } => 1,
+            _ => 2,
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Generalization hierarchies in ARX's CSV format.
+//!
+//! One row per leaf, `;`-separated: `leaf;level1;...;root`. Level 0 is the
+//! raw value, the last level the single root (normally `*`). Nodes are
+//! identified per level by their label; generalizing is a table lookup
+//! (`node_of`), never arithmetic on labels (the Adult age hierarchy puts 25
+//! in `20-24`).
+//!
+//! Loading validates the tree: ragged rows, a leaf with two different parent
+//! paths, a node with two parents and several roots are errors naming the
+//! values (the first few and the count); an exact duplicate row is accepted
+//! with a warning.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use crate::io::Input;
+use crate::{Error, Result};
+
+/// How many offending values an error message lists before "and N more".
+pub const NAMED_IN_ERRORS: usize = 5;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HierarchyError {
+    #[error("{}: the hierarchy is empty: expected one row per leaf", path.display())]
+    Empty { path: PathBuf },
+    #[error("{}:{line}: malformed hierarchy CSV: {message}", path.display())]
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+    #[error("{}:{line}: ragged hierarchy: expected {expected} levels (as line 1), found {found}; rows must all have the same length", path.display())]
+    Ragged {
+        path: PathBuf,
+        line: u64,
+        expected: usize,
+        found: usize,
+    },
+    #[error("{}: {count} leaves have two different generalization paths: {names}", path.display())]
+    ConflictingLeaves {
+        path: PathBuf,
+        count: usize,
+        names: String,
+    },
+    #[error("{}: {count} nodes have two parents: {names}", path.display())]
+    TwoParents {
+        path: PathBuf,
+        count: usize,
+        names: String,
+    },
+    #[error("{}: the last level has {count} nodes ({names}); expected one root", path.display())]
+    SeveralRoots {
+        path: PathBuf,
+        count: usize,
+        names: String,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+}
+
+/// Formats the first few offenders and the count of the rest.
+pub(crate) fn name_some<I: IntoIterator<Item = String>>(items: I, total: usize) -> String {
+    let mut s = String::new();
+    for (i, item) in items.into_iter().take(NAMED_IN_ERRORS).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&item);
+    }
+    if total > NAMED_IN_ERRORS {
+        let _ = write!(s, " and {} more", total - NAMED_IN_ERRORS);
+    }
+    s
+}
+
+/// One level of a hierarchy: its node labels and each leaf's node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Level {
+    labels: Vec<Box<str>>,
+    index: FxHashMap<Box<str>, u32>,
+    /// The node of each leaf at this level.
+    of_leaf: Vec<u32>,
+    /// The parent of each node at the next level up (empty on the root level).
+    parent: Vec<u32>,
+    /// How many leaves each node covers.
+    leaves: Vec<u32>,
+}
+
+/// A validated generalization tree over the leaves of one attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hierarchy {
+    pub source: PathBuf,
+    levels: Vec<Level>,
+    /// Exact duplicate rows that were accepted (line numbers, 1-based).
+    pub duplicate_rows: Vec<u64>,
+}
+
+impl Hierarchy {
+    /// Reads and validates a hierarchy file.
+    pub fn load(path: &Path) -> Result<Hierarchy> {
+        let input = Input::open(path)?;
+        Hierarchy::from_bytes(path, &input)
+    }
+
+    /// Parses ARX hierarchy bytes; `path` names the source in errors.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Hierarchy> {
+        let rows = parse_rows(path, bytes)?;
+        Hierarchy::from_rows(path, rows)
+    }
+
+    /// Builds a hierarchy from its rows (`(line, [leaf, level1, ..., root])`).
+    pub fn from_rows(path: &Path, rows: Vec<(u64, Vec<String>)>) -> Result<Hierarchy> {
+        let err_path = || path.to_owned();
+        let Some((_, first)) = rows.first() else {
+            return Err(HierarchyError::Empty { path: err_path() }.into());
+        };
+        let height_plus_one = first.len();
+        if height_plus_one == 0 {
+            return Err(HierarchyError::Empty { path: err_path() }.into());
+        }
+        for (line, row) in &rows {
+            if row.len() != height_plus_one {
+                return Err(HierarchyError::Ragged {
+                    path: err_path(),
+                    line: *line,
+                    expected: height_plus_one,
+                    found: row.len(),
+                }
+                .into());
+            }
+        }
+
+        // Leaves: the first row of each leaf defines its path.
+        let mut leaf_index: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut leaf_rows: Vec<usize> = Vec::new();
+        let mut duplicate_rows = Vec::new();
+        let mut conflicts: Vec<String> = Vec::new();
+        for (r, (line, row)) in rows.iter().enumerate() {
+            match leaf_index.get(row[0].as_str()) {
+                None => {
+                    leaf_index.insert(&row[0], leaf_rows.len());
+                    leaf_rows.push(r);
+                }
+                Some(&leaf) => {
+                    let original = &rows[leaf_rows[leaf]].1;
+                    if original == row {
+                        duplicate_rows.push(*line);
+                    } else if !conflicts.contains(&row[0]) {
+                        conflicts.push(row[0].clone());
+                    }
+                }
+            }
+        }
+        if !conflicts.is_empty() {
+            let count = conflicts.len();
+            return Err(HierarchyError::ConflictingLeaves {
+                path: err_path(),
+                count,
+                names: name_some(conflicts.into_iter().map(|n| format!("{n:?}")), count),
+            }
+            .into());
+        }
+
+        let mut levels: Vec<Level> = Vec::with_capacity(height_plus_one);
+        for l in 0..height_plus_one {
+            let mut level = Level {
+                labels: Vec::new(),
+                index: FxHashMap::default(),
+                of_leaf: Vec::with_capacity(leaf_rows.len()),
+                parent: Vec::new(),
+                leaves: Vec::new(),
+            };
+            for &r in &leaf_rows {
+                let label = rows[r].1[l].as_str();
+                let node = match level.index.get(label) {
+                    Some(&n) => n,
+                    None => {
+                        let n = level.labels.len() as u32;
+                        level.labels.push(label.into());
+                        level.index.insert(label.into(), n);
+                        level.leaves.push(0);
+                        n
+                    }
+                };
+                level.of_leaf.push(node);
+                level.leaves[node as usize] += 1;
+            }
+            levels.push(level);
+        }
+
+        // Parents: every node of level l must have one node above it.
+        let mut two_parents: Vec<String> = Vec::new();
+        for l in 0..height_plus_one - 1 {
+            let (lower, upper) = levels.split_at_mut(l + 1);
+            let lower = &mut lower[l];
+            let upper = &upper[0];
+            let mut parent = vec![u32::MAX; lower.labels.len()];
+            for (leaf, &node) in lower.of_leaf.iter().enumerate() {
+                let p = upper.of_leaf[leaf];
+                let slot = &mut parent[node as usize];
+                if *slot == u32::MAX {
+                    *slot = p;
+                } else if *slot != p {
+                    let name = format!(
+                        "{:?} (level {l}) under {:?} and {:?}",
+                        &*lower.labels[node as usize],
+                        &*upper.labels[*slot as usize],
+                        &*upper.labels[p as usize]
+                    );
+                    if !two_parents.iter().any(|n| {
+                        n.starts_with(&format!("{:?} (level {l})", &*lower.labels[node as usize]))
+                    }) {
+                        two_parents.push(name);
+                    }
+                }
+            }
+            lower.parent = parent;
+        }
+        if !two_parents.is_empty() {
+            let count = two_parents.len();
+            return Err(HierarchyError::TwoParents {
+                path: err_path(),
+                count,
+                names: name_some(two_parents, count),
+            }
+            .into());
+        }
+        let root = levels.last().unwrap();
+        if root.labels.len() != 1 {
+            let count = root.labels.len();
+            return Err(HierarchyError::SeveralRoots {
+                path: err_path(),
+                count,
+                names: name_some(root.labels.iter().map(|l| format!("{l:?}")), count),
+            }
+            .into());
+        }
+        Ok(Hierarchy {
+            source: path.to_owned(),
+            levels,
+            duplicate_rows,
+        })
+    }
+
+    /// The root's level: levels run `0..=height`.
+    pub fn height(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    pub fn leaf_count(&self) -> usize {
+        self.levels[0].labels.len()
+    }
+
+    /// The leaf whose label is `value`.
+    pub fn leaf(&self, value: &str) -> Option<u32> {
+        self.levels[0].index.get(value).copied()
+    }
+
+    /// The node at `level` that generalizes `leaf`.
+    #[inline]
+    pub fn node_of(&self, level: usize, leaf: u32) -> u32 {
+        self.levels[level].of_leaf[leaf as usize]
+    }
+
+    /// Each leaf's node at `level`, indexed by leaf.
+    pub fn level_map(&self, level: usize) -> &[u32] {
+        &self.levels[level].of_leaf
+    }
+
+    pub fn label(&self, level: usize, node: u32) -> &str {
+        &self.levels[level].labels[node as usize]
+    }
+
+    /// The node at `level` labelled `label`.
+    pub fn node(&self, level: usize, label: &str) -> Option<u32> {
+        self.levels[level].index.get(label).copied()
+    }
+
+    pub fn nodes(&self, level: usize) -> usize {
+        self.levels[level].labels.len()
+    }
+
+    /// The parent (at `level + 1`) of `node` at `level`.
+    pub fn parent(&self, level: usize, node: u32) -> u32 {
+        self.levels[level].parent[node as usize]
+    }
+
+    /// How many leaves `node` at `level` covers.
+    pub fn leaves_under(&self, level: usize, node: u32) -> u32 {
+        self.levels[level].leaves[node as usize]
+    }
+
+    /// The leaves of `node` at `level`, in the file's leaf order.
+    pub fn leaves_of(&self, level: usize, node: u32) -> impl Iterator<Item = u32> + '_ {
+        self.levels[level]
+            .of_leaf
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &n)| n == node)
+            .map(|(leaf, _)| leaf as u32)
+    }
+
+    /// Whether `ancestor` at `level` is `leaf` itself or one of its ancestors.
+    pub fn covers(&self, level: usize, ancestor: u32, leaf: u32) -> bool {
+        self.node_of(level, leaf) == ancestor
+    }
+
+    /// Rows of the file, each leaf once, in leaf order (for storage).
+    pub fn rows(&self) -> impl Iterator<Item = Vec<&str>> + '_ {
+        (0..self.leaf_count() as u32).map(move |leaf| {
+            (0..self.levels.len())
+                .map(|l| self.label(l, self.node_of(l, leaf)))
+                .collect()
+        })
+    }
+}
+
+/// Splits hierarchy bytes into rows with the csv crate (`;`, quotes allowed,
+/// CRLF or LF, missing final newline, blank lines skipped).
+fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Vec<String>)>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            Error::from(HierarchyError::Malformed {
+                path: path.to_owned(),
+                line: e.position().map_or(0, |p| p.line()),
+                message: e.to_string(),
+            })
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        rows.push((line, record.iter().map(str::to_owned).collect()));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Hierarchy> {
+        Hierarchy::from_bytes(Path::new("h.csv"), text.as_bytes())
+    }
+
+    #[test]
+    fn lookup_generalizes_by_table() {
+        let h = parse("21;20-24;*\r\n25;20-24;*\r\n26;25-29;*").unwrap();
+        assert_eq!(h.height(), 2);
+        let leaf = h.leaf("25").unwrap();
+        assert_eq!(h.label(1, h.node_of(1, leaf)), "20-24");
+        assert_eq!(h.leaves_under(1, h.node(1, "20-24").unwrap()), 2);
+        assert_eq!(h.label(2, h.node_of(2, leaf)), "*");
+        assert_eq!(h.parent(1, h.node(1, "25-29").unwrap()), 0);
+    }
+
+    #[test]
+    fn duplicate_rows_are_accepted_with_their_lines() {
+        let h = parse("a;x;*\na;x;*\nb;x;*\n").unwrap();
+        assert_eq!(h.leaf_count(), 2);
+        assert_eq!(h.duplicate_rows, vec![2]);
+    }
+
+    #[test]
+    fn conflicting_leaf_is_named() {
+        let err = parse("a;x;*\na;y;*\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "h.csv: 1 leaves have two different generalization paths: \"a\""
+        );
+    }
+
+    #[test]
+    fn node_with_two_parents_is_named() {
+        let err = parse("a;x;p;*\nb;x;q;*\n").unwrap_err().to_string();
+        assert!(err.contains("1 nodes have two parents"), "{err}");
+        assert!(
+            err.contains("\"x\" (level 1) under \"p\" and \"q\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn ragged_and_rootless_are_errors() {
+        let err = parse("a;x;*\nb;*\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "h.csv:2: ragged hierarchy: expected 3 levels (as line 1), found 2; rows must all have the same length"
+        );
+        assert!(matches!(
+            parse("a;x\nb;y\n"),
+            Err(Error::Hierarchy(HierarchyError::SeveralRoots { .. }))
+        ));
+        assert!(matches!(
+            parse(""),
+            Err(Error::Hierarchy(HierarchyError::Empty { .. }))
+        ));
+    }
+}

@@ -1,0 +1,44 @@
+//! # karc: k-anonymized releases with a sealed, restorable original
+//!
+//! `karc` turns a microdata table into a k-anonymous release with the
+//! published algorithms (Datafly, MA-Datafly, Incognito, and more), checks the
+//! privacy claim of any release independently, and measures the utility each
+//! anonymizer kept.
+//!
+//! The data model is columnar and dictionary-encoded: a [`table::Table`] holds
+//! every CSV column as `u32` codes into a [`dictionary::Dictionary`] of its
+//! distinct texts, so the hot loops (equivalence classes, generalization)
+//! touch integers only. A [`dataset::Dataset`] binds a table to its
+//! [`config::Config`]: column roles, types and [`hierarchy::Hierarchy`] trees.
+//! Anonymizers produce a [`release::Release`] of generalized [`cell::Cell`]s.
+//!
+//! ```no_run
+//! use karc::{config::Config, dataset::Dataset, anonymize};
+//! let config = Config::load("fixtures/adult/adult.toml".as_ref())?;
+//! let data = Dataset::load(&config, "fixtures/adult/adult.csv".as_ref())?;
+//! let model = karc::privacy::PrivacyModel::from_config(&config, &data)?;
+//! let outcome = anonymize::run(&data, &model, &config.algorithm)?;
+//! let report = karc::privacy::verify_release(&data, &outcome.release, &model);
+//! assert!(report.holds());
+//! # Ok::<(), karc::Error>(())
+//! ```
+
+pub mod anonymize;
+pub mod cell;
+pub mod classes;
+pub mod config;
+pub mod dataset;
+pub mod dictionary;
+pub mod error;
+pub mod hierarchy;
+pub mod io;
+pub mod metrics;
+pub mod privacy;
+pub mod release;
+pub mod report;
+pub mod table;
+
+pub use error::Error;
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,170 @@
+//! Utility metrics of a release, each under its own name (`ALGORITHMS.md`).
+//!
+//! Per-cell costs are computed once per distinct cell of a column and then
+//! summed over rows, so the cost is O(rows x QIs) lookups.
+//!
+//! Choices the definitions leave open, made here:
+//! - the numeric domain of a QI is the range of the values in the table;
+//! - a hierarchy node of a numeric QI spans its numeric leaves, clipped to
+//!   that domain (the Adult age node `20-24` covers 21..25);
+//! - DM and C_avg count classes over the rows that are not suppressed;
+//!   C_avg uses the largest k of the constraint set.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::cell::Cell;
+use crate::classes::Partition;
+use crate::dataset::{Dataset, QuasiIdentifier};
+use crate::privacy::PrivacyModel;
+use crate::release::Release;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Sweeney's Precision; `None` when a cell is an interval or a QI has no
+    /// hierarchy.
+    pub precision: Option<f64>,
+    /// Normalized certainty penalty (Xu et al. 2006), averaged over cells.
+    pub ncp: f64,
+    /// NCP as the kaylode/k-anonymity project scores it (a categorical leaf
+    /// costs 1/leaves(root)).
+    pub ncp_kaylode: f64,
+    /// Iyengar's loss metric, averaged over cells.
+    pub glm: f64,
+    /// Discernibility: sum of |E|^2, plus n for every suppressed row.
+    pub dm: f64,
+    /// Normalized average class size.
+    pub cavg: f64,
+}
+
+/// Costs of one distinct cell.
+#[derive(Debug, Clone, Copy)]
+struct CellCost {
+    level: Option<f64>,
+    ncp: f64,
+    ncp_kaylode: f64,
+    glm: f64,
+}
+
+fn numeric_span(qi: &QuasiIdentifier, cell: &Cell, domain: (f64, f64)) -> f64 {
+    let (dmin, dmax) = domain;
+    let width = dmax - dmin;
+    if width <= 0.0 {
+        return 0.0;
+    }
+    let num = |code: u32| qi.numbers[code as usize];
+    let (lo, hi) = match *cell {
+        Cell::Value(_) => return 0.0,
+        Cell::Suppressed => return 1.0,
+        Cell::Interval { lo, hi } => match (num(lo), num(hi)) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return 1.0,
+        },
+        Cell::Node { level, node } => {
+            let h = qi.hierarchy.as_ref().expect("node cell needs a hierarchy");
+            let leaves = h.leaves_of(level as usize, node);
+            let mut span: Option<(f64, f64)> = None;
+            for leaf in leaves {
+                if let Ok(x) = h.label(0, leaf).parse::<f64>() {
+                    span = Some(span.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
+                }
+            }
+            match span {
+                Some(s) => s,
+                None => return 1.0,
+            }
+        }
+    };
+    ((hi.min(dmax) - lo.max(dmin)).max(0.0) / width).min(1.0)
+}
+
+fn cell_cost(qi: &QuasiIdentifier, cell: &Cell, domain: Option<(f64, f64)>) -> CellCost {
+    let level = match (cell.level(qi), qi.height()) {
+        (Some(l), Some(h)) if h > 0 => Some(l as f64 / h as f64),
+        _ => None,
+    };
+    if let Some(domain) = domain {
+        let span = numeric_span(qi, cell, domain);
+        return CellCost {
+            level,
+            ncp: span,
+            ncp_kaylode: span,
+            glm: span,
+        };
+    }
+    let h = qi
+        .hierarchy
+        .as_ref()
+        .expect("categorical QI has a hierarchy");
+    let root = h.leaf_count() as f64;
+    let leaves = match *cell {
+        Cell::Value(_) => 1.0,
+        Cell::Node { level, node } => h.leaves_under(level as usize, node) as f64,
+        Cell::Suppressed | Cell::Interval { .. } => root,
+    };
+    CellCost {
+        level,
+        ncp: if leaves <= 1.0 { 0.0 } else { leaves / root },
+        ncp_kaylode: leaves / root,
+        glm: if root <= 1.0 {
+            0.0
+        } else {
+            (leaves - 1.0) / (root - 1.0)
+        },
+    }
+}
+
+/// Measures `release` of `data` under `model`.
+pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metrics {
+    let n = data.rows();
+    let q = data.qis.len();
+    let cells = (n * q) as f64;
+    let (mut level_sum, mut ncp, mut ncp_k, mut glm) = (0.0, 0.0, 0.0, 0.0);
+    let mut precision_defined = true;
+    for (qi, column) in data.qis.iter().zip(&release.cells) {
+        let domain = if qi.value_type.is_numeric() {
+            qi.domain()
+        } else {
+            None
+        };
+        let mut counts: FxHashMap<Cell, u64> = FxHashMap::default();
+        for cell in column {
+            *counts.entry(*cell).or_default() += 1;
+        }
+        for (cell, count) in counts {
+            let c = cell_cost(qi, &cell, domain);
+            let w = count as f64;
+            match c.level {
+                Some(l) => level_sum += l * w,
+                None => precision_defined = false,
+            }
+            ncp += c.ncp * w;
+            ncp_k += c.ncp_kaylode * w;
+            glm += c.glm * w;
+        }
+    }
+    let suppressed = release.suppressed_mask();
+    let suppressed_rows = suppressed.iter().filter(|&&s| s).count();
+    let columns: Vec<Vec<u32>> = (0..q).map(|i| release.qi_column(data, i).codes).collect();
+    let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
+    let p = Partition::new(&refs, n, Some(&suppressed));
+    let dm = p
+        .sizes
+        .iter()
+        .map(|&s| (s as f64) * (s as f64))
+        .sum::<f64>()
+        + (n as f64) * suppressed_rows as f64;
+    let cavg = if p.classes() == 0 {
+        0.0
+    } else {
+        ((n - suppressed_rows) as f64 / p.classes() as f64) / model.max_k() as f64
+    };
+    Metrics {
+        precision: precision_defined.then(|| 1.0 - level_sum / cells),
+        ncp: ncp / cells,
+        ncp_kaylode: ncp_k / cells,
+        glm: glm / cells,
+        dm,
+        cavg,
+    }
+}

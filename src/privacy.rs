@@ -1,0 +1,428 @@
+//! The privacy model (k-anonymity under a constraint set, a suppression
+//! policy and budget, optional distinct l-diversity) and its verifier.
+//!
+//! The verifier works on released columns as the public sees them (labels),
+//! so it checks a release made here, a `.karc` file and a third party's CSV
+//! the same way.
+
+use serde::Serialize;
+
+use crate::Result;
+use crate::cell::SUPPRESSED;
+use crate::classes::Partition;
+use crate::config::{Config, Role, SuppressionPolicy};
+use crate::dataset::Dataset;
+use crate::release::Release;
+use crate::table::Column;
+
+/// How many violating classes a report lists.
+pub const VIOLATING_EXAMPLES: usize = 5;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("k must be at least 1, found 0{}", at(.constraint))]
+    KZero { constraint: Option<usize> },
+    #[error("k = {k}{} is larger than the table ({rows} rows): no release can satisfy it", at(.constraint))]
+    KTooLarge {
+        k: usize,
+        rows: usize,
+        constraint: Option<usize>,
+    },
+    #[error("no privacy model: give [privacy] k or [[privacy.constraints]] (or --k)")]
+    NoK,
+    #[error(
+        "constraint {constraint}: column {name:?} is not a quasi-identifier of the table (QIs: {qis})"
+    )]
+    NotQuasi {
+        constraint: usize,
+        name: String,
+        qis: String,
+    },
+    #[error("constraint {constraint}: empty QI set")]
+    EmptyConstraint { constraint: usize },
+    #[error("l-diversity: column {name:?} is not a sensitive column")]
+    NotSensitive { name: String },
+    #[error("l-diversity: give both `sensitive` and `l`, with l >= 1")]
+    IncompleteL,
+}
+
+fn at(constraint: &Option<usize>) -> String {
+    constraint.map_or(String::new(), |c| format!(" (constraint {c})"))
+}
+
+/// One constraint: the rows must form classes of at least `k` on `qis`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Constraint {
+    /// Positions among the dataset's QIs (or the verified columns).
+    pub qis: Vec<usize>,
+    pub k: usize,
+}
+
+/// What a release must satisfy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrivacyModel {
+    pub constraints: Vec<Constraint>,
+    pub policy: SuppressionPolicy,
+    /// Fraction of rows that may be suppressed, when configured.
+    pub suppression_limit: Option<f64>,
+    /// Distinct l-diversity: (table column of the sensitive attribute, l).
+    pub l_diversity: Option<(usize, usize)>,
+}
+
+impl PrivacyModel {
+    /// The largest k of the constraint set.
+    pub fn max_k(&self) -> usize {
+        self.constraints.iter().map(|c| c.k).max().unwrap_or(1)
+    }
+
+    /// Whether the model is a single k over every QI.
+    pub fn is_single_k(&self, qis: usize) -> bool {
+        self.constraints.len() == 1 && self.constraints[0].qis.len() == qis
+    }
+
+    /// How many rows a method may suppress (see `ALGORITHMS.md`): the
+    /// configured fraction when set; otherwise up to max k for Datafly-style
+    /// methods and none for the others.
+    pub fn suppression_budget(&self, rows: usize, datafly_style: bool) -> usize {
+        match self.suppression_limit {
+            Some(f) => (f * rows as f64 + 1e-9).floor() as usize,
+            None if datafly_style => self.max_k(),
+            None => 0,
+        }
+    }
+
+    /// QIs that take part in some constraint, in QI order.
+    pub fn constrained_qis(&self, qis: usize) -> Vec<usize> {
+        (0..qis)
+            .filter(|q| self.constraints.iter().any(|c| c.qis.contains(q)))
+            .collect()
+    }
+
+    /// Builds and checks the model for `data`: k >= 1, k <= rows, constraint
+    /// columns are QIs.
+    pub fn from_config(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
+        let p = &config.privacy;
+        let qi_names = || {
+            data.qis
+                .iter()
+                .map(|q| q.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let constraints = if p.constraints.is_empty() {
+            let k = p.k.ok_or(ModelError::NoK)?;
+            vec![Constraint {
+                qis: (0..data.qis.len()).collect(),
+                k,
+            }]
+        } else {
+            p.constraints
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if c.qi.is_empty() {
+                        return Err(ModelError::EmptyConstraint { constraint: i + 1 });
+                    }
+                    let mut qis =
+                        c.qi.iter()
+                            .map(|name| {
+                                data.qi_index(name).ok_or_else(|| ModelError::NotQuasi {
+                                    constraint: i + 1,
+                                    name: name.clone(),
+                                    qis: qi_names(),
+                                })
+                            })
+                            .collect::<std::result::Result<Vec<_>, _>>()?;
+                    qis.sort_unstable();
+                    qis.dedup();
+                    Ok(Constraint { qis, k: c.k })
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?
+        };
+        let numbered = constraints.len() > 1 || !p.constraints.is_empty();
+        for (i, c) in constraints.iter().enumerate() {
+            check_k(c.k, data.rows(), numbered.then_some(i + 1))?;
+        }
+        let l_diversity = match (&p.sensitive, p.l) {
+            (None, None) => None,
+            (Some(name), Some(l)) if l >= 1 => {
+                let col = data
+                    .table
+                    .column_index(name)
+                    .filter(|&i| data.roles[i] == Role::Sensitive)
+                    .ok_or_else(|| ModelError::NotSensitive { name: name.clone() })?;
+                Some((col, l))
+            }
+            _ => return Err(ModelError::IncompleteL.into()),
+        };
+        Ok(PrivacyModel {
+            constraints,
+            policy: p.suppressed,
+            suppression_limit: p.suppression_limit,
+            l_diversity,
+        })
+    }
+}
+
+/// Checks 1 <= k <= rows.
+pub fn check_k(k: usize, rows: usize, constraint: Option<usize>) -> Result<()> {
+    if k == 0 {
+        return Err(ModelError::KZero { constraint }.into());
+    }
+    if k > rows {
+        return Err(ModelError::KTooLarge {
+            k,
+            rows,
+            constraint,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// A class that is too small, as the public sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ViolatingClass {
+    pub values: Vec<String>,
+    pub size: usize,
+}
+
+/// The check of one constraint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConstraintReport {
+    pub qi: Vec<String>,
+    pub k: usize,
+    pub classes: usize,
+    /// `None` when every row is suppressed and exempt.
+    pub min_class: Option<usize>,
+    /// (class size, number of classes of that size), ascending.
+    pub histogram: Vec<(u32, u32)>,
+    pub violating_classes: usize,
+    pub violating_rows: usize,
+    /// The first few violating classes, smallest first.
+    pub examples: Vec<ViolatingClass>,
+    pub holds: bool,
+}
+
+/// Distinct l-diversity of the sensitive column in each class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LDiversityReport {
+    pub sensitive: String,
+    pub l: usize,
+    /// Fewest distinct sensitive values in a class.
+    pub min_distinct: Option<usize>,
+    pub violating_classes: usize,
+    pub holds: bool,
+}
+
+/// The verifier's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimReport {
+    pub rows: usize,
+    pub suppressed_rows: usize,
+    pub policy: SuppressionPolicy,
+    pub constraints: Vec<ConstraintReport>,
+    pub l_diversity: Option<LDiversityReport>,
+}
+
+impl ClaimReport {
+    pub fn holds(&self) -> bool {
+        self.constraints.iter().all(|c| c.holds)
+            && self.l_diversity.as_ref().is_none_or(|l| l.holds)
+    }
+
+    /// One line per failed part, for messages.
+    pub fn failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in self.constraints.iter().filter(|c| !c.holds) {
+            out.push(format!(
+                "k={} on ({}): {} classes with {} rows below k (smallest {})",
+                c.k,
+                c.qi.join(", "),
+                c.violating_classes,
+                c.violating_rows,
+                c.min_class.unwrap_or(0)
+            ));
+        }
+        if let Some(l) = self.l_diversity.as_ref().filter(|l| !l.holds) {
+            out.push(format!(
+                "l={} on {}: {} classes with fewer distinct values (fewest {})",
+                l.l,
+                l.sensitive,
+                l.violating_classes,
+                l.min_distinct.unwrap_or(0)
+            ));
+        }
+        out
+    }
+}
+
+/// Verifies released QI columns against constraints (whose `qis` index
+/// `qi`). A row is suppressed when every cell of `qi` is `*`; under `mask`
+/// it is exempt, under `strict` the suppressed rows are one ordinary class.
+pub fn verify_columns(
+    qi: &[&Column],
+    constraints: &[Constraint],
+    policy: SuppressionPolicy,
+    l_diversity: Option<(&Column, usize)>,
+) -> ClaimReport {
+    let rows = qi.first().map_or(0, |c| c.codes.len());
+    let stars: Vec<Option<u32>> = qi.iter().map(|c| c.dict.code(SUPPRESSED)).collect();
+    let suppressed: Vec<bool> = (0..rows)
+        .map(|r| {
+            !qi.is_empty()
+                && qi
+                    .iter()
+                    .zip(&stars)
+                    .all(|(c, s)| s.is_some_and(|s| c.codes[r] == s))
+        })
+        .collect();
+    let suppressed_rows = suppressed.iter().filter(|&&s| s).count();
+    let exclude = (policy == SuppressionPolicy::Mask).then_some(&suppressed[..]);
+
+    let reports = constraints
+        .iter()
+        .map(|c| {
+            let cols: Vec<&[u32]> = c.qis.iter().map(|&q| &qi[q].codes[..]).collect();
+            let p = Partition::new(&cols, rows, exclude);
+            constraint_report(qi, c, &p)
+        })
+        .collect();
+
+    let l_report = l_diversity.map(|(sensitive, l)| {
+        let all: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
+        let p = Partition::new(&all, rows, exclude);
+        let mut pairs: Vec<(u32, u32)> = (0..rows)
+            .filter(|&r| p.class_of[r] != crate::classes::NO_CLASS)
+            .map(|r| (p.class_of[r], sensitive.codes[r]))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut distinct = vec![0usize; p.classes()];
+        for (c, _) in pairs {
+            distinct[c as usize] += 1;
+        }
+        let violating = distinct.iter().filter(|&&d| d < l).count();
+        LDiversityReport {
+            sensitive: sensitive.name.clone(),
+            l,
+            min_distinct: distinct.iter().copied().min(),
+            violating_classes: violating,
+            holds: violating == 0,
+        }
+    });
+
+    ClaimReport {
+        rows,
+        suppressed_rows,
+        policy,
+        constraints: reports,
+        l_diversity: l_report,
+    }
+}
+
+fn constraint_report(qi: &[&Column], c: &Constraint, p: &Partition) -> ConstraintReport {
+    let reps = p.representatives();
+    let mut small: Vec<(u32, usize)> = p
+        .sizes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &s)| (s as usize) < c.k)
+        .map(|(class, &s)| (s, class))
+        .collect();
+    small.sort_unstable();
+    let examples = small
+        .iter()
+        .take(VIOLATING_EXAMPLES)
+        .map(|&(size, class)| ViolatingClass {
+            values: c
+                .qis
+                .iter()
+                .map(|&q| qi[q].text(reps[class]).to_owned())
+                .collect(),
+            size: size as usize,
+        })
+        .collect();
+    ConstraintReport {
+        qi: c.qis.iter().map(|&q| qi[q].name.clone()).collect(),
+        k: c.k,
+        classes: p.classes(),
+        min_class: p.min_class().map(|s| s as usize),
+        histogram: p.histogram(),
+        violating_classes: small.len(),
+        violating_rows: small.iter().map(|&(s, _)| s as usize).sum(),
+        examples,
+        holds: small.is_empty(),
+    }
+}
+
+/// Verifies a release made from `data` against `model`.
+pub fn verify_release(data: &Dataset, release: &Release, model: &PrivacyModel) -> ClaimReport {
+    let columns: Vec<Column> = (0..data.qis.len())
+        .map(|q| release.qi_column(data, q))
+        .collect();
+    let refs: Vec<&Column> = columns.iter().collect();
+    let sensitive = model
+        .l_diversity
+        .map(|(col, l)| (&data.table.columns[col], l));
+    verify_columns(&refs, &model.constraints, model.policy, sensitive)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, values: &[&str]) -> Column {
+        let mut c = Column::new(name);
+        for v in values {
+            c.push(v);
+        }
+        c
+    }
+
+    #[test]
+    fn mask_exempts_suppressed_rows_and_strict_counts_them() {
+        let a = column("a", &["x", "x", "y", "y", "*"]);
+        let b = column("b", &["1", "1", "2", "2", "*"]);
+        let s = column("s", &["p", "q", "p", "p", "q"]);
+        let all = Constraint {
+            qis: vec![0, 1],
+            k: 2,
+        };
+        let r = verify_columns(
+            &[&a, &b],
+            &[all.clone()],
+            SuppressionPolicy::Mask,
+            Some((&s, 2)),
+        );
+        assert_eq!(r.suppressed_rows, 1);
+        assert!(r.constraints[0].holds);
+        assert_eq!(r.constraints[0].classes, 2);
+        assert_eq!(r.constraints[0].min_class, Some(2));
+        let l = r.l_diversity.as_ref().unwrap();
+        assert_eq!(l.min_distinct, Some(1));
+        assert!(!r.holds());
+        let strict = verify_columns(&[&a, &b], &[all], SuppressionPolicy::Strict, None);
+        assert!(!strict.holds());
+        assert_eq!(strict.constraints[0].violating_rows, 1);
+        assert_eq!(strict.constraints[0].examples[0].values, vec!["*", "*"]);
+    }
+
+    #[test]
+    fn constraints_count_on_their_own_columns() {
+        let a = column("a", &["x", "x", "y", "y"]);
+        let b = column("b", &["1", "2", "1", "2"]);
+        let cs = [
+            Constraint { qis: vec![0], k: 2 },
+            Constraint { qis: vec![1], k: 2 },
+            Constraint {
+                qis: vec![0, 1],
+                k: 2,
+            },
+        ];
+        let r = verify_columns(&[&a, &b], &cs, SuppressionPolicy::Mask, None);
+        assert!(r.constraints[0].holds && r.constraints[1].holds);
+        assert!(!r.constraints[2].holds);
+        assert_eq!(r.constraints[2].violating_classes, 4);
+    }
+}

@@ -1,0 +1,113 @@
+//! The anonymization report: what `karc anonymize --report-json` writes and
+//! what an archive keeps beside its release.
+
+use serde::{Deserialize, Serialize};
+
+use crate::anonymize::Outcome;
+use crate::classes::Partition;
+use crate::dataset::Dataset;
+use crate::metrics::{Metrics, measure};
+use crate::privacy::PrivacyModel;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstraintSummary {
+    pub qi: Vec<String>,
+    pub k: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub algorithm: String,
+    /// The largest k of the constraint set (the k of a single constraint).
+    pub k: usize,
+    pub constraints: Vec<ConstraintSummary>,
+    pub seed: u64,
+    pub rows: usize,
+    pub suppressed: usize,
+    pub suppression_budget: usize,
+    /// Classes over the constrained QIs, suppressed rows left out.
+    pub classes: usize,
+    pub min_class: Option<usize>,
+    /// Global recoding: one level per QI in config order.
+    pub levels: Option<Vec<usize>>,
+    /// Incognito: every minimal k-anonymous level vector.
+    pub minimal_levels: Option<Vec<Vec<usize>>>,
+    pub qis: Vec<String>,
+    pub metrics: Metrics,
+    pub elapsed_ms: f64,
+}
+
+impl Report {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        algorithm: &str,
+        seed: u64,
+        data: &Dataset,
+        model: &PrivacyModel,
+        outcome: &Outcome,
+        budget: usize,
+        elapsed_ms: f64,
+    ) -> Report {
+        let release = &outcome.release;
+        let suppressed = release.suppressed_mask();
+        let constrained = model.constrained_qis(data.qis.len());
+        let columns: Vec<Vec<u32>> = constrained
+            .iter()
+            .map(|&q| release.qi_column(data, q).codes)
+            .collect();
+        let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
+        let p = Partition::new(&refs, data.rows(), Some(&suppressed));
+        Report {
+            algorithm: algorithm.to_owned(),
+            k: model.max_k(),
+            constraints: model
+                .constraints
+                .iter()
+                .map(|c| ConstraintSummary {
+                    qi: c.qis.iter().map(|&q| data.qis[q].name.clone()).collect(),
+                    k: c.k,
+                })
+                .collect(),
+            seed,
+            rows: data.rows(),
+            suppressed: suppressed.iter().filter(|&&s| s).count(),
+            suppression_budget: budget,
+            classes: p.classes(),
+            min_class: p.min_class().map(|s| s as usize),
+            levels: outcome.levels.clone(),
+            minimal_levels: outcome.minimal_levels.clone(),
+            qis: data.qis.iter().map(|q| q.name.clone()).collect(),
+            metrics: measure(data, release, model),
+            elapsed_ms,
+        }
+    }
+
+    /// A short human summary (two lines).
+    pub fn summary(&self) -> String {
+        let fmt_opt = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.4}"));
+        let levels = self
+            .levels
+            .as_ref()
+            .map(|l| format!(", levels {l:?}"))
+            .unwrap_or_default();
+        format!(
+            "{} k={} on {} rows, {} QIs: {} suppressed, {} classes (smallest {}){}, {:.1} ms\n\
+             precision {}  ncp {:.4}  ncp_kaylode {:.4}  glm {:.4}  dm {:.0}  cavg {:.3}",
+            self.algorithm,
+            self.k,
+            self.rows,
+            self.qis.len(),
+            self.suppressed,
+            self.classes,
+            self.min_class.map_or("-".to_owned(), |m| m.to_string()),
+            levels,
+            self.elapsed_ms,
+            fmt_opt(self.metrics.precision),
+            self.metrics.ncp,
+            self.metrics.ncp_kaylode,
+            self.metrics.glm,
+            self.metrics.dm,
+            self.metrics.cavg,
+        )
+    }
+}
