@@ -1,0 +1,45 @@
+//! Helpers shared by the integration tests: fixture paths, loading, and
+//! running the `karc` binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use karc::config::Config;
+use karc::dataset::Dataset;
+use karc::privacy::PrivacyModel;
+
+/// A path under `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// Adult's config with `k` (and its name: "adult" for 9 QIs, "adult8").
+pub fn adult(config: &str, k: usize) -> (Config, Dataset, PrivacyModel) {
+    let mut c = Config::load(&fixture(&format!("adult/{config}.toml"))).unwrap();
+    c.privacy.k = Some(k);
+    c.privacy.constraints.clear();
+    let data = Dataset::load(&c, &fixture("adult/adult.csv")).unwrap();
+    let model = PrivacyModel::from_config(&c, &data).unwrap();
+    (c, data, model)
+}
+
+/// Runs the `karc` binary with `args`.
+pub fn karc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_karc"))
+        .args(args)
+        .output()
+        .expect("run karc")
+}
+
+/// The exit code, stdout and stderr of a run, as text.
+pub fn outcome(o: &Output) -> (i32, String, String) {
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}

@@ -1,0 +1,7 @@
+//! karc's integration tests: one binary, one module per area.
+//! Regression tests are named after the bug they pin down.
+
+mod common;
+
+mod anonymize;
+mod verify;
