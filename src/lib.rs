@@ -26,6 +26,7 @@
 pub mod anonymize;
 pub mod cell;
 pub mod classes;
+pub mod compare;
 pub mod config;
 pub mod dataset;
 pub mod dictionary;
