@@ -1,0 +1,4 @@
+//! karc's tools: generators, reproduction runners and benchmarks. Each
+//! runner is a binary in `src/bin/`; what several share lives here.
+
+pub mod paper004;
