@@ -7,6 +7,7 @@
 //! - the numeric domain of a QI is the range of the values in the table;
 //! - a hierarchy node of a numeric QI spans its numeric leaves, clipped to
 //!   that domain (the Adult age node `20-24` covers 21..25);
+//! - `ncp_kaylode` follows that project's code, see [`kaylode_cost`];
 //! - DM and C_avg count classes over the rows that are not suppressed;
 //!   C_avg uses the largest k of the constraint set.
 
@@ -26,8 +27,8 @@ pub struct Metrics {
     pub precision: Option<f64>,
     /// Normalized certainty penalty (Xu et al. 2006), averaged over cells.
     pub ncp: f64,
-    /// NCP as the kaylode/k-anonymity project scores it (a categorical leaf
-    /// costs 1/leaves(root)).
+    /// NCP as the kaylode/k-anonymity project scores it (see
+    /// [`kaylode_cost`]), so results can be set beside theirs.
     pub ncp_kaylode: f64,
     /// Iyengar's loss metric, averaged over cells.
     pub glm: f64,
@@ -78,17 +79,62 @@ fn numeric_span(qi: &QuasiIdentifier, cell: &Cell, domain: (f64, f64)) -> f64 {
     ((hi.min(dmax) - lo.max(dmin)).max(0.0) / width).min(1.0)
 }
 
-fn cell_cost(qi: &QuasiIdentifier, cell: &Cell, domain: Option<(f64, f64)>) -> CellCost {
+/// A cell's NCP as the kaylode/k-anonymity project computes it
+/// (`metrics/ncp.py` over the trees of
+/// `algorithms/basic_mondrian/models/gentree.py`, snapshot `17af591`):
+/// - every QI that has a hierarchy is scored on it, numeric or not (their
+///   Adult run declares all QIs categorical "because all hierarchies are
+///   provided", so age counts as a 100-leaf tree): a node costs
+///   leaves(node) / leaves(root), the root 1, and a leaf 0 (their tree gives a
+///   leaf no leaves below it, so it costs nothing, as in Xu et al.);
+/// - an interval of such a QI (their peers never make one) costs the number
+///   of hierarchy leaves whose label lies in it, over leaves(root);
+/// - a numeric QI without hierarchy costs (hi - lo) / (max - min) of the
+///   column's values, as their `NumRange`.
+///
+/// `leaf_numbers`: the hierarchy's leaf labels that read as numbers, sorted.
+fn kaylode_cost(
+    qi: &QuasiIdentifier,
+    cell: &Cell,
+    domain: Option<(f64, f64)>,
+    leaf_numbers: &[f64],
+) -> f64 {
+    let Some(h) = qi.hierarchy.as_ref() else {
+        return domain.map_or(0.0, |d| numeric_span(qi, cell, d));
+    };
+    let root = h.leaf_count() as f64;
+    match *cell {
+        Cell::Value(_) => 0.0,
+        Cell::Node { level, node } => f64::from(h.leaves_under(level as usize, node)) / root,
+        Cell::Suppressed => 1.0,
+        Cell::Interval { lo, hi } => match (qi.numbers[lo as usize], qi.numbers[hi as usize]) {
+            (Some(a), Some(b)) => {
+                let from = leaf_numbers.partition_point(|&x| x < a);
+                let to = leaf_numbers.partition_point(|&x| x <= b);
+                (to - from) as f64 / root
+            }
+            _ => 1.0,
+        },
+    }
+}
+
+fn cell_cost(
+    qi: &QuasiIdentifier,
+    cell: &Cell,
+    domain: Option<(f64, f64)>,
+    leaf_numbers: &[f64],
+) -> CellCost {
     let level = match (cell.level(qi), qi.height()) {
         (Some(l), Some(h)) if h > 0 => Some(l as f64 / h as f64),
         _ => None,
     };
+    let ncp_kaylode = kaylode_cost(qi, cell, domain, leaf_numbers);
     if let Some(domain) = domain {
         let span = numeric_span(qi, cell, domain);
         return CellCost {
             level,
             ncp: span,
-            ncp_kaylode: span,
+            ncp_kaylode,
             glm: span,
         };
     }
@@ -105,7 +151,7 @@ fn cell_cost(qi: &QuasiIdentifier, cell: &Cell, domain: Option<(f64, f64)>) -> C
     CellCost {
         level,
         ncp: if leaves <= 1.0 { 0.0 } else { leaves / root },
-        ncp_kaylode: leaves / root,
+        ncp_kaylode,
         glm: if root <= 1.0 {
             0.0
         } else {
@@ -127,12 +173,19 @@ pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metri
         } else {
             None
         };
+        let mut leaf_numbers: Vec<f64> = match &qi.hierarchy {
+            Some(h) if qi.value_type.is_numeric() => (0..h.leaf_count() as u32)
+                .filter_map(|leaf| h.label(0, leaf).parse::<f64>().ok())
+                .collect(),
+            _ => Vec::new(),
+        };
+        leaf_numbers.sort_by(f64::total_cmp);
         let mut counts: FxHashMap<Cell, u64> = FxHashMap::default();
         for cell in column {
             *counts.entry(*cell).or_default() += 1;
         }
         for (cell, count) in counts {
-            let c = cell_cost(qi, &cell, domain);
+            let c = cell_cost(qi, &cell, domain, &leaf_numbers);
             let w = count as f64;
             match c.level {
                 Some(l) => level_sum += l * w,

@@ -4,8 +4,12 @@
 //! returned: an algorithm bug surfaces as [`Error::ReleaseCheck`], never as a
 //! release that breaks its claim.
 
+mod basic_mondrian;
 mod datafly;
 mod ma_datafly;
+mod mondrian;
+mod partitioning;
+mod topdown;
 
 use serde::Serialize;
 
@@ -15,8 +19,11 @@ use crate::privacy::{PrivacyModel, verify_release};
 use crate::release::Release;
 use crate::{Error, Result};
 
+pub use basic_mondrian::basic_mondrian;
 pub use datafly::datafly;
 pub use ma_datafly::ma_datafly;
+pub use mondrian::mondrian;
+pub use topdown::topdown;
 
 /// What an anonymizer returns.
 #[derive(Debug, Clone)]
@@ -34,15 +41,28 @@ pub struct Outcome {
 pub enum Algorithm {
     Datafly,
     MaDatafly,
+    Mondrian,
+    BasicMondrian,
+    #[serde(rename = "topdown")]
+    TopDown,
 }
 
 impl Algorithm {
-    pub const ALL: &'static [Algorithm] = &[Algorithm::Datafly, Algorithm::MaDatafly];
+    pub const ALL: &'static [Algorithm] = &[
+        Algorithm::Datafly,
+        Algorithm::MaDatafly,
+        Algorithm::Mondrian,
+        Algorithm::BasicMondrian,
+        Algorithm::TopDown,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Datafly => "datafly",
             Algorithm::MaDatafly => "ma-datafly",
+            Algorithm::Mondrian => "mondrian",
+            Algorithm::BasicMondrian => "basic-mondrian",
+            Algorithm::TopDown => "topdown",
         }
     }
 
@@ -79,6 +99,9 @@ pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Re
     let outcome = match algorithm {
         Algorithm::Datafly => datafly(data, model, budget)?,
         Algorithm::MaDatafly => ma_datafly(data, model, budget)?,
+        Algorithm::Mondrian => mondrian(data, model)?,
+        Algorithm::BasicMondrian => basic_mondrian(data, model)?,
+        Algorithm::TopDown => topdown(data, model, config.seed)?,
     };
     check(algorithm, data, model, &outcome, budget)?;
     Ok(outcome)
