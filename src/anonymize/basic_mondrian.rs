@@ -121,7 +121,8 @@ pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
                         let h = qi.hierarchy.as_ref().expect("categorical");
                         let level = nodes[q].0 as usize - 1;
                         let code = data.qi_codes(q)[rows[range.start] as usize];
-                        child_nodes[q] = (level as u32, h.node_of(level, qi.leaf_of[code as usize]));
+                        child_nodes[q] =
+                            (level as u32, h.node_of(level, qi.leaf_of[code as usize]));
                     }
                     stack.push((range, child_nodes));
                 }

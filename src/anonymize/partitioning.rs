@@ -141,9 +141,9 @@ impl<'a> Admission<'a> {
             let c = &data.table.columns[col];
             (&c.codes[..], l)
         });
-        let seen = model
-            .l_diversity
-            .map_or(Vec::new(), |(col, _)| vec![0; data.table.columns[col].dict.len()]);
+        let seen = model.l_diversity.map_or(Vec::new(), |(col, _)| {
+            vec![0; data.table.columns[col].dict.len()]
+        });
         Admission {
             k: model.max_k(),
             sensitive,
@@ -231,11 +231,10 @@ impl<'a> Frame<'a> {
     #[inline]
     pub fn rank_range(&self, q: usize, rows: &[u32]) -> (u32, u32) {
         let ranks = &self.ranks[q];
-        rows.iter()
-            .fold((u32::MAX, 0), |(lo, hi), &r| {
-                let x = ranks[r as usize];
-                (lo.min(x), hi.max(x))
-            })
+        rows.iter().fold((u32::MAX, 0), |(lo, hi), &r| {
+            let x = ranks[r as usize];
+            (lo.min(x), hi.max(x))
+        })
     }
 
     /// The lowest common ancestor of the values of `rows` on QI `q` (which
@@ -328,7 +327,11 @@ pub(crate) fn partition_in_place<T>(slice: &mut [T], mut pred: impl FnMut(&T) ->
 /// before and just after the `= m` block. When both fail, every other cut
 /// fails too (it leaves fewer rows on the short side), so the QI is done.
 /// Of two admissible cuts the more balanced one wins, ties to `<= m | > m`.
-pub(crate) fn median_cut(rows: &mut [u32], ranks: &[u32], admission: &mut Admission) -> Option<usize> {
+pub(crate) fn median_cut(
+    rows: &mut [u32],
+    ranks: &[u32],
+    admission: &mut Admission,
+) -> Option<usize> {
     let len = rows.len();
     if len < 2 * admission.k.max(1) {
         return None;
@@ -359,6 +362,39 @@ pub(crate) fn median_cut(rows: &mut [u32], ranks: &[u32], admission: &mut Admiss
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sizes(k: usize) -> Admission<'static> {
+        Admission {
+            k,
+            sensitive: None,
+            seen: Vec::new(),
+            epoch: 0,
+        }
+    }
+
+    #[test]
+    fn median_cut_keeps_equal_values_together() {
+        let check = |ranks: [u32; 10], k: usize, expect: Option<usize>| {
+            let mut rows: Vec<u32> = (0..10).rev().collect();
+            let at = median_cut(&mut rows, &ranks, &mut sizes(k));
+            assert_eq!(at, expect, "{ranks:?} k={k}");
+            if let Some(at) = at {
+                let left = rows[..at].iter().map(|&r| ranks[r as usize]).max().unwrap();
+                let right = rows[at..].iter().map(|&r| ranks[r as usize]).min().unwrap();
+                assert!(left < right, "k={k}: a value on both sides");
+            }
+        };
+        // Median value 1: `<= 1 | > 1` is 7|3, `< 1 | >= 1` is 2|8.
+        let a = [0, 0, 1, 1, 1, 1, 1, 2, 3, 3];
+        check(a, 1, Some(7));
+        check(a, 3, Some(7));
+        check(a, 4, None);
+        // Median value 1: `<= 1 | > 1` is 9|1, `< 1 | >= 1` is 4|6.
+        let b = [0, 0, 0, 0, 1, 1, 1, 1, 1, 2];
+        check(b, 1, Some(4));
+        check(b, 4, Some(4));
+        check(b, 5, None);
+    }
 
     #[test]
     fn partition_in_place_counts_and_orders() {

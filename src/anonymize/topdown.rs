@@ -107,7 +107,11 @@ impl<'f, 'a> Greedy<'f, 'a> {
     }
 
     fn cost(&self, bounds: &[Bound]) -> f64 {
-        bounds.iter().enumerate().map(|(i, &b)| self.ncp(i, b)).sum()
+        bounds
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| self.ncp(i, b))
+            .sum()
     }
 
     /// The NCP of `bounds` widened to cover `row`.

@@ -4,4 +4,5 @@
 mod common;
 
 mod anonymize;
+mod partitioning;
 mod verify;
