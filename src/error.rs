@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub use crate::archive::ArchiveError;
 pub use crate::config::ConfigError;
 pub use crate::dataset::DataError;
 pub use crate::hierarchy::HierarchyError;
@@ -24,6 +25,8 @@ pub enum Error {
     Data(#[from] DataError),
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -49,6 +52,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::ReleaseCheck { .. } => 1,
+            Error::Archive(e) => e.exit_code(),
             _ => 2,
         }
     }

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod anonymize;
+pub mod archive;
 pub mod cell;
 pub mod classes;
 pub mod compare;

@@ -1,0 +1,427 @@
+//! The container: file header, section table and per-section CRC-32
+//! (`spec/FORMAT.md` §2–§4).
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic 89 4B 52 43 0D 0A 1A 0A
+//! 8       2     version major (u16 LE)
+//! 10      2     version minor (u16 LE)
+//! 12      4     header flags (u32 LE), reserved, zero
+//! 16      4     section count N (u32 LE)
+//! 20      4     table CRC-32 over bytes 0..20 and the N table entries
+//! 24      24·N  section table: type u16, flags u16, crc u32, offset u64, length u64
+//! 24+24N  ...   the sections, contiguous and in table order, the last ending at EOF
+//! ```
+//!
+//! Parsing checks, in this order: magic (else "not a karc file"), major
+//! version (else "unsupported"), table bounds and CRC, each section's bounds
+//! (naming the section), and each section's CRC.
+
+use std::path::Path;
+
+use super::ArchiveError;
+
+/// The first eight bytes of every karc file.
+///
+/// As PNG's signature: a non-ASCII first byte (a 7-bit channel or a text
+/// sniffer notices), `KRC` readable in a hex dump, CR LF and a lone LF
+/// (a line-ending conversion in either direction breaks the magic), and
+/// 0x1A (stops `type` on DOS).
+pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
+
+/// The format version this code writes. The major is bumped when a reader
+/// of the previous major could misread a file; the minor when sections are
+/// added that an older reader of the same major may skip.
+pub const VERSION_MAJOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 0;
+
+/// Size of the fixed header.
+pub const HEADER_LEN: usize = 24;
+/// Size of one section-table entry.
+pub const ENTRY_LEN: usize = 24;
+
+/// Section flag bit 0: a reader that does not know the section's type may
+/// skip it. Bits 1..15 are reserved and must be zero.
+pub const FLAG_SKIPPABLE: u16 = 1;
+
+/// The section types of format 1.0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionKind {
+    /// Public metadata (postcard): schema, claim, algorithm, metrics, dialect.
+    Meta,
+    /// The hierarchies of the quasi-identifiers (postcard).
+    Hierarchies,
+    /// One released column (a codec blob, `spec/CODING.md`), in column order.
+    Column,
+    /// The private part, sealed in an age envelope.
+    PrivateSealed,
+    /// The private part in clear (written only with `--no-encryption`).
+    PrivatePlain,
+}
+
+impl SectionKind {
+    pub const fn code(self) -> u16 {
+        match self {
+            SectionKind::Meta => 1,
+            SectionKind::Hierarchies => 2,
+            SectionKind::Column => 3,
+            SectionKind::PrivateSealed => 16,
+            SectionKind::PrivatePlain => 17,
+        }
+    }
+
+    pub fn from_code(code: u16) -> Option<SectionKind> {
+        Some(match code {
+            1 => SectionKind::Meta,
+            2 => SectionKind::Hierarchies,
+            3 => SectionKind::Column,
+            16 => SectionKind::PrivateSealed,
+            17 => SectionKind::PrivatePlain,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::Meta => "metadata",
+            SectionKind::Hierarchies => "hierarchies",
+            SectionKind::Column => "column",
+            SectionKind::PrivateSealed => "private part (age)",
+            SectionKind::PrivatePlain => "private part (unencrypted)",
+        }
+    }
+
+    pub fn is_private(self) -> bool {
+        matches!(self, SectionKind::PrivateSealed | SectionKind::PrivatePlain)
+    }
+}
+
+/// One entry of the section table, as read from a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionEntry {
+    /// The raw type code (kept for unknown, skipped sections).
+    pub code: u16,
+    pub flags: u16,
+    pub crc: u32,
+    pub offset: u64,
+    pub length: u64,
+}
+
+impl SectionEntry {
+    pub fn kind(&self) -> Option<SectionKind> {
+        SectionKind::from_code(self.code)
+    }
+
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.offset as usize..(self.offset + self.length) as usize
+    }
+}
+
+/// The parsed header and section table.
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub major: u16,
+    pub minor: u16,
+    /// Every entry of the table, known or not, in file order.
+    pub entries: Vec<SectionEntry>,
+}
+
+/// CRC-32 as crc32fast computes it (IEEE 802.3: reflected polynomial
+/// 0xEDB88320, initial value and final XOR 0xFFFFFFFF).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+/// Writes a container: header, table, then each section's bytes.
+pub fn assemble(sections: &[(SectionKind, &[u8])]) -> Vec<u8> {
+    let table_end = HEADER_LEN + ENTRY_LEN * sections.len();
+    let total = table_end + sections.iter().map(|(_, b)| b.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION_MAJOR.to_le_bytes());
+    out.extend_from_slice(&VERSION_MINOR.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    out.extend_from_slice(&[0; 4]); // table CRC, filled in below
+    let mut offset = table_end as u64;
+    for (kind, bytes) in sections {
+        out.extend_from_slice(&kind.code().to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&crc32(bytes).to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        offset += bytes.len() as u64;
+    }
+    let crc = table_crc(&out[..table_end]);
+    out[20..24].copy_from_slice(&crc.to_le_bytes());
+    for (_, bytes) in sections {
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+/// The CRC of the header's first 20 bytes followed by the table entries.
+fn table_crc(header_and_table: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&header_and_table[..20]);
+    h.update(&header_and_table[HEADER_LEN..]);
+    h.finalize()
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Whether `bytes` starts like a karc file (the magic).
+pub fn has_magic(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
+
+/// Parses and checks the header and section table: magic, version, table
+/// CRC, header flags, and that the sections are contiguous, in table order,
+/// inside the file and ending at its end. Section CRCs are checked by
+/// [`check_section`].
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
+    let path = || path.to_owned();
+    if !has_magic(bytes) {
+        return Err(ArchiveError::NotKarc {
+            path: path(),
+            found: bytes.iter().take(8).map(|b| format!("{b:02x}")).collect(),
+        });
+    }
+    if bytes.len() < 12 {
+        return Err(ArchiveError::Truncated {
+            path: path(),
+            what: "the header".to_owned(),
+            needed: HEADER_LEN as u64,
+            file_len: bytes.len() as u64,
+        });
+    }
+    let major = u16_at(bytes, 8);
+    let minor = u16_at(bytes, 10);
+    if major != VERSION_MAJOR {
+        return Err(ArchiveError::UnsupportedVersion {
+            path: path(),
+            major,
+            minor,
+        });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(ArchiveError::Truncated {
+            path: path(),
+            what: "the header".to_owned(),
+            needed: HEADER_LEN as u64,
+            file_len: bytes.len() as u64,
+        });
+    }
+    let count = u32_at(bytes, 16) as u64;
+    let table_end = HEADER_LEN as u64 + ENTRY_LEN as u64 * count;
+    if table_end > bytes.len() as u64 {
+        return Err(ArchiveError::Truncated {
+            path: path(),
+            what: format!("the section table ({count} entries)"),
+            needed: table_end,
+            file_len: bytes.len() as u64,
+        });
+    }
+    let table_end = table_end as usize;
+    let stored = u32_at(bytes, 20);
+    let computed = table_crc(&bytes[..table_end]);
+    if stored != computed {
+        return Err(ArchiveError::CrcMismatch {
+            path: path(),
+            section: "header and section table".to_owned(),
+            stored,
+            computed,
+        });
+    }
+    let flags = u32_at(bytes, 12);
+    if flags != 0 {
+        return Err(ArchiveError::Corrupt {
+            path: path(),
+            section: "header".to_owned(),
+            detail: format!("reserved header flags must be zero, found {flags:#010x}"),
+        });
+    }
+    let mut entries = Vec::with_capacity(count as usize);
+    let mut expected_offset = table_end as u64;
+    for i in 0..count as usize {
+        let e = &bytes[HEADER_LEN + i * ENTRY_LEN..HEADER_LEN + (i + 1) * ENTRY_LEN];
+        let entry = SectionEntry {
+            code: u16_at(e, 0),
+            flags: u16_at(e, 2),
+            crc: u32_at(e, 4),
+            offset: u64_at(e, 8),
+            length: u64_at(e, 16),
+        };
+        let name = || section_label(i, &entry, None);
+        if entry.flags & !FLAG_SKIPPABLE != 0 {
+            return Err(ArchiveError::Corrupt {
+                path: path(),
+                section: name(),
+                detail: format!(
+                    "reserved section flags must be zero, found {:#06x}",
+                    entry.flags
+                ),
+            });
+        }
+        if entry.offset != expected_offset {
+            return Err(ArchiveError::Corrupt {
+                path: path(),
+                section: name(),
+                detail: format!(
+                    "expected to start at byte {expected_offset} (sections are contiguous), found {}",
+                    entry.offset
+                ),
+            });
+        }
+        let end = entry.offset.checked_add(entry.length);
+        match end {
+            Some(end) if end <= bytes.len() as u64 => expected_offset = end,
+            _ => {
+                return Err(ArchiveError::Truncated {
+                    path: path(),
+                    what: name(),
+                    needed: end.unwrap_or(u64::MAX),
+                    file_len: bytes.len() as u64,
+                });
+            }
+        }
+        match entry.kind() {
+            Some(_) => {}
+            None if minor > VERSION_MINOR && entry.flags & FLAG_SKIPPABLE != 0 => {}
+            None if minor > VERSION_MINOR => {
+                return Err(ArchiveError::UnsupportedSection {
+                    path: path(),
+                    code: entry.code,
+                    major,
+                    minor,
+                });
+            }
+            None => {
+                return Err(ArchiveError::Corrupt {
+                    path: path(),
+                    section: name(),
+                    detail: format!(
+                        "unknown section type {} in a version {major}.{minor} file",
+                        entry.code
+                    ),
+                });
+            }
+        }
+        entries.push(entry);
+    }
+    if expected_offset != bytes.len() as u64 {
+        return Err(ArchiveError::Corrupt {
+            path: path(),
+            section: "end of file".to_owned(),
+            detail: format!(
+                "{} bytes after the last section (expected the file to end at byte {expected_offset})",
+                bytes.len() as u64 - expected_offset
+            ),
+        });
+    }
+    Ok(Container {
+        major,
+        minor,
+        entries,
+    })
+}
+
+/// A section's name in messages: `section 3 (column "age")`.
+pub fn section_label(index: usize, entry: &SectionEntry, column: Option<&str>) -> String {
+    match (entry.kind(), column) {
+        (Some(SectionKind::Column), Some(name)) => format!("section {index} (column {name:?})"),
+        (Some(kind), _) => format!("section {index} ({})", kind.name()),
+        (None, _) => format!("section {index} (type {})", entry.code),
+    }
+}
+
+/// Checks a section's CRC and returns its bytes.
+pub fn check_section<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    index: usize,
+    entry: &SectionEntry,
+    column: Option<&str>,
+) -> Result<&'a [u8], ArchiveError> {
+    let body = &bytes[entry.range()];
+    let computed = crc32(body);
+    if computed != entry.crc {
+        return Err(ArchiveError::CrcMismatch {
+            path: path.to_owned(),
+            section: section_label(index, entry, column),
+            stored: entry.crc,
+            computed,
+        });
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_check_value() {
+        // The check value of the CRC-32/ISO-HDLC catalogue entry.
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn assemble_then_parse() {
+        let a = b"meta".as_slice();
+        let b = b"".as_slice();
+        let c = b"column bytes".as_slice();
+        let file = assemble(&[
+            (SectionKind::Meta, a),
+            (SectionKind::Hierarchies, b),
+            (SectionKind::Column, c),
+        ]);
+        let p = Path::new("x.karc");
+        let container = parse(p, &file).unwrap();
+        assert_eq!((container.major, container.minor), (1, 0));
+        assert_eq!(container.entries.len(), 3);
+        let bodies: Vec<&[u8]> = container
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| check_section(p, &file, i, e, None).unwrap())
+            .collect();
+        assert_eq!(bodies, vec![a, b, c]);
+        assert_eq!(container.entries[2].offset, 24 + 3 * 24 + 4);
+    }
+
+    #[test]
+    fn rejects_in_order() {
+        let p = Path::new("x.karc");
+        let file = assemble(&[(SectionKind::Meta, b"m".as_slice())]);
+        assert!(matches!(
+            parse(p, b"PK\x03\x04"),
+            Err(ArchiveError::NotKarc { .. })
+        ));
+        let mut v2 = file.clone();
+        v2[8] = 2;
+        assert!(matches!(
+            parse(p, &v2),
+            Err(ArchiveError::UnsupportedVersion { major: 2, .. })
+        ));
+        assert!(matches!(
+            parse(p, &file[..file.len() - 1]),
+            Err(ArchiveError::Truncated { .. })
+        ));
+        let mut bad = file.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        let c = parse(p, &bad).unwrap();
+        assert!(matches!(
+            check_section(p, &bad, 0, &c.entries[0], None),
+            Err(ArchiveError::CrcMismatch { .. })
+        ));
+    }
+}

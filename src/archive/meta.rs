@@ -1,0 +1,276 @@
+//! The archive's structured metadata, serialized with postcard
+//! (`spec/FORMAT.md` §5, §6 and §7 tabulate every field in this order).
+//!
+//! Field order is the wire order: never reorder, only append in a new minor
+//! version inside new sections.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::layout::Layout;
+use crate::config::{Role, SuppressionPolicy, ValueType};
+use crate::hierarchy::Hierarchy;
+use crate::metrics::Metrics;
+
+/// The `META` section: everything public except the column blobs and the
+/// hierarchies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublicMeta {
+    /// The program that wrote the file (`karc 0.1.0`), for diagnosis only.
+    pub writer: String,
+    /// Data rows (the header not counted).
+    pub rows: u64,
+    /// Every column of the original table, in file order.
+    pub columns: Vec<ColumnMeta>,
+    /// The quasi-identifiers in claim order: indices into `columns`.
+    pub qis: Vec<u32>,
+    pub claim: Claim,
+    pub algorithm: AlgorithmMeta,
+    pub metrics: MetricsMeta,
+    /// How `karc export` writes the release.
+    pub dialect: Dialect,
+    /// Tokens that stand for a missing value.
+    pub missing: Vec<String>,
+}
+
+/// One column of the original table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnMeta {
+    pub name: String,
+    pub role: Role,
+    pub value_type: ValueType,
+    /// Index into the `HIERARCHIES` section, for QIs that have one.
+    pub hierarchy: Option<u32>,
+}
+
+/// One k-anonymity constraint: classes over `qis` (positions in
+/// [`PublicMeta::qis`]) have at least `k` rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintMeta {
+    pub qis: Vec<u32>,
+    pub k: u64,
+}
+
+/// The privacy claim the release was made under, re-checked on every open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub constraints: Vec<ConstraintMeta>,
+    pub policy: SuppressionPolicy,
+    /// Configured fraction of rows that may be suppressed.
+    pub suppression_limit: Option<f64>,
+    /// Rows the release may suppress (checked on open).
+    pub suppression_budget: u64,
+    /// Distinct l-diversity: (column index of the sensitive column, l).
+    pub l_diversity: Option<(u32, u64)>,
+}
+
+/// How the release was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlgorithmMeta {
+    pub name: String,
+    pub seed: u64,
+    /// Further parameters, as the TOML text of the `[algorithm]` table's
+    /// extra keys (empty when none).
+    pub params: String,
+    /// Global recoding: one level per QI, in claim order.
+    pub levels: Option<Vec<u32>>,
+    /// Incognito: every minimal k-anonymous level vector.
+    pub minimal_levels: Option<Vec<Vec<u32>>>,
+}
+
+/// The utility metrics of the release (`ALGORITHMS.md`), as measured when
+/// it was made. A copy of [`Metrics`] kept apart so that the wire format
+/// does not change when the report grows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MetricsMeta {
+    pub precision: Option<f64>,
+    pub ncp: f64,
+    pub ncp_kaylode: f64,
+    pub glm: f64,
+    pub dm: f64,
+    pub cavg: f64,
+}
+
+impl From<&Metrics> for MetricsMeta {
+    fn from(m: &Metrics) -> Self {
+        MetricsMeta {
+            precision: m.precision,
+            ncp: m.ncp,
+            ncp_kaylode: m.ncp_kaylode,
+            glm: m.glm,
+            dm: m.dm,
+            cavg: m.cavg,
+        }
+    }
+}
+
+/// The CSV dialect the release is exported in (as `karc anonymize` writes
+/// it): delimiter, header row, line ending; quoting only where needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dialect {
+    pub delimiter: u8,
+    pub header: bool,
+    pub crlf: bool,
+}
+
+/// One hierarchy: the labels of each level (level 0 = the leaves, in leaf
+/// order; the last level = the root) and the parent of each node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HierarchyRecord {
+    pub levels: Vec<Vec<String>>,
+    /// `parents[l][n]`: the node at level `l + 1` above node `n` of level `l`.
+    pub parents: Vec<Vec<u32>>,
+}
+
+impl HierarchyRecord {
+    pub fn from_hierarchy(h: &Hierarchy) -> HierarchyRecord {
+        let levels = (0..=h.height())
+            .map(|l| {
+                (0..h.nodes(l) as u32)
+                    .map(|n| h.label(l, n).to_owned())
+                    .collect()
+            })
+            .collect();
+        let parents = (0..h.height())
+            .map(|l| (0..h.nodes(l) as u32).map(|n| h.parent(l, n)).collect())
+            .collect();
+        HierarchyRecord { levels, parents }
+    }
+
+    /// Rebuilds the hierarchy (node numbers as in the original, since both
+    /// number nodes by first appearance in leaf order). `source` names it
+    /// in messages.
+    pub fn to_hierarchy(&self, source: &Path) -> Result<Hierarchy, String> {
+        let height = self.levels.len().checked_sub(1).ok_or("no levels")?;
+        if self.parents.len() != height {
+            return Err(format!(
+                "expected {height} parent lists, found {}",
+                self.parents.len()
+            ));
+        }
+        for l in 0..height {
+            if self.parents[l].len() != self.levels[l].len() {
+                return Err(format!(
+                    "level {l}: {} nodes but {} parents",
+                    self.levels[l].len(),
+                    self.parents[l].len()
+                ));
+            }
+            if let Some(&p) = self.parents[l]
+                .iter()
+                .find(|&&p| p as usize >= self.levels[l + 1].len())
+            {
+                return Err(format!("level {l}: parent {p} out of range"));
+            }
+        }
+        let rows = (0..self.levels[0].len())
+            .map(|leaf| {
+                let mut row = Vec::with_capacity(height + 1);
+                let mut node = leaf;
+                row.push(self.levels[0][leaf].clone());
+                for l in 0..height {
+                    node = self.parents[l][node] as usize;
+                    row.push(self.levels[l + 1][node].clone());
+                }
+                (leaf as u64 + 1, row)
+            })
+            .collect();
+        let h = Hierarchy::from_rows(source, rows).map_err(|e| e.to_string())?;
+        // The rebuilt tree must number its nodes as stored.
+        for (l, labels) in self.levels.iter().enumerate() {
+            if h.nodes(l) != labels.len()
+                || labels
+                    .iter()
+                    .enumerate()
+                    .any(|(n, label)| h.label(l, n as u32) != label)
+            {
+                return Err(format!(
+                    "level {l}: nodes are not in first-appearance order of the leaves"
+                ));
+            }
+        }
+        Ok(h)
+    }
+}
+
+/// The plaintext of the private part.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrivatePart {
+    /// SHA-256 of the original file.
+    pub sha256: [u8; 32],
+    /// Length of the original file in bytes.
+    pub original_len: u64,
+    pub layout: Layout,
+    /// `codec::encode_originals` of the QI columns (`spec/CODING.md`).
+    pub originals: Vec<u8>,
+    /// Bytes of `originals` attributed to each QI, in claim order.
+    pub originals_columns: Vec<u64>,
+    /// The identifier columns (`codec::encode_plain`), in column order.
+    pub identifiers: Vec<IdentifierColumn>,
+}
+
+/// One identifier column, never released.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdentifierColumn {
+    /// Index into [`PublicMeta::columns`].
+    pub column: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// Serializes with postcard (infallible for these types: no maps with
+/// non-string keys, no unsized sequences).
+pub fn to_bytes<T: Serialize>(value: &T) -> Vec<u8> {
+    postcard::to_allocvec(value).expect("postcard serializes the metadata types")
+}
+
+/// Deserializes and requires every byte to be used.
+pub fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    let (value, rest) = postcard::take_from_bytes(bytes).map_err(|e| e.to_string())?;
+    if !rest.is_empty() {
+        return Err(format!("{} bytes left after the structure", rest.len()));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hierarchy_round_trip_keeps_node_numbers() {
+        let h = Hierarchy::from_bytes(
+            Path::new("h.csv"),
+            b"b;x;*\na;y;*\nc;x;*\nd;z;*\n",
+        )
+        .unwrap();
+        let r = HierarchyRecord::from_hierarchy(&h);
+        assert_eq!(r.levels[1], vec!["x", "y", "z"]);
+        let back = r.to_hierarchy(Path::new("h.csv")).unwrap();
+        assert_eq!(back.rows().collect::<Vec<_>>(), h.rows().collect::<Vec<_>>());
+        let again = from_bytes::<HierarchyRecord>(&to_bytes(&r)).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn postcard_wire_of_a_constraint() {
+        // varint length 2, varints 0 and 3, varint k = 300 (0xAC 0x02).
+        let c = ConstraintMeta {
+            qis: vec![0, 3],
+            k: 300,
+        };
+        assert_eq!(to_bytes(&c), vec![2, 0, 3, 0xAC, 0x02]);
+        assert!(from_bytes::<ConstraintMeta>(&[2, 0, 3, 0xAC, 0x02, 9]).is_err());
+    }
+
+    #[test]
+    fn enum_discriminants_are_pinned() {
+        // The spec tabulates these numbers: reordering the enums would change the format.
+        let roles = [Role::Identifier, Role::Quasi, Role::Sensitive, Role::Insensitive];
+        let types = [ValueType::Integer, ValueType::Decimal, ValueType::Categorical];
+        let policies = [SuppressionPolicy::Mask, SuppressionPolicy::Strict];
+        assert_eq!(roles.map(|r| to_bytes(&r)[0]), [0, 1, 2, 3]);
+        assert_eq!(types.map(|t| to_bytes(&t)[0]), [0, 1, 2]);
+        assert_eq!(policies.map(|p| to_bytes(&p)[0]), [0, 1]);
+    }
+}

@@ -1,0 +1,221 @@
+//! The private part's envelope: an `age` file (binary, not armored) for one
+//! or more X25519 recipients, or for a passphrase (scrypt), as the age
+//! specification (C2SP `age.md`) defines it (`spec/FORMAT.md` §8).
+//!
+//! Which kind of key a file needs is read from the envelope's header, so a
+//! passphrase offered to a recipients file (or the reverse) gets its own
+//! message rather than "wrong key".
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use age::secrecy::SecretString;
+
+use super::ArchiveError;
+
+/// How the private part is written.
+pub enum Seal {
+    /// For X25519 recipients (`age1...`): any of their identities opens it.
+    Recipients(Vec<age::x25519::Recipient>),
+    /// For a passphrase; `work_factor` is scrypt's log2(N) (age picks about
+    /// one second of work when `None`).
+    Passphrase {
+        passphrase: SecretString,
+        work_factor: Option<u8>,
+    },
+    /// In clear (`--no-encryption`): anyone with the file can restore.
+    None,
+}
+
+/// What is offered to open the private part.
+pub enum Key {
+    Identities(Vec<Box<dyn age::Identity + Send + Sync>>),
+    Passphrase(SecretString),
+}
+
+/// Parses one `age1...` recipient.
+pub fn parse_recipient(text: &str) -> Result<age::x25519::Recipient, ArchiveError> {
+    age::x25519::Recipient::from_str(text.trim()).map_err(|e| ArchiveError::Recipient {
+        text: text.to_owned(),
+        message: format!("expected an X25519 recipient (age1...): {e}"),
+    })
+}
+
+/// Reads a recipients file: one `age1...` per line, `#` comments and
+/// blank lines ignored (age's format).
+pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, ArchiveError> {
+    let text = std::fs::read_to_string(path).map_err(|e| key_error(path, e.to_string()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        out.push(parse_recipient(line).map_err(|e| key_error(path, format!("line {}: {e}", i + 1)))?);
+    }
+    if out.is_empty() {
+        return Err(key_error(path, "no recipient in the file".to_owned()));
+    }
+    Ok(out)
+}
+
+/// Reads an identity file (`AGE-SECRET-KEY-1...` lines, as `age-keygen`
+/// writes them).
+pub fn read_identity_file(path: &Path) -> Result<Key, ArchiveError> {
+    let file = std::fs::File::open(path).map_err(|e| key_error(path, e.to_string()))?;
+    let identities = age::IdentityFile::from_buffer(std::io::BufReader::new(file))
+        .map_err(|e| key_error(path, format!("not an age identity file: {e}")))?
+        .into_identities()
+        .map_err(|e| key_error(path, e.to_string()))?;
+    if identities.is_empty() {
+        return Err(key_error(path, "no identity in the file".to_owned()));
+    }
+    Ok(Key::Identities(identities))
+}
+
+/// Reads a passphrase: the file's first line, without its line ending.
+pub fn read_passphrase_file(path: &Path) -> Result<SecretString, ArchiveError> {
+    let file = std::fs::File::open(path).map_err(|e| key_error(path, e.to_string()))?;
+    let mut line = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut line)
+        .map_err(|e| key_error(path, e.to_string()))?;
+    let pass = line.trim_end_matches(['\n', '\r']);
+    if pass.is_empty() {
+        return Err(key_error(
+            path,
+            "the passphrase file is empty: expected the passphrase on its first line".to_owned(),
+        ));
+    }
+    Ok(SecretString::from(pass.to_owned()))
+}
+
+fn key_error(path: &Path, message: String) -> ArchiveError {
+    ArchiveError::Key {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+/// Seals `plain`; `None` for [`Seal::None`].
+pub fn seal(plain: &[u8], how: &Seal) -> Result<Option<Vec<u8>>, ArchiveError> {
+    let encryptor = match how {
+        Seal::None => return Ok(None),
+        Seal::Recipients(rs) => {
+            age::Encryptor::with_recipients(rs.iter().map(|r| r as &dyn age::Recipient))
+                .map_err(|e| ArchiveError::Seal(e.to_string()))?
+        }
+        Seal::Passphrase {
+            passphrase,
+            work_factor,
+        } => {
+            let mut r = age::scrypt::Recipient::new(passphrase.clone());
+            if let Some(w) = work_factor {
+                if !(1..64).contains(w) {
+                    return Err(ArchiveError::Seal(format!(
+                        "scrypt work factor must be in 1..=63, found {w}"
+                    )));
+                }
+                r.set_work_factor(*w);
+            }
+            age::Encryptor::with_recipients(std::iter::once(&r as &dyn age::Recipient))
+                .map_err(|e| ArchiveError::Seal(e.to_string()))?
+        }
+    };
+    let mut out = Vec::with_capacity(plain.len() + plain.len() / 4096 * 16 + 256);
+    let mut w = encryptor
+        .wrap_output(&mut out)
+        .map_err(|e| ArchiveError::Seal(e.to_string()))?;
+    w.write_all(plain)
+        .map_err(|e| ArchiveError::Seal(e.to_string()))?;
+    w.finish().map_err(|e| ArchiveError::Seal(e.to_string()))?;
+    Ok(Some(out))
+}
+
+/// Opens a sealed private part with `key`.
+pub fn unseal(path: &Path, sealed: &[u8], key: &Key) -> Result<Vec<u8>, ArchiveError> {
+    let path_buf = || -> PathBuf { path.to_owned() };
+    let envelope = |detail: String| ArchiveError::Envelope {
+        path: path_buf(),
+        detail,
+    };
+    let decryptor = age::Decryptor::new_buffered(sealed).map_err(|e| envelope(e.to_string()))?;
+    let scrypt = decryptor.is_scrypt();
+    let reader = match key {
+        Key::Identities(ids) => {
+            if scrypt {
+                return Err(ArchiveError::NeedsPassphrase { path: path_buf() });
+            }
+            decryptor.decrypt(ids.iter().map(|i| i.as_ref() as &dyn age::Identity))
+        }
+        Key::Passphrase(p) => {
+            if !scrypt {
+                return Err(ArchiveError::NeedsIdentity { path: path_buf() });
+            }
+            let id = age::scrypt::Identity::new(p.clone());
+            decryptor.decrypt(std::iter::once(&id as &dyn age::Identity))
+        }
+    };
+    let mut reader = reader.map_err(|e| match (e, key) {
+        (age::DecryptError::NoMatchingKeys, Key::Identities(_)) => {
+            ArchiveError::WrongIdentity { path: path_buf() }
+        }
+        (age::DecryptError::DecryptionFailed, Key::Passphrase(_)) => {
+            ArchiveError::WrongPassphrase { path: path_buf() }
+        }
+        (e, _) => envelope(e.to_string()),
+    })?;
+    let mut plain = Vec::with_capacity(sealed.len());
+    reader
+        .read_to_end(&mut plain)
+        .map_err(|e| envelope(e.to_string()))?;
+    Ok(plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipients_and_passphrase_round_trip_and_refuse_wrong_keys() {
+        let id = age::x25519::Identity::generate();
+        let other = age::x25519::Identity::generate();
+        let p = Path::new("x.karc");
+        let sealed = seal(b"secret rows", &Seal::Recipients(vec![id.to_public()]))
+            .unwrap()
+            .unwrap();
+        let ok = Key::Identities(vec![Box::new(id)]);
+        assert_eq!(unseal(p, &sealed, &ok).unwrap(), b"secret rows");
+        let wrong = Key::Identities(vec![Box::new(other)]);
+        assert!(matches!(
+            unseal(p, &sealed, &wrong),
+            Err(ArchiveError::WrongIdentity { .. })
+        ));
+        let pass = Key::Passphrase(SecretString::from("pw".to_owned()));
+        assert!(matches!(
+            unseal(p, &sealed, &pass),
+            Err(ArchiveError::NeedsIdentity { .. })
+        ));
+
+        let sealed = seal(
+            b"more",
+            &Seal::Passphrase {
+                passphrase: SecretString::from("pw".to_owned()),
+                work_factor: Some(2),
+            },
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(unseal(p, &sealed, &pass).unwrap(), b"more");
+        let bad = Key::Passphrase(SecretString::from("no".to_owned()));
+        assert!(matches!(
+            unseal(p, &sealed, &bad),
+            Err(ArchiveError::WrongPassphrase { .. })
+        ));
+        assert!(matches!(
+            unseal(p, &sealed, &ok),
+            Err(ArchiveError::NeedsPassphrase { .. })
+        ));
+    }
+}
