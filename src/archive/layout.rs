@@ -160,7 +160,9 @@ fn render_field(out: &mut Vec<u8>, text: &str, pad: Option<&Padding>, delimiter:
             out.push(b);
         }
         out.push(b'"');
-    } else if alone && text.is_empty() && pad.is_none_or(|p| p.lead.is_empty() && p.trail.is_empty())
+    } else if alone
+        && text.is_empty()
+        && pad.is_none_or(|p| p.lead.is_empty() && p.trail.is_empty())
     {
         // A record of one empty field would be a blank line, which parsers skip.
         out.extend_from_slice(b"\"\"");
@@ -449,7 +451,10 @@ impl Layout {
             ));
         }
         if !matches!(&self.terminator[..], b"\r\n" | b"\n" | b"\r") {
-            return Err(format!("terminator {:?} is not CRLF, LF or CR", self.terminator));
+            return Err(format!(
+                "terminator {:?} is not CRLF, LF or CR",
+                self.terminator
+            ));
         }
         let mut last = None;
         for e in &self.fields {

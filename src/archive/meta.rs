@@ -239,15 +239,14 @@ mod tests {
 
     #[test]
     fn hierarchy_round_trip_keeps_node_numbers() {
-        let h = Hierarchy::from_bytes(
-            Path::new("h.csv"),
-            b"b;x;*\na;y;*\nc;x;*\nd;z;*\n",
-        )
-        .unwrap();
+        let h = Hierarchy::from_bytes(Path::new("h.csv"), b"b;x;*\na;y;*\nc;x;*\nd;z;*\n").unwrap();
         let r = HierarchyRecord::from_hierarchy(&h);
         assert_eq!(r.levels[1], vec!["x", "y", "z"]);
         let back = r.to_hierarchy(Path::new("h.csv")).unwrap();
-        assert_eq!(back.rows().collect::<Vec<_>>(), h.rows().collect::<Vec<_>>());
+        assert_eq!(
+            back.rows().collect::<Vec<_>>(),
+            h.rows().collect::<Vec<_>>()
+        );
         let again = from_bytes::<HierarchyRecord>(&to_bytes(&r)).unwrap();
         assert_eq!(again, r);
     }
@@ -266,8 +265,17 @@ mod tests {
     #[test]
     fn enum_discriminants_are_pinned() {
         // The spec tabulates these numbers: reordering the enums would change the format.
-        let roles = [Role::Identifier, Role::Quasi, Role::Sensitive, Role::Insensitive];
-        let types = [ValueType::Integer, ValueType::Decimal, ValueType::Categorical];
+        let roles = [
+            Role::Identifier,
+            Role::Quasi,
+            Role::Sensitive,
+            Role::Insensitive,
+        ];
+        let types = [
+            ValueType::Integer,
+            ValueType::Decimal,
+            ValueType::Categorical,
+        ];
         let policies = [SuppressionPolicy::Mask, SuppressionPolicy::Strict];
         assert_eq!(roles.map(|r| to_bytes(&r)[0]), [0, 1, 2, 3]);
         assert_eq!(types.map(|t| to_bytes(&t)[0]), [0, 1, 2]);

@@ -52,7 +52,9 @@ pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, 
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        out.push(parse_recipient(line).map_err(|e| key_error(path, format!("line {}: {e}", i + 1)))?);
+        out.push(
+            parse_recipient(line).map_err(|e| key_error(path, format!("line {}: {e}", i + 1)))?,
+        );
     }
     if out.is_empty() {
         return Err(key_error(path, "no recipient in the file".to_owned()));
