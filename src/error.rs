@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub use crate::anonymize::AnonymizeError;
 pub use crate::archive::ArchiveError;
 pub use crate::config::ConfigError;
 pub use crate::dataset::DataError;
@@ -25,6 +26,8 @@ pub enum Error {
     Data(#[from] DataError),
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error(transparent)]
+    Anonymize(#[from] AnonymizeError),
     #[error(transparent)]
     Archive(#[from] ArchiveError),
     #[error("{}: {source}", path.display())]

@@ -32,6 +32,7 @@ pub mod config;
 pub mod dataset;
 pub mod dictionary;
 pub mod error;
+pub mod frequency;
 pub mod hierarchy;
 pub mod io;
 pub mod metrics;

@@ -6,6 +6,7 @@
 
 mod basic_mondrian;
 mod datafly;
+mod incognito;
 mod ma_datafly;
 mod mondrian;
 mod partitioning;
@@ -21,9 +22,24 @@ use crate::{Error, Result};
 
 pub use basic_mondrian::basic_mondrian;
 pub use datafly::datafly;
+pub use incognito::{MAX_SEARCH_SPACE, incognito};
 pub use ma_datafly::ma_datafly;
 pub use mondrian::mondrian;
 pub use topdown::topdown;
+
+/// What stops an anonymizer on a valid input.
+#[derive(Debug, thiserror::Error)]
+pub enum AnonymizeError {
+    #[error(
+        "{algorithm}: the generalization lattices of the {qis} constrained quasi-identifiers have {nodes} nodes, more than the {limit} it searches: use fewer quasi-identifiers or shallower hierarchies, or datafly"
+    )]
+    SearchSpaceTooLarge {
+        algorithm: String,
+        qis: usize,
+        nodes: String,
+        limit: u64,
+    },
+}
 
 /// What an anonymizer returns.
 #[derive(Debug, Clone)]
@@ -41,6 +57,7 @@ pub struct Outcome {
 pub enum Algorithm {
     Datafly,
     MaDatafly,
+    Incognito,
     Mondrian,
     BasicMondrian,
     #[serde(rename = "topdown")]
@@ -51,6 +68,7 @@ impl Algorithm {
     pub const ALL: &'static [Algorithm] = &[
         Algorithm::Datafly,
         Algorithm::MaDatafly,
+        Algorithm::Incognito,
         Algorithm::Mondrian,
         Algorithm::BasicMondrian,
         Algorithm::TopDown,
@@ -60,6 +78,7 @@ impl Algorithm {
         match self {
             Algorithm::Datafly => "datafly",
             Algorithm::MaDatafly => "ma-datafly",
+            Algorithm::Incognito => "incognito",
             Algorithm::Mondrian => "mondrian",
             Algorithm::BasicMondrian => "basic-mondrian",
             Algorithm::TopDown => "topdown",
@@ -99,6 +118,7 @@ pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Re
     let outcome = match algorithm {
         Algorithm::Datafly => datafly(data, model, budget)?,
         Algorithm::MaDatafly => ma_datafly(data, model, budget)?,
+        Algorithm::Incognito => incognito(data, model, budget)?,
         Algorithm::Mondrian => mondrian(data, model)?,
         Algorithm::BasicMondrian => basic_mondrian(data, model)?,
         Algorithm::TopDown => topdown(data, model, config.seed)?,

@@ -4,5 +4,6 @@
 mod common;
 
 mod anonymize;
+mod incognito;
 mod partitioning;
 mod verify;

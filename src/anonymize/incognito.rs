@@ -1,0 +1,508 @@
+//! Incognito (LeFevre, DeWitt and Ramakrishnan, SIGMOD 2005): every minimal
+//! full-domain generalization that satisfies the privacy model.
+//!
+//! The search runs over the generalization lattices of the QI subsets of
+//! growing size. For a subset S, the candidates are the level vectors whose
+//! projections on every subset of S one smaller satisfy the model (subset
+//! property: dropping a QI only merges classes). The candidates are visited
+//! bottom-up, by total height; a candidate above a satisfying node
+//! satisfies too and is marked without being counted (generalization
+//! property). Any other candidate is counted on its frequency set, rolled up
+//! from the frequency set of a direct predecessor that failed (the smallest
+//! one), or, at the bottom of the candidates, from the table's frequency set
+//! of distinct QI tuples; rows are never read again after that first pass.
+//! Frequency sets are kept only while the next height may roll up from them.
+//!
+//! Choices the paper leaves open, made here (`ALGORITHMS.md`):
+//! - a node satisfies the model when the rows in classes too small for some
+//!   constraint (each constraint counted on its own QIs, restricted to the
+//!   subset) fit in the suppression budget; both pruning properties hold
+//!   for that count, since generalizing or dropping a QI only merges
+//!   classes;
+//! - the lattice spans the QIs of the constraints; other QIs stay raw;
+//! - the release is the minimal vector with the highest Precision (its
+//!   suppressed rows count as `*` in every QI), then the lowest total
+//!   height, then the lexicographically smallest; `minimal_levels` lists
+//!   every minimal vector in that order, the release's first.
+
+use std::cmp::Ordering;
+
+use rustc_hash::FxHashMap;
+
+use crate::Result;
+use crate::anonymize::{AnonymizeError, Outcome};
+use crate::dataset::Dataset;
+use crate::frequency::FrequencySet;
+use crate::privacy::PrivacyModel;
+use crate::release::Release;
+
+/// The largest search space taken on: the nodes of the lattices of every
+/// subset of the constrained QIs, prod(height + 2) - 1. Adult's 9 QIs make
+/// 207,359; 2^25 keeps the per-subset tables in memory and the run in
+/// seconds on the widest lattices a user is likely to try.
+pub const MAX_SEARCH_SPACE: u64 = 1 << 25;
+
+/// One QI of the lattice with its generalization tables.
+struct Attribute {
+    height: usize,
+    /// `code_map[l][code]`: the node at level `l` of dictionary code `code`.
+    code_map: Vec<Vec<u32>>,
+    /// `parent[l][node]`: the node at level `l + 1` above `node` at `l`.
+    parent: Vec<Vec<u32>>,
+    /// How many nodes each level has.
+    nodes: Vec<u32>,
+}
+
+impl Attribute {
+    fn new(data: &Dataset, q: usize) -> Attribute {
+        let qi = &data.qis[q];
+        let h = qi
+            .hierarchy
+            .as_ref()
+            .expect("checked by require_hierarchies");
+        let height = h.height();
+        Attribute {
+            height,
+            code_map: (0..=height).map(|l| qi.level_map(l)).collect(),
+            parent: (0..height)
+                .map(|l| (0..h.nodes(l) as u32).map(|n| h.parent(l, n)).collect())
+                .collect(),
+            nodes: (0..=height).map(|l| h.nodes(l) as u32).collect(),
+        }
+    }
+}
+
+/// The generalization lattice of one subset of the attributes. A node is
+/// the mixed-radix number of its level vector, the first attribute
+/// counting fastest, so a direct generalization on attribute `j` is
+/// `node + strides[j]`.
+struct Sublattice {
+    /// Attribute positions, ascending.
+    attrs: Vec<usize>,
+    strides: Vec<usize>,
+    /// `height + 1` of each attribute.
+    radix: Vec<usize>,
+    /// Whether each node satisfies the model within the budget.
+    satisfied: Vec<bool>,
+    /// Violating rows of the nodes that were counted and satisfied.
+    violations: FxHashMap<usize, usize>,
+}
+
+impl Sublattice {
+    fn new(attrs: Vec<usize>, attributes: &[Attribute]) -> Sublattice {
+        let radix: Vec<usize> = attrs.iter().map(|&a| attributes[a].height + 1).collect();
+        let mut strides = Vec::with_capacity(radix.len());
+        let mut size = 1;
+        for &r in &radix {
+            strides.push(size);
+            size *= r;
+        }
+        Sublattice {
+            attrs,
+            strides,
+            radix,
+            satisfied: vec![false; size],
+            violations: FxHashMap::default(),
+        }
+    }
+
+    fn size(&self) -> usize {
+        self.satisfied.len()
+    }
+
+    #[inline]
+    fn level(&self, node: usize, j: usize) -> usize {
+        node / self.strides[j] % self.radix[j]
+    }
+
+    fn levels(&self, node: usize) -> Vec<usize> {
+        (0..self.attrs.len()).map(|j| self.level(node, j)).collect()
+    }
+
+    /// The node of the lattice without attribute `j` that `node` projects to.
+    #[inline]
+    fn project(&self, node: usize, j: usize) -> usize {
+        let low = node % self.strides[j];
+        let high = node / (self.strides[j] * self.radix[j]);
+        low + high * self.strides[j]
+    }
+
+    /// Node counts of each attribute at the levels of `node` (the radices of
+    /// its frequency set).
+    fn radices(&self, node: usize, attributes: &[Attribute]) -> Vec<u32> {
+        (0..self.attrs.len())
+            .map(|j| attributes[self.attrs[j]].nodes[self.level(node, j)])
+            .collect()
+    }
+}
+
+/// One constraint as seen on a subset: the positions of its QIs there.
+struct Check {
+    positions: Vec<usize>,
+    k: usize,
+    /// The constraint covers the whole subset (no projection needed).
+    whole: bool,
+}
+
+fn checks_for(attrs: &[usize], constraints: &[(Vec<usize>, usize)]) -> Vec<Check> {
+    constraints
+        .iter()
+        .filter_map(|(qis, k)| {
+            let positions: Vec<usize> = (0..attrs.len())
+                .filter(|&j| qis.contains(&attrs[j]))
+                .collect();
+            (!positions.is_empty()).then(|| Check {
+                whole: positions.len() == attrs.len(),
+                positions,
+                k: *k,
+            })
+        })
+        .collect()
+}
+
+/// Which groups of `fs` (radices `radices`) sit in a class too small for
+/// some check.
+fn violating_groups(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> Vec<bool> {
+    let mut bad = vec![false; fs.groups()];
+    let mut assign = Vec::new();
+    for c in checks {
+        if c.whole {
+            for (b, &n) in bad.iter_mut().zip(fs.counts()) {
+                *b |= (n as usize) < c.k;
+            }
+        } else {
+            let r: Vec<u32> = c.positions.iter().map(|&j| radices[j]).collect();
+            let p = fs.project(&c.positions, &r, Some(&mut assign));
+            for (b, &g) in bad.iter_mut().zip(&assign) {
+                *b |= (p.counts()[g as usize] as usize) < c.k;
+            }
+        }
+    }
+    bad
+}
+
+/// Rows of `fs` that violate some check.
+fn violating_rows(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> usize {
+    if let [c] = checks {
+        if c.whole {
+            return fs.rows_below(c.k);
+        }
+    }
+    violating_groups(fs, checks, radices)
+        .iter()
+        .zip(fs.counts())
+        .filter(|&(&b, _)| b)
+        .map(|(_, &n)| n as usize)
+        .sum()
+}
+
+/// The search state shared by every subset.
+struct Search<'a> {
+    attributes: &'a [Attribute],
+    constraints: &'a [(Vec<usize>, usize)],
+    /// The table's frequency set over every attribute (dictionary codes).
+    base: &'a FrequencySet,
+    budget: usize,
+}
+
+impl Search<'_> {
+    /// The frequency set of `node` computed from the table's frequency set.
+    fn from_base(&self, lat: &Sublattice, node: usize) -> FrequencySet {
+        let maps: Vec<&[u32]> = (0..lat.attrs.len())
+            .map(|j| &self.attributes[lat.attrs[j]].code_map[lat.level(node, j)][..])
+            .collect();
+        let attrs = &lat.attrs;
+        self.base.rollup(
+            attrs.len(),
+            &lat.radices(node, self.attributes),
+            |t, out| {
+                for ((o, &a), map) in out.iter_mut().zip(attrs).zip(&maps) {
+                    *o = map[t[a] as usize];
+                }
+            },
+            None,
+        )
+    }
+
+    /// Searches the lattice of the subset `attrs`, given the results of its
+    /// subsets one smaller.
+    fn subset(&self, attrs: Vec<usize>, smaller: &FxHashMap<u64, Sublattice>) -> Sublattice {
+        let mut lat = Sublattice::new(attrs, self.attributes);
+        let width = lat.attrs.len();
+        let checks = checks_for(&lat.attrs, self.constraints);
+        let mask = lat.attrs.iter().fold(0u64, |m, &a| m | 1 << a);
+        let subs: Vec<&Sublattice> = if width == 1 {
+            Vec::new()
+        } else {
+            lat.attrs
+                .iter()
+                .map(|&a| &smaller[&(mask & !(1 << a))])
+                .collect()
+        };
+        let candidate = |lat: &Sublattice, node: usize| {
+            subs.iter()
+                .enumerate()
+                .all(|(j, sub)| sub.satisfied[lat.project(node, j)])
+        };
+
+        // Bottom-up: nodes by total height (counting sort).
+        let heights: Vec<usize> = (0..lat.size())
+            .map(|n| lat.levels(n).iter().sum())
+            .collect();
+        let top = heights.iter().copied().max().unwrap_or(0);
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); top + 1];
+        for (n, &h) in heights.iter().enumerate() {
+            order[h].push(n);
+        }
+
+        // Frequency sets of the nodes that failed, one height below and at
+        // the current height.
+        let mut below: FxHashMap<usize, FrequencySet> = FxHashMap::default();
+        for nodes in order {
+            let mut here: FxHashMap<usize, FrequencySet> = FxHashMap::default();
+            for node in nodes {
+                if !candidate(&lat, node) {
+                    continue;
+                }
+                let mut inherited = false;
+                let mut source: Option<(usize, &FrequencySet)> = None;
+                for j in 0..width {
+                    if lat.level(node, j) == 0 {
+                        continue;
+                    }
+                    let p = node - lat.strides[j];
+                    if lat.satisfied[p] {
+                        inherited = true;
+                        break;
+                    }
+                    if let Some(fs) = below.get(&p) {
+                        if source.is_none_or(|(_, s)| fs.groups() < s.groups()) {
+                            source = Some((j, fs));
+                        }
+                    }
+                }
+                if inherited {
+                    lat.satisfied[node] = true;
+                    continue;
+                }
+                let radices = lat.radices(node, self.attributes);
+                let fs = match source {
+                    Some((j, parent_fs)) => {
+                        let up = &self.attributes[lat.attrs[j]].parent[lat.level(node, j) - 1];
+                        parent_fs.rollup(
+                            width,
+                            &radices,
+                            |t, out| {
+                                out.copy_from_slice(t);
+                                out[j] = up[t[j] as usize];
+                            },
+                            None,
+                        )
+                    }
+                    None => self.from_base(&lat, node),
+                };
+                let v = violating_rows(&fs, &checks, &radices);
+                if v <= self.budget {
+                    lat.satisfied[node] = true;
+                    lat.violations.insert(node, v);
+                } else {
+                    here.insert(node, fs);
+                }
+            }
+            below = here;
+        }
+        lat
+    }
+}
+
+/// Runs Incognito: `Outcome::minimal_levels` holds every minimal vector
+/// (one level per QI, QIs outside the constraints at 0), best first; the
+/// release is the first.
+pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
+    data.require_hierarchies("incognito")?;
+    let qis = model.constrained_qis(data.qis.len());
+    let attributes: Vec<Attribute> = qis.iter().map(|&q| Attribute::new(data, q)).collect();
+    let m = attributes.len();
+    let space = attributes
+        .iter()
+        .try_fold(1u64, |acc, a| acc.checked_mul(a.height as u64 + 2))
+        .map(|s| s - 1);
+    if space.is_none_or(|s| s > MAX_SEARCH_SPACE) {
+        return Err(AnonymizeError::SearchSpaceTooLarge {
+            algorithm: "incognito".to_owned(),
+            qis: m,
+            nodes: space.map_or_else(|| "more than 2^64".to_owned(), |s| s.to_string()),
+            limit: MAX_SEARCH_SPACE,
+        }
+        .into());
+    }
+    let constraints: Vec<(Vec<usize>, usize)> = model
+        .constraints
+        .iter()
+        .map(|c| {
+            let attrs = c
+                .qis
+                .iter()
+                .map(|q| qis.binary_search(q).expect("constrained QI"))
+                .collect();
+            (attrs, c.k)
+        })
+        .collect();
+    let columns: Vec<&[u32]> = qis.iter().map(|&q| data.qi_codes(q)).collect();
+    let radices: Vec<u32> = qis
+        .iter()
+        .map(|&q| data.table.columns[data.qis[q].column].dict.len() as u32)
+        .collect();
+    let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
+    let search = Search {
+        attributes: &attributes,
+        constraints: &constraints,
+        base: &base,
+        budget,
+    };
+
+    let mut smaller: FxHashMap<u64, Sublattice> = FxHashMap::default();
+    for size in 1..=m {
+        let mut current = FxHashMap::default();
+        for mask in subsets(m, size) {
+            let attrs: Vec<usize> = (0..m).filter(|&a| mask & (1 << a) != 0).collect();
+            current.insert(mask, search.subset(attrs, &smaller));
+        }
+        smaller = current;
+    }
+    let full = smaller
+        .remove(&((1u64 << m) - 1))
+        .expect("the whole set is the last subset");
+
+    // Minimal: satisfied, with no satisfied direct predecessor.
+    let minimal: Vec<usize> = (0..full.size())
+        .filter(|&n| {
+            full.satisfied[n]
+                && (0..m).all(|j| full.level(n, j) == 0 || !full.satisfied[n - full.strides[j]])
+        })
+        .collect();
+    let checks = checks_for(&full.attrs, &constraints);
+    let mut choices: Vec<Choice> = minimal
+        .iter()
+        .map(|&n| {
+            // A minimal node was counted (a marked one lies above a
+            // satisfying node); count it again if the table lacks it.
+            let suppressed = full.violations.get(&n).copied().unwrap_or_else(|| {
+                let fs = search.from_base(&full, n);
+                violating_rows(&fs, &checks, &full.radices(n, &attributes))
+            });
+            let mut levels = vec![0; data.qis.len()];
+            for (j, &q) in qis.iter().enumerate() {
+                levels[q] = full.level(n, j);
+            }
+            Choice::new(data, n, levels, suppressed)
+        })
+        .collect();
+    choices.sort_by(Choice::order);
+    let best = &choices[0];
+
+    // The release: rows in violating groups of the chosen node are suppressed.
+    let mut assign = Vec::new();
+    let radices = full.radices(best.node, &attributes);
+    let maps: Vec<&[u32]> = (0..m)
+        .map(|j| &attributes[j].code_map[full.level(best.node, j)][..])
+        .collect();
+    let chosen = base.rollup(
+        m,
+        &radices,
+        |t, out| {
+            for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
+                *o = map[v as usize];
+            }
+        },
+        Some(&mut assign),
+    );
+    let bad = violating_groups(&chosen, &checks, &radices);
+    let suppressed: Vec<bool> = group_of
+        .iter()
+        .map(|&g| bad[assign[g as usize] as usize])
+        .collect();
+    let release = Release::from_levels(data, &best.levels, &suppressed);
+    Ok(Outcome {
+        release,
+        levels: Some(best.levels.clone()),
+        minimal_levels: Some(choices.into_iter().map(|c| c.levels).collect()),
+    })
+}
+
+/// A minimal vector with what ranks it.
+struct Choice {
+    node: usize,
+    levels: Vec<usize>,
+    /// Precision's loss, sum over cells of level / height, scaled by the
+    /// lcm of the heights so that equal Precisions compare equal.
+    loss: u128,
+    total_height: usize,
+}
+
+impl Choice {
+    fn new(data: &Dataset, node: usize, levels: Vec<usize>, suppressed: usize) -> Choice {
+        let heights: Vec<u128> = data
+            .qis
+            .iter()
+            .map(|q| q.height().unwrap_or(1).max(1) as u128)
+            .collect();
+        let lcm = heights.iter().fold(1u128, |l, &h| l / gcd(l, h) * h);
+        let kept = (data.rows() - suppressed) as u128;
+        let per_row: u128 = levels
+            .iter()
+            .zip(&heights)
+            .map(|(&l, &h)| l as u128 * (lcm / h))
+            .sum();
+        let loss = kept * per_row + suppressed as u128 * lcm * heights.len() as u128;
+        Choice {
+            node,
+            total_height: levels.iter().sum(),
+            levels,
+            loss,
+        }
+    }
+
+    /// Highest Precision (lowest loss), then lowest total height, then
+    /// lexicographic.
+    fn order(a: &Choice, b: &Choice) -> Ordering {
+        a.loss
+            .cmp(&b.loss)
+            .then(a.total_height.cmp(&b.total_height))
+            .then_with(|| a.levels.cmp(&b.levels))
+    }
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The subsets of `size` of `0..m` as bit masks, in increasing order
+/// (Gosper's hack).
+fn subsets(m: usize, size: usize) -> impl Iterator<Item = u64> {
+    let end = 1u64 << m;
+    let mut mask = (1u64 << size) - 1;
+    std::iter::from_fn(move || {
+        if mask >= end {
+            return None;
+        }
+        let current = mask;
+        let c = mask & mask.wrapping_neg();
+        let r = mask + c;
+        mask = (((r ^ mask) >> 2) / c) | r;
+        Some(current)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subsets;
+
+    #[test]
+    fn subsets_enumerates_combinations() {
+        let all: Vec<u64> = subsets(4, 2).collect();
+        assert_eq!(all, vec![0b0011, 0b0101, 0b0110, 0b1001, 0b1010, 0b1100]);
+        assert_eq!(subsets(3, 3).collect::<Vec<_>>(), vec![0b111]);
+        assert_eq!(subsets(5, 1).count(), 5);
+    }
+}
