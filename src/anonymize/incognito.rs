@@ -45,10 +45,11 @@ pub const MAX_SEARCH_SPACE: u64 = 1 << 25;
 /// One QI of the lattice with its generalization tables.
 struct Attribute {
     height: usize,
-    /// `code_map[l][code]`: the node at level `l` of dictionary code `code`.
-    code_map: Vec<Vec<u32>>,
-    /// `parent[l][node]`: the node at level `l + 1` above `node` at `l`.
-    parent: Vec<Vec<u32>>,
+    /// The level-0 node (leaf) of each dictionary code.
+    leaf_of: Vec<u32>,
+    /// `up[from][to][node]`: the node at level `to` above `node` at level
+    /// `from` (`to >= from`).
+    up: Vec<Vec<Vec<u32>>>,
     /// How many nodes each level has.
     nodes: Vec<u32>,
 }
@@ -63,9 +64,17 @@ impl Attribute {
         let height = h.height();
         Attribute {
             height,
-            code_map: (0..=height).map(|l| qi.level_map(l)).collect(),
-            parent: (0..height)
-                .map(|l| (0..h.nodes(l) as u32).map(|n| h.parent(l, n)).collect())
+            leaf_of: qi.level_map(0),
+            up: (0..=height)
+                .map(|from| {
+                    let mut maps: Vec<Vec<u32>> = vec![Vec::new(); from];
+                    maps.push((0..h.nodes(from) as u32).collect());
+                    for to in from + 1..=height {
+                        let next = maps[to - 1].iter().map(|&n| h.parent(to - 1, n)).collect();
+                        maps.push(next);
+                    }
+                    maps
+                })
                 .collect(),
             nodes: (0..=height).map(|l| h.nodes(l) as u32).collect(),
         }
@@ -200,8 +209,14 @@ fn violating_rows(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> usize
 struct Search<'a> {
     attributes: &'a [Attribute],
     constraints: &'a [(Vec<usize>, usize)],
-    /// The table's frequency set over every attribute (dictionary codes).
-    base: &'a FrequencySet,
+    /// The table's frequency set over every attribute, at the levels
+    /// `floor`.
+    base: FrequencySet,
+    /// The lowest level of each attribute a candidate can have: 0 at
+    /// first, then the lowest satisfying level of the attribute alone (a
+    /// candidate's projection on one attribute satisfies). Raising the
+    /// floor shrinks the base every subset's roots are counted from.
+    floor: Vec<usize>,
     budget: usize,
 }
 
@@ -209,7 +224,10 @@ impl Search<'_> {
     /// The frequency set of `node` computed from the table's frequency set.
     fn from_base(&self, lat: &Sublattice, node: usize) -> FrequencySet {
         let maps: Vec<&[u32]> = (0..lat.attrs.len())
-            .map(|j| &self.attributes[lat.attrs[j]].code_map[lat.level(node, j)][..])
+            .map(|j| {
+                let a = lat.attrs[j];
+                &self.attributes[a].up[self.floor[a]][lat.level(node, j)][..]
+            })
             .collect();
         let attrs = &lat.attrs;
         self.base.rollup(
@@ -218,6 +236,24 @@ impl Search<'_> {
             |t, out| {
                 for ((o, &a), map) in out.iter_mut().zip(attrs).zip(&maps) {
                     *o = map[t[a] as usize];
+                }
+            },
+            None,
+        )
+    }
+
+    /// The frequency set of `node` rolled up from `fs`, that of `from`, a
+    /// node below it.
+    fn raise(&self, lat: &Sublattice, fs: &FrequencySet, from: usize, node: usize) -> FrequencySet {
+        let maps: Vec<&[u32]> = (0..lat.attrs.len())
+            .map(|j| &self.attributes[lat.attrs[j]].up[lat.level(from, j)][lat.level(node, j)][..])
+            .collect();
+        fs.rollup(
+            lat.attrs.len(),
+            &lat.radices(node, self.attributes),
+            |t, out| {
+                for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
+                    *o = map[v as usize];
                 }
             },
             None,
@@ -255,13 +291,31 @@ impl Search<'_> {
             order[h].push(n);
         }
 
+        // The roots of the candidates (no candidate below them) roll up from
+        // the paper's "super-root", the meet of the roots, counted once
+        // from the table's frequency set.
+        let is_candidate: Vec<bool> = (0..lat.size()).map(|n| candidate(&lat, n)).collect();
+        let roots: Vec<usize> = (0..lat.size())
+            .filter(|&n| {
+                is_candidate[n]
+                    && (0..width).all(|j| lat.level(n, j) == 0 || !is_candidate[n - lat.strides[j]])
+            })
+            .collect();
+        let super_root = (roots.len() > 1).then(|| {
+            let meet = (0..width).fold(0, |node, j| {
+                let l = roots.iter().map(|&r| lat.level(r, j)).min().unwrap_or(0);
+                node + l * lat.strides[j]
+            });
+            (meet, self.from_base(&lat, meet))
+        });
+
         // Frequency sets of the nodes that failed, one height below and at
         // the current height.
         let mut below: FxHashMap<usize, FrequencySet> = FxHashMap::default();
         for nodes in order {
             let mut here: FxHashMap<usize, FrequencySet> = FxHashMap::default();
             for node in nodes {
-                if !candidate(&lat, node) {
+                if !is_candidate[node] {
                     continue;
                 }
                 let mut inherited = false;
@@ -288,7 +342,8 @@ impl Search<'_> {
                 let radices = lat.radices(node, self.attributes);
                 let fs = match source {
                     Some((j, parent_fs)) => {
-                        let up = &self.attributes[lat.attrs[j]].parent[lat.level(node, j) - 1];
+                        let l = lat.level(node, j);
+                        let up = &self.attributes[lat.attrs[j]].up[l - 1][l];
                         parent_fs.rollup(
                             width,
                             &radices,
@@ -299,7 +354,10 @@ impl Search<'_> {
                             None,
                         )
                     }
-                    None => self.from_base(&lat, node),
+                    None => match &super_root {
+                        Some((meet, fs)) => self.raise(&lat, fs, *meet, node),
+                        None => self.from_base(&lat, node),
+                    },
                 };
                 let v = violating_rows(&fs, &checks, &radices);
                 if v <= self.budget {
@@ -348,16 +406,26 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
             (attrs, c.k)
         })
         .collect();
-    let columns: Vec<&[u32]> = qis.iter().map(|&q| data.qi_codes(q)).collect();
-    let radices: Vec<u32> = qis
+    // The one pass over the rows: their distinct tuples of leaves.
+    let leaves: Vec<Vec<u32>> = qis
         .iter()
-        .map(|&q| data.table.columns[data.qis[q].column].dict.len() as u32)
+        .zip(&attributes)
+        .map(|(&q, a)| {
+            data.qi_codes(q)
+                .iter()
+                .map(|&c| a.leaf_of[c as usize])
+                .collect()
+        })
         .collect();
+    let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
+    let radices: Vec<u32> = attributes.iter().map(|a| a.nodes[0]).collect();
     let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
-    let search = Search {
+    drop(leaves);
+    let mut search = Search {
         attributes: &attributes,
         constraints: &constraints,
-        base: &base,
+        base: base.clone(),
+        floor: vec![0; m],
         budget,
     };
 
@@ -367,6 +435,27 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
         for mask in subsets(m, size) {
             let attrs: Vec<usize> = (0..m).filter(|&a| mask & (1 << a) != 0).collect();
             current.insert(mask, search.subset(attrs, &smaller));
+        }
+        if size == 1 && m > 1 {
+            let floor: Vec<usize> = (0..m)
+                .map(|a| {
+                    let lat = &current[&(1u64 << a)];
+                    lat.satisfied.iter().position(|&s| s).unwrap_or(0)
+                })
+                .collect();
+            let maps: Vec<&[u32]> = (0..m).map(|a| &attributes[a].up[0][floor[a]][..]).collect();
+            let radices: Vec<u32> = (0..m).map(|a| attributes[a].nodes[floor[a]]).collect();
+            search.base = base.rollup(
+                m,
+                &radices,
+                |t, out| {
+                    for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
+                        *o = map[v as usize];
+                    }
+                },
+                None,
+            );
+            search.floor = floor;
         }
         smaller = current;
     }
@@ -405,7 +494,7 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
     let mut assign = Vec::new();
     let radices = full.radices(best.node, &attributes);
     let maps: Vec<&[u32]> = (0..m)
-        .map(|j| &attributes[j].code_map[full.level(best.node, j)][..])
+        .map(|j| &attributes[j].up[0][full.level(best.node, j)][..])
         .collect();
     let chosen = base.rollup(
         m,
