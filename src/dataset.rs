@@ -4,13 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{Config, ConfigError, Role, ValueType};
-use crate::hierarchy::{Hierarchy, name_some};
+use crate::hierarchy::{Hierarchy, counted, name_some};
 use crate::table::Table;
 use crate::{Error, Result};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
-    #[error("{}: column {column:?}: {count} values are absent from the hierarchy {}: {names}", csv.display(), hierarchy.display())]
+    #[error("{}: column {column:?}: {} absent from the hierarchy {}: {names}", csv.display(), counted(*count, "value is", "values are"), hierarchy.display())]
     AbsentFromHierarchy {
         csv: PathBuf,
         hierarchy: PathBuf,
@@ -18,10 +18,12 @@ pub enum DataError {
         count: usize,
         names: String,
     },
-    #[error("{}:{line}: column {column:?}: expected {expected}, found {found:?}", csv.display())]
+    /// `row` counts data rows from 1 (the header is not a row); a line
+    /// number would be wrong as soon as a quoted field spans lines.
+    #[error("{}: row {row}, column {column:?}: expected {expected}, found {found:?}", csv.display())]
     NotNumeric {
         csv: PathBuf,
-        line: usize,
+        row: usize,
         column: String,
         expected: &'static str,
         found: String,
@@ -281,7 +283,7 @@ fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy) -> Result<Vec<u
 }
 
 /// Parses every distinct value of a numeric column; a missing-value token
-/// parses as `None`. The first offending row is named by its line.
+/// parses as `None`. The first offending row is named by its number.
 fn parse_numbers(
     table: &Table,
     column: usize,
@@ -307,10 +309,9 @@ fn parse_numbers(
                     .iter()
                     .position(|&c| c as usize == code)
                     .unwrap_or(0);
-                let line = row + 1 + usize::from(table.header);
                 return Err(DataError::NotNumeric {
                     csv: table.source.clone(),
-                    line,
+                    row: row + 1,
                     column: col.name.clone(),
                     expected: if value_type == ValueType::Integer {
                         "an integer"

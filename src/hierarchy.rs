@@ -39,13 +39,13 @@ pub enum HierarchyError {
         expected: usize,
         found: usize,
     },
-    #[error("{}: {count} leaves have two different generalization paths: {names}", path.display())]
+    #[error("{}: {} two different generalization paths: {names}", path.display(), counted(*count, "leaf has", "leaves have"))]
     ConflictingLeaves {
         path: PathBuf,
         count: usize,
         names: String,
     },
-    #[error("{}: {count} nodes have two parents: {names}", path.display())]
+    #[error("{}: {} two parents: {names}", path.display(), counted(*count, "node has", "nodes have"))]
     TwoParents {
         path: PathBuf,
         count: usize,
@@ -63,6 +63,11 @@ pub enum HierarchyError {
         line: u64,
         message: String,
     },
+}
+
+/// "1 leaf has" or "3 leaves have": a count with its noun and verb agreeing.
+pub(crate) fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// Formats the first few offenders and the count of the rest.
@@ -376,14 +381,14 @@ mod tests {
         let err = parse("a;x;*\na;y;*\n").unwrap_err().to_string();
         assert_eq!(
             err,
-            "h.csv: 1 leaves have two different generalization paths: \"a\""
+            "h.csv: 1 leaf has two different generalization paths: \"a\""
         );
     }
 
     #[test]
     fn node_with_two_parents_is_named() {
         let err = parse("a;x;p;*\nb;x;q;*\n").unwrap_err().to_string();
-        assert!(err.contains("1 nodes have two parents"), "{err}");
+        assert!(err.contains("1 node has two parents"), "{err}");
         assert!(
             err.contains("\"x\" (level 1) under \"p\" and \"q\""),
             "{err}"

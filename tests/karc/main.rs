@@ -4,6 +4,8 @@
 mod common;
 
 mod anonymize;
+mod bad_input;
+mod constraints;
 mod incognito;
 mod partitioning;
 mod verify;

@@ -8,7 +8,7 @@ use karc::anonymize::{self, Algorithm};
 use karc::config::Config;
 use karc::dataset::Dataset;
 use karc::io::write_atomically;
-use karc::privacy::PrivacyModel;
+use karc::privacy::{ModelError, PrivacyModel};
 use karc::report::Report;
 
 use crate::cli::{AnonymizeArgs, AnonymizerArgs};
@@ -23,6 +23,9 @@ pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
         config.algorithm.seed = seed;
     }
     if let Some(k) = args.k {
+        if k == 0 {
+            anyhow::bail!("--k 0: k must be at least 1");
+        }
         config.privacy.k = Some(k);
         config.privacy.constraints.clear();
     }
@@ -43,7 +46,17 @@ pub struct Anonymized {
 pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anonymized> {
     let algorithm = Algorithm::from_name(&config.algorithm.name)?;
     let data = Dataset::load(config, input)?;
-    let model = PrivacyModel::from_config(config, &data)?;
+    // Name where the model comes from: the table for a k it cannot reach,
+    // the config's [privacy] section for the rest.
+    let model = PrivacyModel::from_config(config, &data).map_err(|e| {
+        let place = match &e {
+            karc::Error::Model(ModelError::KTooLarge { .. }) => {
+                data.table.source.display().to_string()
+            }
+            _ => format!("{}: [privacy]", config.path.display()),
+        };
+        anyhow::Error::new(e).context(place)
+    })?;
     let start = Instant::now();
     let outcome = anonymize::run(&data, &model, &config.algorithm)?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
