@@ -5,6 +5,8 @@
 //! release that breaks its claim.
 
 mod basic_mondrian;
+mod classfly;
+mod classfly_plus;
 mod datafly;
 mod incognito;
 mod ma_datafly;
@@ -21,6 +23,8 @@ use crate::release::Release;
 use crate::{Error, Result};
 
 pub use basic_mondrian::basic_mondrian;
+pub use classfly::classfly;
+pub use classfly_plus::{ClassflyPlus, classfly_plus};
 pub use datafly::datafly;
 pub use incognito::{MAX_SEARCH_SPACE, incognito};
 pub use ma_datafly::ma_datafly;
@@ -62,6 +66,10 @@ pub enum Algorithm {
     BasicMondrian,
     #[serde(rename = "topdown")]
     TopDown,
+    Classfly,
+    ClassflyPlusNaive,
+    ClassflyPlusComplete,
+    ClassflyPlusPartial,
 }
 
 impl Algorithm {
@@ -72,6 +80,10 @@ impl Algorithm {
         Algorithm::Mondrian,
         Algorithm::BasicMondrian,
         Algorithm::TopDown,
+        Algorithm::Classfly,
+        Algorithm::ClassflyPlusNaive,
+        Algorithm::ClassflyPlusComplete,
+        Algorithm::ClassflyPlusPartial,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +94,10 @@ impl Algorithm {
             Algorithm::Mondrian => "mondrian",
             Algorithm::BasicMondrian => "basic-mondrian",
             Algorithm::TopDown => "topdown",
+            Algorithm::Classfly => "classfly",
+            Algorithm::ClassflyPlusNaive => "classfly-plus-naive",
+            Algorithm::ClassflyPlusComplete => "classfly-plus-complete",
+            Algorithm::ClassflyPlusPartial => "classfly-plus-partial",
         }
     }
 
@@ -108,13 +124,37 @@ impl Algorithm {
     pub fn datafly_style(self) -> bool {
         matches!(self, Algorithm::Datafly | Algorithm::MaDatafly)
     }
+
+    /// Classfly-style methods suppress their leftover rows by their own rule.
+    pub fn suppresses_leftovers(self) -> bool {
+        matches!(
+            self,
+            Algorithm::Classfly
+                | Algorithm::ClassflyPlusNaive
+                | Algorithm::ClassflyPlusComplete
+                | Algorithm::ClassflyPlusPartial
+        )
+    }
+
+    /// How many rows the method may suppress on `rows` rows under `model`
+    /// (`ALGORITHMS.md`): the configured `suppression_limit` when set;
+    /// otherwise up to max k for Datafly-style methods, every leftover row
+    /// for Classfly-style ones (fewer than max K per independent constraint
+    /// subset and round), none for the others.
+    pub fn suppression_budget(self, model: &PrivacyModel, rows: usize) -> usize {
+        if model.suppression_limit.is_none() && self.suppresses_leftovers() {
+            rows
+        } else {
+            model.suppression_budget(rows, self.datafly_style())
+        }
+    }
 }
 
 /// Anonymizes `data` under `model` with the configured algorithm, and checks
 /// the release (claim and suppression budget) before returning it.
 pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Result<Outcome> {
     let algorithm = Algorithm::from_name(&config.name)?;
-    let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
+    let budget = algorithm.suppression_budget(model, data.rows());
     let outcome = match algorithm {
         Algorithm::Datafly => datafly(data, model, budget)?,
         Algorithm::MaDatafly => ma_datafly(data, model, budget)?,
@@ -122,6 +162,14 @@ pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Re
         Algorithm::Mondrian => mondrian(data, model)?,
         Algorithm::BasicMondrian => basic_mondrian(data, model)?,
         Algorithm::TopDown => topdown(data, model, config.seed)?,
+        Algorithm::Classfly => classfly(data, model, budget)?,
+        Algorithm::ClassflyPlusNaive => classfly_plus(data, model, budget, ClassflyPlus::Naive)?,
+        Algorithm::ClassflyPlusComplete => {
+            classfly_plus(data, model, budget, ClassflyPlus::Complete)?
+        }
+        Algorithm::ClassflyPlusPartial => {
+            classfly_plus(data, model, budget, ClassflyPlus::Partial)?
+        }
     };
     check(algorithm, data, model, &outcome, budget)?;
     Ok(outcome)

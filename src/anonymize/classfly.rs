@@ -1,0 +1,516 @@
+//! Classfly (Liu, Yang, Yu 2005; the base of paper 000) and the
+//! local-recoding working-set machinery Classfly+ shares.
+//!
+//! A working set W starts with every row. While |W| >= K: the rows of W that
+//! already satisfy the constraint, counted inside W, leave W for good at the
+//! current levels (a *batch*); then the QI with the most distinct values
+//! among the rows still in W is raised one level, for those rows only. Rows
+//! of one value can thus end at different levels: local recoding.
+//!
+//! Choices the papers leave open, made here (see also `ALGORITHMS.md`):
+//! - ties between QIs with equally many distinct values go to the earlier
+//!   column, as in Datafly;
+//! - `classfly` given a constraint set runs on the union constraint (all
+//!   constrained QIs, the largest K): Theorem 3 of paper 000 makes that
+//!   sufficient, and it is what a single-constraint method can do;
+//! - a working set never climbs to `*` in every QI of the table: such rows
+//!   are suppressed rows by definition, so W stops one step earlier and its
+//!   rows are treated as leftovers;
+//! - leftovers (fewer than K rows, or W stopped as above) are suppressed,
+//!   whole rows (every QI cell `*`), as the papers do, when the privacy
+//!   policy is `mask` and the suppression budget allows it. A suppressed row
+//!   also leaves every other independent constraint subset, so the subsets
+//!   where it sat in a batch are recomputed without it (a fixed point: the
+//!   suppressed set only grows). Without a configured `suppression_limit`
+//!   the budget is Classfly's own rule (every leftover); with one, or under
+//!   the `strict` policy (where fewer than K suppressed rows would form a
+//!   too-small class), leftovers that do not fit are never suppressed but
+//!   *absorbed*: each joins the anonymous block of done rows it costs least
+//!   to merge with, the block and the row raised together to their lowest
+//!   common generalization. Blocks are the connected components of "shares a
+//!   class of some constraint" inside one batch; each is anonymous on its
+//!   own, a union of anonymous sets is anonymous, and a block plus one row
+//!   made identical stays anonymous, so the release always satisfies the
+//!   constraint set.
+
+use crate::Result;
+use crate::anonymize::Outcome;
+use crate::cell::Cell;
+use crate::classes::Partition;
+use crate::config::SuppressionPolicy;
+use crate::dataset::{DataError, Dataset};
+use crate::privacy::PrivacyModel;
+use crate::release::Release;
+
+/// A constraint of a component on the component's attribute positions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LocalConstraint {
+    pub attrs: Vec<usize>,
+    pub k: usize,
+}
+
+/// A set of constraints anonymized together over its own QIs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Component {
+    /// Dataset QI positions, ascending.
+    pub qis: Vec<usize>,
+    /// Constraints by K ascending (ties keep their configured order).
+    pub constraints: Vec<LocalConstraint>,
+    pub max_k: usize,
+}
+
+impl Component {
+    /// The component of `constraints` (dataset QI positions), sorted by K.
+    pub fn new(constraints: &[&crate::privacy::Constraint]) -> Component {
+        let mut qis: Vec<usize> = constraints.iter().flat_map(|c| c.qis.clone()).collect();
+        qis.sort_unstable();
+        qis.dedup();
+        let mut local: Vec<LocalConstraint> = constraints
+            .iter()
+            .map(|c| LocalConstraint {
+                attrs: c
+                    .qis
+                    .iter()
+                    .map(|q| qis.binary_search(q).expect("constraint QI in component"))
+                    .collect(),
+                k: c.k,
+            })
+            .collect();
+        local.sort_by_key(|c| c.k);
+        let max_k = local.iter().map(|c| c.k).max().unwrap_or(1);
+        Component {
+            qis,
+            constraints: local,
+            max_k,
+        }
+    }
+
+    /// The union constraint (paper 000, Definition 5): every QI, the largest K.
+    pub fn union(&self) -> LocalConstraint {
+        LocalConstraint {
+            attrs: (0..self.qis.len()).collect(),
+            k: self.max_k,
+        }
+    }
+}
+
+/// Picks, among the candidates (the rows of W), the rows that may leave W.
+pub(crate) trait TupleFilter {
+    /// `columns[a][i]`: the generalized node of W's `i`-th row in attribute
+    /// `a`. Returns, per row of W, whether it stays in W.
+    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool>;
+}
+
+/// Marks (in `out`) the candidates, not yet out, whose class on `c`
+/// counted among the candidates is smaller than `c.k`. Returns whether any
+/// row moved.
+pub(crate) fn move_out_violators(
+    c: &LocalConstraint,
+    columns: &[Vec<u32>],
+    out: &mut [bool],
+) -> bool {
+    let cols: Vec<&[u32]> = c.attrs.iter().map(|&a| &columns[a][..]).collect();
+    let p = Partition::new(&cols, out.len(), Some(out));
+    let mut moved = false;
+    for (row, o) in out.iter_mut().enumerate() {
+        if p.is_small(row, c.k) {
+            *o = true;
+            moved = true;
+        }
+    }
+    moved
+}
+
+/// Classfly's filter: one pass on a single constraint (for a component of
+/// several constraints, their union constraint: the naive Classfly+ filter).
+pub(crate) struct UnionFilter;
+
+impl TupleFilter for UnionFilter {
+    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool> {
+        let mut out = vec![false; len];
+        // With one constraint, moving out whole classes changes no other
+        // class: one pass reaches the fixed point.
+        move_out_violators(&component.union(), columns, &mut out);
+        out
+    }
+}
+
+/// Rows that left W together, all at one level vector.
+#[derive(Debug, Clone)]
+struct Batch {
+    levels: Vec<usize>,
+    rows: Vec<u32>,
+}
+
+/// The result of the working-set loop on one component.
+#[derive(Debug, Clone)]
+struct ComponentRun {
+    batches: Vec<Batch>,
+    leftovers: Vec<u32>,
+}
+
+/// Per QI of a component: the hierarchy height and the current level map
+/// (dictionary code -> node), regenerated on each raise.
+fn run_component(
+    data: &Dataset,
+    component: &Component,
+    suppressed: &[bool],
+    filter: &dyn TupleFilter,
+) -> ComponentRun {
+    let m = component.qis.len();
+    let heights: Vec<usize> = component
+        .qis
+        .iter()
+        .map(|&q| data.qis[q].height().expect("checked by require"))
+        .collect();
+    // Stop before W is `*` in every QI of the table: those would be
+    // suppressed rows (see the module doc).
+    let spans_table = m == data.qis.len();
+    let codes: Vec<&[u32]> = component.qis.iter().map(|&q| data.qi_codes(q)).collect();
+    let mut w: Vec<u32> = (0..data.rows() as u32)
+        .filter(|&r| !suppressed[r as usize])
+        .collect();
+    let mut levels = vec![0usize; m];
+    let mut columns: Vec<Vec<u32>> = codes
+        .iter()
+        .map(|c| w.iter().map(|&r| c[r as usize]).collect())
+        .collect();
+    let mut batches = Vec::new();
+    let mut seen: Vec<u32> = Vec::new();
+    let mut stamp = 0u32;
+    while w.len() >= component.max_k {
+        let stays = filter.stays(component, &columns, w.len());
+        if stays.iter().any(|&s| !s) {
+            let rows = w
+                .iter()
+                .zip(&stays)
+                .filter(|&(_, &s)| !s)
+                .map(|(&r, _)| r)
+                .collect();
+            batches.push(Batch {
+                levels: levels.clone(),
+                rows,
+            });
+            retain(&mut w, &stays);
+            for col in &mut columns {
+                retain(col, &stays);
+            }
+            if w.len() < component.max_k {
+                break;
+            }
+        }
+        // The QI with the most distinct values among W, ties to the earlier.
+        let mut best: Option<(usize, usize)> = None;
+        for a in 0..m {
+            if levels[a] >= heights[a] {
+                continue;
+            }
+            let nodes = data.qis[component.qis[a]]
+                .hierarchy
+                .as_ref()
+                .expect("checked")
+                .nodes(levels[a]);
+            if seen.len() < nodes {
+                seen.resize(nodes, 0);
+            }
+            stamp = stamp.wrapping_add(1);
+            if stamp == 0 {
+                seen.iter_mut().for_each(|s| *s = 0);
+                stamp = 1;
+            }
+            let mut distinct = 0;
+            for &g in &columns[a] {
+                let s = &mut seen[g as usize];
+                if *s != stamp {
+                    *s = stamp;
+                    distinct += 1;
+                }
+            }
+            if best.is_none_or(|(_, d)| distinct > d) {
+                best = Some((a, distinct));
+            }
+        }
+        let Some((a, _)) = best else { break };
+        let below_root = levels.iter().zip(&heights).filter(|&(l, h)| l < h).count();
+        if spans_table && below_root == 1 && levels[a] + 1 == heights[a] {
+            break;
+        }
+        levels[a] += 1;
+        let map = data.qis[component.qis[a]].level_map(levels[a]);
+        for (g, &r) in columns[a].iter_mut().zip(&w) {
+            *g = map[codes[a][r as usize] as usize];
+        }
+    }
+    ComponentRun {
+        batches,
+        leftovers: w,
+    }
+}
+
+/// Keeps the items whose flag is true.
+fn retain<T: Copy>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    items.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+/// An anonymous set of done rows that share one level vector.
+#[derive(Debug, Clone)]
+struct Block {
+    rows: Vec<u32>,
+    levels: Vec<usize>,
+    /// Per attribute, the lowest level (>= `levels`) where all rows agree.
+    common: Vec<usize>,
+}
+
+/// Splits a batch into blocks: connected components of "shares a class of
+/// some constraint" (each is anonymous on its own).
+fn blocks_of(data: &Dataset, component: &Component, batch: &Batch) -> Vec<Block> {
+    let n = batch.rows.len();
+    let columns: Vec<Vec<u32>> = component
+        .qis
+        .iter()
+        .enumerate()
+        .map(|(a, &q)| {
+            let map = data.qis[q].level_map(batch.levels[a]);
+            let codes = data.qi_codes(q);
+            batch
+                .rows
+                .iter()
+                .map(|&r| map[codes[r as usize] as usize])
+                .collect()
+        })
+        .collect();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for c in &component.constraints {
+        let cols: Vec<&[u32]> = c.attrs.iter().map(|&a| &columns[a][..]).collect();
+        let p = Partition::new(&cols, n, None);
+        let mut first = vec![usize::MAX; p.classes()];
+        for (i, &class) in p.class_of.iter().enumerate() {
+            let f = &mut first[class as usize];
+            if *f == usize::MAX {
+                *f = i;
+            } else {
+                let (x, y) = (find(&mut parent, *f), find(&mut parent, i));
+                parent[x] = y;
+            }
+        }
+    }
+    let mut index = vec![usize::MAX; n];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    for i in 0..n {
+        let root = find(&mut parent, i);
+        if index[root] == usize::MAX {
+            index[root] = members.len();
+            members.push(Vec::new());
+        }
+        members[index[root]].push(batch.rows[i]);
+    }
+    members
+        .into_iter()
+        .map(|rows| {
+            let common = component
+                .qis
+                .iter()
+                .enumerate()
+                .map(|(a, &q)| {
+                    let qi = &data.qis[q];
+                    let h = qi.hierarchy.as_ref().expect("checked");
+                    let codes = data.qi_codes(q);
+                    let leaf = |r: u32| qi.leaf_of[codes[r as usize] as usize];
+                    let first = leaf(rows[0]);
+                    let mut l = batch.levels[a];
+                    while rows[1..]
+                        .iter()
+                        .any(|&r| h.node_of(l, leaf(r)) != h.node_of(l, first))
+                    {
+                        l += 1;
+                    }
+                    l
+                })
+                .collect();
+            Block {
+                rows,
+                levels: batch.levels.clone(),
+                common,
+            }
+        })
+        .collect()
+}
+
+/// Merges every leftover row into the block it costs least to join (the
+/// Precision lost by the block's rows and the row), never into `*` in every
+/// QI of the table while another block allows less.
+fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Vec<Block> {
+    let mut blocks: Vec<Block> = run
+        .batches
+        .iter()
+        .flat_map(|b| blocks_of(data, component, b))
+        .collect();
+    let spans_table = component.qis.len() == data.qis.len();
+    let qis: Vec<_> = component.qis.iter().map(|&q| &data.qis[q]).collect();
+    let heights: Vec<f64> = qis
+        .iter()
+        .map(|q| q.height().expect("checked") as f64)
+        .collect();
+    let leaf =
+        |a: usize, r: u32| qis[a].leaf_of[data.qi_codes(component.qis[a])[r as usize] as usize];
+    let mut merged = vec![0usize; qis.len()];
+    for &r in &run.leftovers {
+        let mut best: Option<(bool, f64, usize, Vec<usize>)> = None;
+        for (b, block) in blocks.iter().enumerate() {
+            let mut cost = 0.0;
+            for (a, qi) in qis.iter().enumerate() {
+                let h = qi.hierarchy.as_ref().expect("checked");
+                let rep = leaf(a, block.rows[0]);
+                let mine = leaf(a, r);
+                let mut l = block.common[a];
+                while h.node_of(l, mine) != h.node_of(l, rep) {
+                    l += 1;
+                }
+                merged[a] = l;
+                cost += (l - block.levels[a]) as f64 / heights[a] * block.rows.len() as f64
+                    + l as f64 / heights[a];
+            }
+            let all_root = spans_table && merged.iter().zip(&heights).all(|(&l, &h)| l as f64 >= h);
+            let better = match &best {
+                None => true,
+                Some((root, c, _, _)) => (all_root, cost) < (*root, *c),
+            };
+            if better {
+                best = Some((all_root, cost, b, merged.clone()));
+            }
+        }
+        let (_, _, b, levels) = best.expect("leftovers imply done rows: K <= n");
+        let block = &mut blocks[b];
+        block.rows.push(r);
+        block.common.clone_from(&levels);
+        block.levels = levels;
+    }
+    blocks
+}
+
+/// Runs the working-set loop on every component and turns the runs into a
+/// release, suppressing or absorbing leftovers (see the module doc).
+pub(crate) fn local_recoding(
+    data: &Dataset,
+    model: &PrivacyModel,
+    budget: usize,
+    algorithm: &str,
+    components: &[Component],
+    filter: &dyn TupleFilter,
+) -> Result<Outcome> {
+    for c in components {
+        if let Some(&q) = c.qis.iter().find(|&&q| data.qis[q].hierarchy.is_none()) {
+            return Err(DataError::NeedsHierarchy {
+                algorithm: algorithm.to_owned(),
+                column: data.qis[q].name.clone(),
+            }
+            .into());
+        }
+    }
+    let n = data.rows();
+    let may_suppress = model.policy == SuppressionPolicy::Mask;
+    let mut suppressed = vec![false; n];
+    let mut suppressed_count = 0usize;
+    let mut runs: Vec<ComponentRun> = components
+        .iter()
+        .map(|c| run_component(data, c, &suppressed, filter))
+        .collect();
+    let mut absorbed: Option<Vec<Vec<Block>>> = None;
+    loop {
+        let mut leftovers: Vec<u32> = runs.iter().flat_map(|r| r.leftovers.clone()).collect();
+        leftovers.sort_unstable();
+        leftovers.dedup();
+        if leftovers.is_empty() {
+            break;
+        }
+        if !(may_suppress && suppressed_count + leftovers.len() <= budget) {
+            absorbed = Some(
+                components
+                    .iter()
+                    .zip(&runs)
+                    .map(|(c, run)| absorb(data, c, run))
+                    .collect(),
+            );
+            break;
+        }
+        for &r in &leftovers {
+            suppressed[r as usize] = true;
+        }
+        suppressed_count += leftovers.len();
+        // A suppressed row that sat in a batch of some component leaves it:
+        // recompute that component without it.
+        for (c, run) in components.iter().zip(runs.iter_mut()) {
+            let hit = run
+                .batches
+                .iter()
+                .any(|b| b.rows.iter().any(|&r| suppressed[r as usize]));
+            if hit {
+                *run = run_component(data, c, &suppressed, filter);
+            } else {
+                run.leftovers.clear();
+            }
+        }
+    }
+
+    // Raw cells everywhere, then each component's levels, then `*` rows.
+    let mut cells: Vec<Vec<Cell>> = (0..data.qis.len())
+        .map(|q| data.qi_codes(q).iter().map(|&c| Cell::Value(c)).collect())
+        .collect();
+    let mut place = |component: &Component, rows: &[u32], levels: &[usize]| {
+        for (a, &q) in component.qis.iter().enumerate() {
+            let qi = &data.qis[q];
+            let codes = data.qi_codes(q);
+            for &r in rows {
+                cells[q][r as usize] = Cell::at_level(qi, levels[a], codes[r as usize]);
+            }
+        }
+    };
+    match &absorbed {
+        Some(blocks) => {
+            for (c, blocks) in components.iter().zip(blocks) {
+                for b in blocks {
+                    place(c, &b.rows, &b.levels);
+                }
+            }
+        }
+        None => {
+            for (c, run) in components.iter().zip(&runs) {
+                for b in &run.batches {
+                    place(c, &b.rows, &b.levels);
+                }
+            }
+        }
+    }
+    for column in &mut cells {
+        for (cell, &s) in column.iter_mut().zip(&suppressed) {
+            if s {
+                *cell = Cell::Suppressed;
+            }
+        }
+    }
+    Ok(Outcome {
+        release: Release { cells },
+        levels: None,
+        minimal_levels: None,
+    })
+}
+
+/// Classfly on the union constraint of the model (one constraint when the
+/// model is a single k).
+pub fn classfly(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
+    let all: Vec<&crate::privacy::Constraint> = model.constraints.iter().collect();
+    let mut component = Component::new(&all);
+    component.constraints = vec![component.union()];
+    local_recoding(data, model, budget, "classfly", &[component], &UnionFilter)
+}
