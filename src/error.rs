@@ -12,6 +12,7 @@ pub use crate::config::ConfigError;
 pub use crate::dataset::DataError;
 pub use crate::hierarchy::HierarchyError;
 pub use crate::privacy::ModelError;
+pub use crate::stream::StreamError;
 pub use crate::table::CsvError;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,7 @@ pub enum Error {
     Anonymize(#[from] AnonymizeError),
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    Stream(#[from] StreamError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

@@ -39,6 +39,7 @@ pub mod metrics;
 pub mod privacy;
 pub mod release;
 pub mod report;
+pub mod stream;
 pub mod table;
 
 pub use error::Error;

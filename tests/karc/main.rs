@@ -8,4 +8,5 @@ mod bad_input;
 mod constraints;
 mod incognito;
 mod partitioning;
+mod stream;
 mod verify;

@@ -3,6 +3,7 @@
 
 mod anonymize;
 mod cli;
+mod stream;
 mod verify;
 
 use std::process::ExitCode;
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Anonymize(args) => anonymize::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Stream(args) => stream::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,205 @@
+//! `karc stream`: anonymize standard input as a stream, writing each row to
+//! standard output as soon as it is published.
+
+use std::io::{BufRead, BufReader};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use karc::config::Config;
+use karc::io::write_atomically;
+use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary};
+use karc::table::detect_delimiter;
+use serde::Serialize;
+
+use crate::cli::StreamArgs;
+
+/// The `--report-json` of `karc stream`.
+#[derive(Debug, Serialize)]
+struct StreamReport<'a> {
+    algorithm: &'static str,
+    #[serde(flatten)]
+    params: &'a StreamParams,
+    #[serde(flatten)]
+    summary: &'a Summary,
+    elapsed_ms: f64,
+}
+
+/// Reads a numeric `[algorithm]` parameter of the config.
+fn param(config: &Config, name: &str) -> Result<Option<f64>> {
+    match config.algorithm.params.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_float()
+            .or_else(|| v.as_integer().map(|i| i as f64))
+            .map(Some)
+            .with_context(|| {
+                format!(
+                    "{}: [algorithm] {name}: expected a number, found {v:?}",
+                    config.path.display()
+                )
+            }),
+    }
+}
+
+fn count(config: &Config, name: &str) -> Result<Option<usize>> {
+    Ok(param(config, name)?.map(|x| x.max(0.0) as usize))
+}
+
+pub fn run(args: StreamArgs) -> Result<ExitCode> {
+    let config = Config::load(&args.config)?;
+    let algorithm = StreamAlgorithm::from_name(
+        args.algorithm
+            .as_deref()
+            .unwrap_or(config.algorithm.name.as_str()),
+    )?;
+    let k = args
+        .k
+        .or(config.privacy.k)
+        .context("no k: give --k or [privacy] k")?;
+    let delta = match args.delay {
+        Some(d) => d,
+        None => count(&config, "delay")?.context("no delay: give --delay or [algorithm] delay")?,
+    };
+    let mut params = StreamParams::new(k, delta);
+    params.tau = args.tau.or(param(&config, "tau")?).unwrap_or(params.tau);
+    params.c0 = args.c0.or(param(&config, "c0")?).unwrap_or(params.c0);
+    params.beta = args.beta.or(count(&config, "beta")?).unwrap_or(params.beta);
+    params.mu = args.mu.or(count(&config, "mu")?).unwrap_or(params.mu);
+    params.seed = args.seed.unwrap_or(config.algorithm.seed);
+    params.validate()?;
+
+    let stdin = std::io::stdin().lock();
+    let mut input = BufReader::with_capacity(1 << 16, stdin);
+    let delimiter = match config.delimiter()? {
+        Some(d) => d,
+        None => detect_delimiter(input.fill_buf().context("reading standard input")?),
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input);
+    let mut record = csv::StringRecord::new();
+    let read = |reader: &mut csv::Reader<_>, record: &mut csv::StringRecord| -> Result<bool> {
+        reader.read_record(record).map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            anyhow::Error::from(karc::Error::from(karc::table::CsvError::Malformed {
+                path: karc::stream::STDIN.into(),
+                line,
+                message: e.to_string(),
+            }))
+        })
+    };
+    if !read(&mut reader, &mut record)? {
+        return Err(karc::Error::from(karc::table::CsvError::Empty {
+            path: karc::stream::STDIN.into(),
+        })
+        .into());
+    }
+    let header: Vec<String> = record
+        .iter()
+        .map(|f| {
+            if config.input.trim {
+                f.trim_matches([' ', '\t']).to_owned()
+            } else {
+                f.to_owned()
+            }
+        })
+        .collect();
+    let schema = Schema::bind(&config, &header, args.pid.as_deref())?;
+    let mut stream = Stream::new(schema, algorithm, params)?;
+    let mut pending = None;
+    if !config.input.header {
+        // The first record was data.
+        pending = Some(record.clone());
+    }
+
+    let columns: Vec<usize> = stream.schema().released_columns().collect();
+    if columns
+        .iter()
+        .any(|&c| stream.schema().names[c] == args.row_column)
+    {
+        anyhow::bail!(
+            "the input already has a column {:?}: name the row-number column with --row-column",
+            args.row_column
+        );
+    }
+    let stdout = std::io::stdout().lock();
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(std::io::BufWriter::with_capacity(1 << 16, stdout));
+    if config.input.header {
+        let mut names: Vec<&str> = columns
+            .iter()
+            .map(|&c| stream.schema().names[c].as_str())
+            .collect();
+        names.push(&args.row_column);
+        writer
+            .write_record(&names)
+            .context("writing standard output")?;
+    }
+
+    let start = Instant::now();
+    let mut fields: Vec<String> = Vec::with_capacity(columns.len() + 1);
+    let mut emit = |stream: &mut Stream, writer: &mut csv::Writer<_>| -> Result<()> {
+        let published = stream.take_published();
+        if published.is_empty() {
+            return Ok(());
+        }
+        for p in &published {
+            fields.clear();
+            for &c in &columns {
+                fields.push(stream.schema().released_text(p, c).into_owned());
+            }
+            fields.push(p.row.to_string());
+            writer
+                .write_record(&fields)
+                .context("writing standard output")?;
+        }
+        writer.flush().context("writing standard output")?;
+        Ok(())
+    };
+    loop {
+        let line;
+        if let Some(r) = pending.take() {
+            line = r.position().map_or(1, |p| p.line());
+            record = r;
+        } else {
+            if !read(&mut reader, &mut record)? {
+                break;
+            }
+            line = record.position().map_or(0, |p| p.line());
+        }
+        stream.push(line, &record)?;
+        emit(&mut stream, &mut writer)?;
+    }
+    stream.finish();
+    emit(&mut stream, &mut writer)?;
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+    let summary = stream.summary();
+    if let Some(path) = &args.report_json {
+        let report = StreamReport {
+            algorithm: algorithm.name(),
+            params: stream.params(),
+            summary: &summary,
+            elapsed_ms,
+        };
+        write_atomically(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &report)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    eprintln!(
+        "karc stream: {}: {} rows, {} suppressed, average information loss {:.4}, {} clusters, {} rows by reuse, longest delay {} arrivals, {:.0} ms",
+        algorithm.name(),
+        summary.rows,
+        summary.suppressed,
+        summary.avg_infoloss,
+        summary.clusters,
+        summary.reused,
+        summary.max_delay,
+        elapsed_ms
+    );
+    Ok(ExitCode::SUCCESS)
+}
