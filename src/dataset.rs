@@ -177,21 +177,7 @@ impl Dataset {
                 Vec::new()
             };
             let hierarchy = match config.hierarchy_path(c) {
-                Some(path) => Some(Hierarchy::load(&path).map_err(|e| {
-                    match e {
-                        Error::Io {
-                            path: hierarchy,
-                            source,
-                        } => ConfigError::HierarchyFile {
-                            path: cfg_path(),
-                            name: c.name.clone(),
-                            hierarchy,
-                            source,
-                        }
-                        .into(),
-                        other => other,
-                    }
-                })?),
+                Some(path) => Some(load_hierarchy(config, &c.name, &path)?),
                 None if c.value_type.is_numeric() => None,
                 None => {
                     return Err(DataError::NoHierarchy {
@@ -250,6 +236,23 @@ impl Dataset {
             None => Ok(()),
         }
     }
+}
+
+/// Loads the hierarchy of column `name`, naming the config in I/O errors.
+pub(crate) fn load_hierarchy(config: &Config, name: &str, path: &Path) -> Result<Hierarchy> {
+    Hierarchy::load(path).map_err(|e| match e {
+        Error::Io {
+            path: hierarchy,
+            source,
+        } => ConfigError::HierarchyFile {
+            path: config.path.clone(),
+            name: name.to_owned(),
+            hierarchy,
+            source,
+        }
+        .into(),
+        other => other,
+    })
 }
 
 /// Maps each dictionary code of `column` to its hierarchy leaf, naming the

@@ -44,7 +44,7 @@ use serde::Serialize;
 
 use crate::cell::Cell;
 use crate::config::{Config, ConfigError, Role, ValueType};
-use crate::dataset::{DataError, QuasiIdentifier};
+use crate::dataset::{DataError, QuasiIdentifier, load_hierarchy};
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::{Error, Result};
@@ -408,21 +408,7 @@ impl Schema {
             let column = names.iter().position(|n| *n == c.name).expect("checked");
             let numeric = c.value_type.is_numeric();
             let hierarchy = match config.hierarchy_path(c) {
-                Some(path) if !numeric => Some(Hierarchy::load(&path).map_err(|e| {
-                    match e {
-                        Error::Io {
-                            path: hierarchy,
-                            source,
-                        } => ConfigError::HierarchyFile {
-                            path: config.path.clone(),
-                            name: c.name.clone(),
-                            hierarchy,
-                            source,
-                        }
-                        .into(),
-                        other => other,
-                    }
-                })?),
+                Some(path) if !numeric => Some(load_hierarchy(config, &c.name, &path)?),
                 Some(_) => None,
                 None if numeric => None,
                 None => {
@@ -1030,6 +1016,20 @@ pub(crate) fn suppress(schema: &Schema, t: Tuple, out: &mut Vec<Published>) {
     });
 }
 
+/// The column names of a header record (trimmed when the config says so).
+pub fn header_names(config: &Config, header: &csv::StringRecord) -> Vec<String> {
+    header
+        .iter()
+        .map(|f| {
+            if config.input.trim {
+                f.trim_matches([' ', '\t']).to_owned()
+            } else {
+                f.to_owned()
+            }
+        })
+        .collect()
+}
+
 /// Runs a whole CSV held in memory through a stream (tests and runners):
 /// `sink` gets each published row with the number of rows that had arrived
 /// when it left. The command line streams standard input instead.
@@ -1063,17 +1063,7 @@ pub fn run_csv(
             return Err(crate::table::CsvError::Empty { path: STDIN.into() }.into());
         }
     };
-    let header: Vec<String> = first
-        .iter()
-        .map(|f| {
-            if config.input.trim {
-                f.trim_matches([' ', '\t']).to_owned()
-            } else {
-                f.to_owned()
-            }
-        })
-        .collect();
-    let schema = Schema::bind(config, &header, pid)?;
+    let schema = Schema::bind(config, &header_names(config, &first), pid)?;
     let mut stream = Stream::new(schema, algorithm, params)?;
     let mut drain = |stream: &mut Stream| {
         let arrivals = stream.arrivals();

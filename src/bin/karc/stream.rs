@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use karc::config::Config;
 use karc::io::write_atomically;
-use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary};
+use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary, header_names};
 use karc::table::detect_delimiter;
 use serde::Serialize;
 
@@ -97,17 +97,11 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
         })
         .into());
     }
-    let header: Vec<String> = record
-        .iter()
-        .map(|f| {
-            if config.input.trim {
-                f.trim_matches([' ', '\t']).to_owned()
-            } else {
-                f.to_owned()
-            }
-        })
-        .collect();
-    let schema = Schema::bind(&config, &header, args.pid.as_deref())?;
+    let schema = Schema::bind(
+        &config,
+        &header_names(&config, &record),
+        args.pid.as_deref(),
+    )?;
     let mut stream = Stream::new(schema, algorithm, params)?;
     let mut pending = None;
     if !config.input.header {
