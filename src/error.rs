@@ -31,6 +31,7 @@ pub enum Error {
     Anonymize(#[from] AnonymizeError),
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    #[error(transparent)]
     Stream(#[from] StreamError),
     #[error("{}: {source}", path.display())]
     Io {
