@@ -480,7 +480,7 @@ impl Schema {
             let known = sq.dict.len();
             let code = sq.dict.intern(value);
             if code as usize == known {
-                if let Err(e) = register(sq, value, &self.missing, &self.source, line) {
+                if let Err(e) = register(sq, value, &self.missing, &self.source, line, row) {
                     // Keep the dictionary and its per-code tables in step.
                     sq.dict = sq.dict.values().take(known).collect();
                     return Err(e);
@@ -764,6 +764,7 @@ fn register(
     missing: &[String],
     source: &std::path::Path,
     line: u64,
+    row: u64,
 ) -> Result<()> {
     match sq.qi.value_type {
         ValueType::Categorical => {}
@@ -784,7 +785,7 @@ fn register(
             let Some(x) = parsed else {
                 return Err(DataError::NotNumeric {
                     csv: source.to_owned(),
-                    line: line as usize,
+                    row: row as usize,
                     column: sq.qi.name.clone(),
                     expected: if numeric == ValueType::Integer {
                         "an integer"

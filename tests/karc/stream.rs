@@ -340,7 +340,7 @@ fn karc_stream_stops_with_exit_2_on_bad_input_mid_stream() {
     let (code, stdout, stderr) = outcome(&karc_stream(&args, &csv));
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("<stdin>:101: column \"age\": expected an integer, found \"forty\""),
+        stderr.contains("<stdin>: row 100, column \"age\": expected an integer, found \"forty\""),
         "{stderr}"
     );
     // What was published before the bad row stays published.
