@@ -5,6 +5,7 @@ mod common;
 
 mod anonymize;
 mod bad_input;
+mod codec;
 mod constraints;
 mod incognito;
 mod partitioning;

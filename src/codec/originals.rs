@@ -1,0 +1,716 @@
+//! The private part's QI columns: what turns the released QI columns back
+//! into the original ones (`spec/CODING.md`, "Original QI columns").
+//!
+//! Every mode shares the frame (mode id, QI count, one length-prefixed
+//! section per QI) and each section starts with the QI's *value table* `V`:
+//! the original distinct texts, either the hierarchy's leaves (stored in the
+//! public part already, so they cost nothing here) or a dictionary. A row's
+//! original is then an index into `V`, coded relative to its released symbol:
+//!
+//! - [`DiffMode::Paper`]: paper 004's difference coding exactly as
+//!   `ALGORITHMS.md` states it, kept for the reproduction of its figures;
+//! - [`DiffMode::PerValue`]: no bits for a cell released unchanged, and one
+//!   Huffman code per released value over the values it covers.
+
+use bitstream_io::BitWrite;
+use rustc_hash::FxHashMap;
+
+use super::CodecError;
+use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
+use super::plain::{canonical_integer, put_dictionary, read_dictionary};
+use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
+use crate::config::ValueType;
+use crate::dictionary::Dictionary;
+use crate::hierarchy::Hierarchy;
+use crate::huffman::{self, BitWindow, Decoder, HuffmanCode, HuffmanError};
+use crate::table::Column;
+
+/// How the original QI columns are coded against the release. The id is
+/// stored in the blob, so decoding needs no mode argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiffMode {
+    /// Paper 004's differences (id 0).
+    Paper,
+    /// A code per released value, nothing for unchanged cells (id 1).
+    #[default]
+    PerValue,
+}
+
+impl DiffMode {
+    pub const ALL: &'static [DiffMode] = &[DiffMode::Paper, DiffMode::PerValue];
+    const KNOWN: &'static str = "0 paper, 1 per-value";
+
+    /// The id stored in the blob.
+    pub fn id(self) -> u8 {
+        match self {
+            DiffMode::Paper => 0,
+            DiffMode::PerValue => 1,
+        }
+    }
+
+    pub fn from_id(id: u8) -> Result<DiffMode, CodecError> {
+        DiffMode::ALL
+            .iter()
+            .copied()
+            .find(|m| m.id() == id)
+            .ok_or(CodecError::UnsupportedMode {
+                id,
+                known: DiffMode::KNOWN,
+            })
+    }
+
+    /// The name users pass to `--mode`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffMode::Paper => "paper",
+            DiffMode::PerValue => "per-value",
+        }
+    }
+}
+
+impl std::str::FromStr for DiffMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        DiffMode::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                let known: Vec<_> = DiffMode::ALL.iter().map(|m| m.name()).collect();
+                format!("expected one of {}, found {s:?}", known.join(", "))
+            })
+    }
+}
+
+impl std::fmt::Display for DiffMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An original QI column with what its coding needs.
+#[derive(Debug, Clone, Copy)]
+pub struct QiOriginal<'a> {
+    pub name: &'a str,
+    pub value_type: ValueType,
+    pub hierarchy: Option<&'a Hierarchy>,
+    pub column: &'a Column,
+}
+
+/// What decoding needs of a QI (all of it public).
+#[derive(Debug, Clone, Copy)]
+pub struct QiSchema<'a> {
+    pub name: &'a str,
+    pub value_type: ValueType,
+    pub hierarchy: Option<&'a Hierarchy>,
+}
+
+/// The blob and how many of its bytes each QI takes (for `inspect`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedOriginals {
+    pub bytes: Vec<u8>,
+    pub column_bytes: Vec<(String, u64)>,
+}
+
+/// Value-table kind: the hierarchy's leaves, in file order.
+const VALUES_LEAVES: u8 = 0;
+/// Value-table kind: a dictionary (`put_dictionary`).
+const VALUES_DICTIONARY: u8 = 1;
+
+/// Rule of a released symbol: the cell is its original (no delta).
+const RULE_UNCHANGED: u8 = 0;
+/// Rule: the delta is `x - a` for the interval `[a, b]`.
+const RULE_INTERVAL: u8 = 1;
+/// Rule: the delta is a rank in the symbol's dictionary.
+const RULE_RANK: u8 = 2;
+/// Per-value rule: a code over the values the symbol covers.
+const RULE_COVERED: u8 = 2;
+/// Per-value rule: a code over the whole value table.
+const RULE_ANY: u8 = 3;
+
+/// The original distinct texts of one QI and each row's index into them.
+struct ValueTable {
+    texts: Vec<String>,
+    /// Each row's index into `texts`.
+    rows: Vec<u32>,
+    /// Whether `texts` are the hierarchy's leaves.
+    leaves: bool,
+}
+
+impl ValueTable {
+    /// Builds `V` for an original column and writes it.
+    fn build(qi: &QiOriginal<'_>, out: &mut Vec<u8>) -> ValueTable {
+        let col = qi.column;
+        let leaves: Option<Vec<u32>> = qi
+            .hierarchy
+            .and_then(|h| col.dict.values().map(|v| h.leaf(v)).collect());
+        let (texts, index_of_code): (Vec<String>, Vec<u32>) = match (qi.hierarchy, leaves) {
+            (Some(h), Some(leaves)) => {
+                out.push(VALUES_LEAVES);
+                let texts = (0..h.leaf_count() as u32)
+                    .map(|l| h.label(0, l).to_owned())
+                    .collect();
+                (texts, leaves)
+            }
+            _ => {
+                out.push(VALUES_DICTIONARY);
+                // The values rows use; numbers ascending (then text) for a
+                // numeric QI, first use otherwise.
+                let mut used = vec![false; col.dict.len()];
+                for &c in &col.codes {
+                    used[c as usize] = true;
+                }
+                let mut codes: Vec<u32> = (0..col.dict.len() as u32)
+                    .filter(|&c| used[c as usize])
+                    .collect();
+                if qi.value_type.is_numeric() {
+                    codes.sort_by(|&a, &b| {
+                        let (ta, tb) = (col.dict.value(a), col.dict.value(b));
+                        number(ta)
+                            .partial_cmp(&number(tb))
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                            .then_with(|| ta.cmp(tb))
+                    });
+                }
+                let texts_in_order: Vec<&str> = codes.iter().map(|&c| col.dict.value(c)).collect();
+                let stored = put_dictionary(out, &texts_in_order, true);
+                let mut index_of_code = vec![u32::MAX; col.dict.len()];
+                for (pos, &i) in stored.iter().enumerate() {
+                    index_of_code[codes[i as usize] as usize] = pos as u32;
+                }
+                let texts = stored
+                    .iter()
+                    .map(|&i| texts_in_order[i as usize].to_owned())
+                    .collect();
+                (texts, index_of_code)
+            }
+        };
+        let rows = col
+            .codes
+            .iter()
+            .map(|&c| index_of_code[c as usize])
+            .collect();
+        let leaves = out.first() == Some(&VALUES_LEAVES);
+        ValueTable {
+            texts,
+            rows,
+            leaves,
+        }
+    }
+
+    /// Reads `V`: its texts, and whether they are the hierarchy's leaves.
+    fn read(r: &mut ByteReader<'_>, qi: &QiSchema<'_>) -> Result<(Vec<String>, bool), CodecError> {
+        Ok(match r.byte("value table kind")? {
+            VALUES_LEAVES => {
+                let h = qi.hierarchy.ok_or_else(|| CodecError::Invalid {
+                    what: "value table",
+                    detail: format!(
+                        "QI {:?} refers to hierarchy leaves but has no hierarchy",
+                        qi.name
+                    ),
+                })?;
+                (
+                    (0..h.leaf_count() as u32)
+                        .map(|l| h.label(0, l).to_owned())
+                        .collect(),
+                    true,
+                )
+            }
+            VALUES_DICTIONARY => (read_dictionary(r)?, false),
+            id => {
+                return Err(CodecError::UnknownLayout {
+                    what: "value table kind",
+                    id,
+                    known: "0 hierarchy leaves, 1 dictionary",
+                });
+            }
+        })
+    }
+}
+
+fn number(t: &str) -> Option<f64> {
+    t.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The start `a` of a released symbol read as an integer interval `[a, b]`:
+/// an interval cell, or (numeric QI) a hierarchy node labelled `a-b` or
+/// `a~b` (ARX's `20-24`, `0~4`).
+fn interval_start(
+    symbol: &ReleasedSymbol,
+    value_type: ValueType,
+    hierarchy: Option<&Hierarchy>,
+) -> Option<i64> {
+    match symbol {
+        ReleasedSymbol::Interval { lo, .. } => lo.trim().parse().ok(),
+        ReleasedSymbol::Node { level, node } if value_type.is_numeric() => {
+            parse_interval_label(node_label(hierarchy, *level, *node).ok()?)
+        }
+        _ => None,
+    }
+}
+
+/// `a` of a label `a-b` / `a~b` (each end an optionally negative integer).
+pub(super) fn parse_interval_label(label: &str) -> Option<i64> {
+    let s = label.trim();
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let split = body.find(['-', '~'])?;
+    let (a, rest) = body.split_at(split);
+    let b = rest[1..].trim();
+    let a = a.trim();
+    if a.is_empty() || !a.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let b_digits = b.strip_prefix('-').unwrap_or(b);
+    if b_digits.is_empty() || !b_digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let a: i64 = a.parse().ok()?;
+    Some(if neg { -a } else { a })
+}
+
+/// Per released symbol: how many rows carry each original value (sparse).
+fn value_counts(released: &ReleasedColumn, values: &ValueTable) -> Vec<FxHashMap<u32, u64>> {
+    let mut counts: Vec<FxHashMap<u32, u64>> = vec![FxHashMap::default(); released.symbols.len()];
+    for (&g, &x) in released.rows.iter().zip(&values.rows) {
+        *counts[g as usize].entry(x).or_default() += 1;
+    }
+    counts
+}
+
+/// Values by descending count, ties by value-table order (the hierarchy's
+/// leaf order, or ascending numbers).
+fn ranked(counts: &FxHashMap<u32, u64>) -> Vec<u32> {
+    let mut v: Vec<u32> = counts.keys().copied().collect();
+    v.sort_by(|a, b| counts[b].cmp(&counts[a]).then(a.cmp(b)));
+    v
+}
+
+/// Encodes the original QI columns against their released columns.
+///
+/// Panics when `qis` and `released` disagree in length or rows: the caller
+/// pairs them, it is not input.
+pub fn encode_originals(
+    mode: DiffMode,
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+) -> EncodedOriginals {
+    assert_eq!(qis.len(), released.len(), "one released column per QI");
+    let mut bytes = vec![mode.id()];
+    put_varint(&mut bytes, qis.len() as u64);
+    let mut column_bytes = Vec::with_capacity(qis.len());
+    for (qi, rel) in qis.iter().zip(released) {
+        assert_eq!(
+            qi.column.codes.len(),
+            rel.rows.len(),
+            "QI {:?}: rows",
+            qi.name
+        );
+        let mut section = Vec::new();
+        let values = ValueTable::build(qi, &mut section);
+        match mode {
+            DiffMode::Paper => paper_encode(qi, rel, &values, &mut section),
+            DiffMode::PerValue => per_value_encode(qi, rel, &values, &mut section),
+        }
+        let before = bytes.len();
+        put_varint(&mut bytes, section.len() as u64);
+        bytes.extend_from_slice(&section);
+        column_bytes.push((qi.name.to_owned(), (bytes.len() - before) as u64));
+    }
+    EncodedOriginals {
+        bytes,
+        column_bytes,
+    }
+}
+
+/// Decodes a blob of [`encode_originals`]: the original QI columns, in
+/// `qis` order, with the same text in every row as the originals.
+pub fn decode_originals(
+    bytes: &[u8],
+    qis: &[QiSchema<'_>],
+    released: &[ReleasedColumn],
+) -> Result<Vec<Column>, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    let mode = DiffMode::from_id(r.byte("difference mode")?)?;
+    let q = r.varint("QI count")?;
+    if q != qis.len() as u64 || released.len() != qis.len() {
+        return Err(CodecError::CountMismatch {
+            what: "QI columns in the private part",
+            expected: qis.len() as u64,
+            found: q,
+        });
+    }
+    let mut out = Vec::with_capacity(qis.len());
+    for (qi, rel) in qis.iter().zip(released) {
+        let len = r.varint("QI section length")?;
+        let mut s = ByteReader::new(r.take(len, "QI section")?);
+        if let Some(&bad) = rel.rows.iter().find(|&&g| g as usize >= rel.symbols.len()) {
+            return Err(CodecError::IndexOutOfRange {
+                what: "released row",
+                index: u64::from(bad),
+                len: rel.symbols.len() as u64,
+            });
+        }
+        let (texts, leaves) = ValueTable::read(&mut s, qi)?;
+        let column = match mode {
+            DiffMode::Paper => paper_decode(qi, rel, texts, &mut s)?,
+            DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s)?,
+        };
+        s.finish("QI section")?;
+        out.push(column);
+    }
+    r.finish("original QI columns")?;
+    Ok(out)
+}
+
+/// Builds the decoded column: each row's text, by value-table index or as
+/// an extra text (a paper-mode interval value).
+struct ColumnBuilder {
+    column: Column,
+    codes_of_values: Vec<u32>,
+}
+
+impl ColumnBuilder {
+    fn new(name: &str, texts: &[String]) -> Self {
+        let mut dict = Dictionary::new();
+        let codes_of_values = texts.iter().map(|t| dict.intern(t)).collect();
+        ColumnBuilder {
+            column: Column {
+                name: name.to_owned(),
+                dict,
+                codes: Vec::new(),
+            },
+            codes_of_values,
+        }
+    }
+
+    fn push_value(&mut self, v: u32) {
+        self.column.codes.push(self.codes_of_values[v as usize]);
+    }
+
+    fn push_text(&mut self, t: &str) {
+        self.column.push(t);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Paper mode
+
+fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, out: &mut Vec<u8>) {
+    let counts = value_counts(rel, values);
+    // Per symbol: its rule, and for ranks the rank of each value.
+    let mut rank_of: Vec<FxHashMap<u32, u32>> = vec![FxHashMap::default(); rel.symbols.len()];
+    let mut rules = vec![RULE_RANK; rel.symbols.len()];
+    let mut starts = vec![0i64; rel.symbols.len()];
+    for (g, symbol) in rel.symbols.iter().enumerate() {
+        let unchanged = match symbol {
+            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            _ => false,
+        };
+        let start = interval_start(symbol, qi.value_type, qi.hierarchy).filter(|_| {
+            counts[g]
+                .keys()
+                .all(|&x| canonical_integer(&values.texts[x as usize]).is_some())
+        });
+        if unchanged {
+            rules[g] = RULE_UNCHANGED;
+            out.push(RULE_UNCHANGED);
+        } else if let Some(a) = start {
+            rules[g] = RULE_INTERVAL;
+            starts[g] = a;
+            out.push(RULE_INTERVAL);
+        } else {
+            out.push(RULE_RANK);
+            let ranking = ranked(&counts[g]);
+            put_varint(out, ranking.len() as u64);
+            for (rank, &x) in ranking.iter().enumerate() {
+                put_varint(out, u64::from(x));
+                rank_of[g].insert(x, rank as u32);
+            }
+        }
+    }
+    let deltas: Vec<i64> = rel
+        .rows
+        .iter()
+        .zip(&values.rows)
+        .map(|(&g, &x)| match rules[g as usize] {
+            RULE_UNCHANGED => 0,
+            RULE_INTERVAL => {
+                canonical_integer(&values.texts[x as usize]).expect("checked") - starts[g as usize]
+            }
+            _ => i64::from(rank_of[g as usize][&x]),
+        })
+        .collect();
+    // The delta alphabet: distinct deltas ascending, zigzag varints.
+    let mut alphabet: Vec<i64> = deltas.clone();
+    alphabet.sort_unstable();
+    alphabet.dedup();
+    put_varint(out, alphabet.len() as u64);
+    for &d in &alphabet {
+        put_varint(out, zigzag(d));
+    }
+    let index: FxHashMap<i64, u32> = alphabet
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (d, i as u32))
+        .collect();
+    let symbols: Vec<u32> = deltas.iter().map(|d| index[d]).collect();
+    put_coded(out, alphabet.len(), &symbols);
+}
+
+fn paper_decode(
+    qi: &QiSchema<'_>,
+    rel: &ReleasedColumn,
+    texts: Vec<String>,
+    s: &mut ByteReader<'_>,
+) -> Result<Column, CodecError> {
+    let m = rel.symbols.len();
+    let mut rules = Vec::with_capacity(m);
+    let mut starts = vec![0i64; m];
+    let mut dictionaries: Vec<Vec<u32>> = vec![Vec::new(); m];
+    for (g, symbol) in rel.symbols.iter().enumerate() {
+        let rule = s.byte("difference rule")?;
+        match rule {
+            RULE_UNCHANGED => {
+                if !matches!(symbol, ReleasedSymbol::Value(_)) {
+                    return Err(CodecError::Invalid {
+                        what: "difference rule",
+                        detail: format!("released symbol {g} is generalized but marked unchanged"),
+                    });
+                }
+            }
+            RULE_INTERVAL => {
+                starts[g] = interval_start(symbol, qi.value_type, qi.hierarchy).ok_or_else(
+                    || CodecError::Invalid {
+                        what: "difference rule",
+                        detail: format!(
+                            "released symbol {g} is marked as an interval but does not read as one"
+                        ),
+                    },
+                )?;
+            }
+            RULE_RANK => {
+                let c = s.count("rank dictionary size", 1)?;
+                dictionaries[g] = (0..c)
+                    .map(|_| s.index("rank dictionary value", texts.len()))
+                    .collect::<Result<_, _>>()?;
+            }
+            id => {
+                return Err(CodecError::UnknownLayout {
+                    what: "difference rule",
+                    id,
+                    known: "0 unchanged, 1 interval, 2 rank",
+                });
+            }
+        }
+        rules.push(rule);
+    }
+    let d = s.count("delta alphabet size", 1)?;
+    let alphabet: Vec<i64> = (0..d)
+        .map(|_| s.varint("delta").map(unzigzag))
+        .collect::<Result<_, _>>()?;
+    let symbols = s.coded("deltas", d, rel.rows.len())?;
+    let mut b = ColumnBuilder::new(qi.name, &texts);
+    for (&g, &sym) in rel.rows.iter().zip(&symbols) {
+        let delta = alphabet[sym as usize];
+        let g = g as usize;
+        match rules[g] {
+            RULE_UNCHANGED => {
+                if delta != 0 {
+                    return Err(CodecError::Invalid {
+                        what: "delta",
+                        detail: format!("delta {delta} for a cell released unchanged (expected 0)"),
+                    });
+                }
+                let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
+                    unreachable!("checked above")
+                };
+                b.push_text(t);
+            }
+            RULE_INTERVAL => {
+                let x = starts[g]
+                    .checked_add(delta)
+                    .ok_or_else(|| CodecError::Invalid {
+                        what: "delta",
+                        detail: format!("{} + {delta} leaves the 64-bit range", starts[g]),
+                    })?;
+                b.push_text(&x.to_string());
+            }
+            _ => {
+                let dict = &dictionaries[g];
+                let v = usize::try_from(delta)
+                    .ok()
+                    .and_then(|r| dict.get(r))
+                    .ok_or(CodecError::IndexOutOfRange {
+                        what: "rank",
+                        index: delta as u64,
+                        len: dict.len() as u64,
+                    })?;
+                b.push_value(*v);
+            }
+        }
+    }
+    Ok(b.column)
+}
+
+// ---------------------------------------------------------------------------
+// Per-value mode
+
+/// The value-table entries a released symbol may stand for, in value-table
+/// order: known to encoder and decoder alike, so only code lengths are stored.
+fn candidates(
+    symbol: &ReleasedSymbol,
+    hierarchy: Option<&Hierarchy>,
+    leaves: bool,
+    texts: &[String],
+) -> Vec<u32> {
+    let all = || (0..texts.len() as u32).collect();
+    match symbol {
+        ReleasedSymbol::Node { level, node } if leaves => match hierarchy {
+            Some(h)
+                if (*level as usize) < h.height()
+                    && (*node as usize) < h.nodes(*level as usize) =>
+            {
+                h.leaves_of(*level as usize, *node).collect()
+            }
+            _ => all(),
+        },
+        ReleasedSymbol::Interval { lo, hi } => match (number(lo), number(hi)) {
+            (Some(a), Some(b)) => (0..texts.len() as u32)
+                .filter(|&i| number(&texts[i as usize]).is_some_and(|x| a <= x && x <= b))
+                .collect(),
+            _ => all(),
+        },
+        _ => all(),
+    }
+}
+
+fn per_value_encode(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    out: &mut Vec<u8>,
+) {
+    let leaves = values.leaves;
+    let counts = value_counts(rel, values);
+    let mut codes: Vec<Option<(HuffmanCode, FxHashMap<u32, u32>)>> =
+        Vec::with_capacity(rel.symbols.len());
+    let mut w = huffman::writer();
+    for (g, symbol) in rel.symbols.iter().enumerate() {
+        let unchanged = match symbol {
+            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            _ => false,
+        };
+        if unchanged {
+            out.push(RULE_UNCHANGED);
+            codes.push(None);
+            continue;
+        }
+        let mut cands = candidates(symbol, qi.hierarchy, leaves, &values.texts);
+        if counts[g].keys().all(|x| cands.binary_search(x).is_ok()) {
+            out.push(RULE_COVERED);
+        } else {
+            // A value outside its symbol's cover (a release that does not
+            // cover its original): code over the whole value table.
+            cands = (0..values.texts.len() as u32).collect();
+            out.push(RULE_ANY);
+        }
+        let freqs: Vec<u64> = cands
+            .iter()
+            .map(|x| counts[g].get(x).copied().unwrap_or(0))
+            .collect();
+        let code = HuffmanCode::from_frequencies(&freqs);
+        code.write_table(&mut w).expect("writing to memory");
+        let index = cands
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (x, i as u32))
+            .collect();
+        codes.push(Some((code, index)));
+    }
+    for (&g, &x) in rel.rows.iter().zip(&values.rows) {
+        if let Some((code, index)) = &codes[g as usize] {
+            code.write_symbols(&mut w, [index[&x]])
+                .expect("writing to memory");
+        }
+    }
+    w.byte_align().expect("writing to memory");
+    out.extend_from_slice(&w.into_writer());
+}
+
+fn per_value_decode(
+    qi: &QiSchema<'_>,
+    rel: &ReleasedColumn,
+    texts: Vec<String>,
+    leaves: bool,
+    s: &mut ByteReader<'_>,
+) -> Result<Column, CodecError> {
+    let m = rel.symbols.len();
+    let rules = s.take(m as u64, "per-value rules")?;
+    let rest = s.take(s.remaining() as u64, "per-value codes")?;
+    let available = rest.len() as u64 * 8;
+    let mut r = huffman::reader(rest);
+    let huff = |source| CodecError::Huffman {
+        what: "per-value codes",
+        source,
+    };
+    // Per symbol: the candidates and the decoder of its code.
+    let mut decoders: Vec<Option<(Vec<u32>, Decoder)>> = Vec::with_capacity(m);
+    for (g, symbol) in rel.symbols.iter().enumerate() {
+        let cands = match rules[g] {
+            RULE_UNCHANGED => {
+                if !matches!(symbol, ReleasedSymbol::Value(_)) {
+                    return Err(CodecError::Invalid {
+                        what: "per-value rule",
+                        detail: format!("released symbol {g} is generalized but marked unchanged"),
+                    });
+                }
+                decoders.push(None);
+                continue;
+            }
+            RULE_COVERED => candidates(symbol, qi.hierarchy, leaves, &texts),
+            RULE_ANY => (0..texts.len() as u32).collect(),
+            id => {
+                return Err(CodecError::UnknownLayout {
+                    what: "per-value rule",
+                    id,
+                    known: "0 unchanged, 2 covered values, 3 any value",
+                });
+            }
+        };
+        let code = HuffmanCode::read_table(&mut r, cands.len(), available).map_err(huff)?;
+        decoders.push(Some((cands, code.decoder())));
+    }
+    let start = r.position_in_bits().expect("cursor position");
+    let mut w = BitWindow::new(rest, start);
+    let mut b = ColumnBuilder::new(qi.name, &texts);
+    for &g in &rel.rows {
+        match &decoders[g as usize] {
+            None => {
+                let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
+                    unreachable!("checked above")
+                };
+                b.push_text(t);
+            }
+            Some((cands, decoder)) => {
+                let i = decoder.next(&mut w).map_err(huff)?;
+                b.push_value(cands[i as usize]);
+            }
+        }
+        if w.position() > available {
+            return Err(huff(HuffmanError::Truncated {
+                needed: w.position(),
+                available,
+            }));
+        }
+    }
+    if w.position().div_ceil(8) != rest.len() as u64 {
+        return Err(CodecError::TrailingBytes {
+            what: "per-value codes",
+            count: rest.len() as u64 - w.position().div_ceil(8),
+        });
+    }
+    Ok(b.column)
+}

@@ -1,0 +1,262 @@
+//! Text columns kept as they are (sensitive, insensitive, identifier): a
+//! dictionary of the distinct texts and each row's index into it.
+//!
+//! The dictionary is stored as texts, or, when every text is an integer in
+//! canonical form, as sorted integers with varint gaps (raw Adult's
+//! `fnlwgt`: ~20,000 six-digit numbers in ~3 bytes each instead of ~7). Row
+//! indices are Huffman-coded, or written flat in a fixed width when a code
+//! table would cost more than it saves (nearly all values distinct). The
+//! encoder builds every candidate and keeps the smallest.
+
+use bitstream_io::{BitRead, BitWrite};
+
+use super::CodecError;
+use super::bytes::{ByteReader, put_coded, put_string, put_varint, unzigzag, zigzag};
+use crate::dictionary::Dictionary;
+use crate::huffman::{self, bit_width};
+use crate::table::Column;
+
+pub(crate) const LAYOUT_SINGLE: u8 = 0;
+pub(crate) const LAYOUT_DICTIONARY: u8 = 1;
+
+pub(crate) const DICT_TEXTS: u8 = 0;
+pub(crate) const DICT_INTEGERS: u8 = 1;
+
+const INDEX_HUFFMAN: u8 = 0;
+const INDEX_FLAT: u8 = 1;
+
+/// The integer whose canonical decimal form (Rust's `i64` display: optional
+/// `-`, no leading zeros, no `+`) is exactly `s`.
+pub(crate) fn canonical_integer(s: &str) -> Option<i64> {
+    let v: i64 = s.parse().ok()?;
+    let canonical = if let Some(digits) = s.strip_prefix('-') {
+        !digits.starts_with('0')
+    } else {
+        !s.starts_with('+') && (s == "0" || !s.starts_with('0'))
+    };
+    canonical.then_some(v)
+}
+
+/// Writes a dictionary of distinct texts: as integers when all are
+/// canonical integers (sorted ascending, returned order), else as texts in
+/// the given order. Returns the stored order as indices into `texts`.
+pub(crate) fn put_dictionary(out: &mut Vec<u8>, texts: &[&str], allow_integers: bool) -> Vec<u32> {
+    let ints: Option<Vec<i64>> = if allow_integers {
+        texts.iter().map(|t| canonical_integer(t)).collect()
+    } else {
+        None
+    };
+    match ints {
+        Some(ints) => {
+            let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+            order.sort_by_key(|&i| ints[i as usize]);
+            out.push(DICT_INTEGERS);
+            put_varint(out, texts.len() as u64);
+            let mut prev: Option<i64> = None;
+            for &i in &order {
+                let v = ints[i as usize];
+                match prev {
+                    None => put_varint(out, zigzag(v)),
+                    Some(p) => put_varint(out, (v as i128 - p as i128 - 1) as u64),
+                }
+                prev = Some(v);
+            }
+            order
+        }
+        None => {
+            out.push(DICT_TEXTS);
+            put_varint(out, texts.len() as u64);
+            for t in texts {
+                put_string(out, t);
+            }
+            (0..texts.len() as u32).collect()
+        }
+    }
+}
+
+/// Reads a dictionary written by [`put_dictionary`].
+pub(crate) fn read_dictionary(r: &mut ByteReader<'_>) -> Result<Vec<String>, CodecError> {
+    match r.byte("dictionary kind")? {
+        DICT_TEXTS => {
+            let n = r.count("dictionary size", 1)?;
+            (0..n)
+                .map(|_| r.string("dictionary text").map(str::to_owned))
+                .collect()
+        }
+        DICT_INTEGERS => {
+            let n = r.count("dictionary size", 1)?;
+            let mut values = Vec::with_capacity(n);
+            let mut prev: Option<i64> = None;
+            for _ in 0..n {
+                let raw = r.varint("dictionary integer")?;
+                let v = match prev {
+                    None => unzigzag(raw),
+                    Some(p) => {
+                        let v = p as i128 + raw as i128 + 1;
+                        i64::try_from(v).map_err(|_| CodecError::Invalid {
+                            what: "dictionary integer",
+                            detail: format!("{p} + {raw} + 1 leaves the 64-bit range"),
+                        })?
+                    }
+                };
+                values.push(v.to_string());
+                prev = Some(v);
+            }
+            Ok(values)
+        }
+        id => Err(CodecError::UnknownLayout {
+            what: "dictionary kind",
+            id,
+            known: "0 texts, 1 integers",
+        }),
+    }
+}
+
+/// Row indices in a fixed width of `bit_width(n - 1)` bits each.
+fn put_flat(out: &mut Vec<u8>, n: usize, indices: &[u32]) {
+    let width = bit_width(n.saturating_sub(1) as u64);
+    let mut w = huffman::writer();
+    if width > 0 {
+        for &i in indices {
+            w.write_var::<u32>(width, i).expect("writing to memory");
+        }
+    }
+    w.byte_align().expect("writing to memory");
+    out.extend_from_slice(&w.into_writer());
+}
+
+fn read_flat(r: &mut ByteReader<'_>, n: usize, rows: usize) -> Result<Vec<u32>, CodecError> {
+    let width = bit_width(n.saturating_sub(1) as u64);
+    if width == 0 {
+        if n == 0 && rows > 0 {
+            return Err(CodecError::CountMismatch {
+                what: "plain dictionary size (rows need a value)",
+                expected: 1,
+                found: 0,
+            });
+        }
+        return Ok(vec![0; rows]);
+    }
+    let bytes = r.take(
+        (rows as u64 * u64::from(width)).div_ceil(8),
+        "flat row indices",
+    )?;
+    let mut br = huffman::reader(bytes);
+    (0..rows)
+        .map(|_| {
+            let i: u32 = br.read_var(width).map_err(|_| CodecError::Truncated {
+                what: "flat row indices",
+                offset: 0,
+                needed: 1,
+                available: 0,
+            })?;
+            if i as usize >= n {
+                return Err(CodecError::IndexOutOfRange {
+                    what: "flat row index",
+                    index: u64::from(i),
+                    len: n as u64,
+                });
+            }
+            Ok(i)
+        })
+        .collect()
+}
+
+/// A plain column blob (`spec/CODING.md`, "Plain columns").
+pub fn encode_plain(col: &Column) -> Vec<u8> {
+    // Only the texts rows use, in order of first use.
+    let mut remap = vec![u32::MAX; col.dict.len()];
+    let mut texts: Vec<&str> = Vec::new();
+    let indices: Vec<u32> = col
+        .codes
+        .iter()
+        .map(|&c| {
+            let slot = &mut remap[c as usize];
+            if *slot == u32::MAX {
+                *slot = texts.len() as u32;
+                texts.push(col.dict.value(c));
+            }
+            *slot
+        })
+        .collect();
+    if texts.len() == 1 {
+        let mut out = vec![LAYOUT_SINGLE];
+        put_string(&mut out, texts[0]);
+        put_varint(&mut out, indices.len() as u64);
+        return out;
+    }
+    let mut best: Option<Vec<u8>> = None;
+    for allow_integers in [false, true] {
+        let mut head = vec![LAYOUT_DICTIONARY];
+        let order = put_dictionary(&mut head, &texts, allow_integers);
+        if allow_integers && head[1] != DICT_INTEGERS {
+            continue;
+        }
+        let mut position = vec![0u32; texts.len()];
+        for (p, &i) in order.iter().enumerate() {
+            position[i as usize] = p as u32;
+        }
+        let stored: Vec<u32> = indices.iter().map(|&i| position[i as usize]).collect();
+        for index_coding in [INDEX_HUFFMAN, INDEX_FLAT] {
+            let mut out = head.clone();
+            out.push(index_coding);
+            if index_coding == INDEX_HUFFMAN {
+                put_coded(&mut out, texts.len(), &stored);
+            } else {
+                put_flat(&mut out, texts.len(), &stored);
+            }
+            if best.as_ref().is_none_or(|b| out.len() < b.len()) {
+                best = Some(out);
+            }
+        }
+    }
+    best.expect("at least one candidate")
+}
+
+/// Decodes a blob of [`encode_plain`] holding `rows` rows.
+pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    let mut col = Column::new(name);
+    match r.byte("plain column layout")? {
+        LAYOUT_SINGLE => {
+            let text = r.string("plain value")?;
+            let count = r.varint("plain value count")?;
+            if count != rows as u64 {
+                return Err(CodecError::CountMismatch {
+                    what: "plain value count (rows)",
+                    expected: rows as u64,
+                    found: count,
+                });
+            }
+            let code = col.dict.intern(text);
+            col.codes = vec![code; rows];
+        }
+        LAYOUT_DICTIONARY => {
+            let texts = read_dictionary(&mut r)?;
+            let indices = match r.byte("plain index coding")? {
+                INDEX_HUFFMAN => r.coded("plain rows", texts.len(), rows)?,
+                INDEX_FLAT => read_flat(&mut r, texts.len(), rows)?,
+                id => {
+                    return Err(CodecError::UnknownLayout {
+                        what: "plain index coding",
+                        id,
+                        known: "0 Huffman, 1 flat",
+                    });
+                }
+            };
+            let mut dict = Dictionary::new();
+            let codes_of: Vec<u32> = texts.iter().map(|t| dict.intern(t)).collect();
+            col.codes = indices.iter().map(|&i| codes_of[i as usize]).collect();
+            col.dict = dict;
+        }
+        id => {
+            return Err(CodecError::UnknownLayout {
+                what: "plain column layout",
+                id,
+                known: "0 single value, 1 dictionary",
+            });
+        }
+    }
+    r.finish("plain column")?;
+    Ok(col)
+}

@@ -1,0 +1,271 @@
+//! Released QI columns, as the public part stores them: paper 004's
+//! Algorithm 2. A column with a single distinct released value is stored as
+//! that value and its count; any other column as its distinct released
+//! symbols and a canonical Huffman code over them.
+
+use rustc_hash::FxHashMap;
+
+use super::CodecError;
+use super::bytes::{ByteReader, put_coded, put_string, put_varint};
+use crate::cell::{Cell, SUPPRESSED};
+use crate::dataset::QuasiIdentifier;
+use crate::dictionary::Dictionary;
+use crate::hierarchy::Hierarchy;
+use crate::table::Column;
+
+/// Layout id of a released column blob: one distinct symbol and its count.
+const LAYOUT_SINGLE: u8 = 0;
+/// Layout id: the symbol table, then the Huffman-coded rows.
+const LAYOUT_HUFFMAN: u8 = 1;
+
+const TAG_VALUE: u8 = 0;
+const TAG_NODE: u8 = 1;
+const TAG_INTERVAL: u8 = 2;
+const TAG_SUPPRESSED: u8 = 3;
+
+/// One distinct released cell, self-contained: the text of a raw value or of
+/// an interval's ends, a hierarchy node by level and node number (its label
+/// is in the hierarchy, which the public part stores), or `*`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ReleasedSymbol {
+    Value(String),
+    Node { level: u32, node: u32 },
+    Interval { lo: String, hi: String },
+    Suppressed,
+}
+
+impl ReleasedSymbol {
+    /// The label the release shows (as [`Cell::label`] prints it).
+    pub fn label<'a>(
+        &'a self,
+        hierarchy: Option<&'a Hierarchy>,
+    ) -> Result<std::borrow::Cow<'a, str>, CodecError> {
+        use std::borrow::Cow;
+        Ok(match self {
+            ReleasedSymbol::Value(v) => Cow::Borrowed(v),
+            ReleasedSymbol::Node { level, node } => {
+                Cow::Borrowed(node_label(hierarchy, *level, *node)?)
+            }
+            ReleasedSymbol::Interval { lo, hi } => Cow::Owned(format!("{lo}~{hi}")),
+            ReleasedSymbol::Suppressed => Cow::Borrowed(SUPPRESSED),
+        })
+    }
+}
+
+/// The label of a node, checked against the hierarchy (a node strictly
+/// between the leaves and the root).
+pub(crate) fn node_label(
+    hierarchy: Option<&Hierarchy>,
+    level: u32,
+    node: u32,
+) -> Result<&str, CodecError> {
+    let h = hierarchy.ok_or_else(|| CodecError::Invalid {
+        what: "released symbol",
+        detail: format!("node (level {level}, node {node}) in a column without a hierarchy"),
+    })?;
+    if level == 0 || level as usize >= h.height() {
+        return Err(CodecError::IndexOutOfRange {
+            what: "released node level",
+            index: u64::from(level),
+            len: h.height() as u64,
+        });
+    }
+    if node as usize >= h.nodes(level as usize) {
+        return Err(CodecError::IndexOutOfRange {
+            what: "released node",
+            index: u64::from(node),
+            len: h.nodes(level as usize) as u64,
+        });
+    }
+    Ok(h.label(level as usize, node))
+}
+
+/// A released QI column: its distinct symbols and each row's index into them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleasedColumn {
+    pub symbols: Vec<ReleasedSymbol>,
+    pub rows: Vec<u32>,
+}
+
+impl ReleasedColumn {
+    /// The column of `cells` (one per row), symbols in order of first
+    /// appearance. `dict` is the QI column's dictionary (`_qi` is kept for
+    /// the archive contract's signature).
+    pub fn from_cells(_qi: &QuasiIdentifier, dict: &Dictionary, cells: &[Cell]) -> ReleasedColumn {
+        let mut index: FxHashMap<Cell, u32> = FxHashMap::default();
+        let mut symbols = Vec::new();
+        let rows = cells
+            .iter()
+            .map(|cell| {
+                *index.entry(*cell).or_insert_with(|| {
+                    symbols.push(match *cell {
+                        Cell::Value(c) => ReleasedSymbol::Value(dict.value(c).to_owned()),
+                        Cell::Node { level, node } => ReleasedSymbol::Node { level, node },
+                        Cell::Interval { lo, hi } => ReleasedSymbol::Interval {
+                            lo: dict.value(lo).to_owned(),
+                            hi: dict.value(hi).to_owned(),
+                        },
+                        Cell::Suppressed => ReleasedSymbol::Suppressed,
+                    });
+                    symbols.len() as u32 - 1
+                })
+            })
+            .collect();
+        ReleasedColumn { symbols, rows }
+    }
+
+    /// The column of labels (as `Release::qi_column` prints them). Fails on
+    /// a node the hierarchy does not have (a corrupt or mismatched file).
+    pub fn to_column(
+        &self,
+        name: &str,
+        hierarchy: Option<&Hierarchy>,
+    ) -> Result<Column, CodecError> {
+        let mut dict = Dictionary::new();
+        let codes_of: Vec<u32> = self
+            .symbols
+            .iter()
+            .map(|s| Ok(dict.intern(&s.label(hierarchy)?)))
+            .collect::<Result<_, CodecError>>()?;
+        let codes = self
+            .rows
+            .iter()
+            .map(|&r| {
+                codes_of
+                    .get(r as usize)
+                    .copied()
+                    .ok_or(CodecError::IndexOutOfRange {
+                        what: "released row",
+                        index: u64::from(r),
+                        len: codes_of.len() as u64,
+                    })
+            })
+            .collect::<Result<_, CodecError>>()?;
+        Ok(Column {
+            name: name.to_owned(),
+            dict,
+            codes,
+        })
+    }
+
+    /// How many rows carry each symbol.
+    pub fn counts(&self) -> Vec<u64> {
+        let mut c = vec![0u64; self.symbols.len()];
+        for &r in &self.rows {
+            c[r as usize] += 1;
+        }
+        c
+    }
+}
+
+fn put_symbol(out: &mut Vec<u8>, s: &ReleasedSymbol) {
+    match s {
+        ReleasedSymbol::Value(v) => {
+            out.push(TAG_VALUE);
+            put_string(out, v);
+        }
+        ReleasedSymbol::Node { level, node } => {
+            out.push(TAG_NODE);
+            put_varint(out, u64::from(*level));
+            put_varint(out, u64::from(*node));
+        }
+        ReleasedSymbol::Interval { lo, hi } => {
+            out.push(TAG_INTERVAL);
+            put_string(out, lo);
+            put_string(out, hi);
+        }
+        ReleasedSymbol::Suppressed => out.push(TAG_SUPPRESSED),
+    }
+}
+
+fn read_symbol(r: &mut ByteReader<'_>) -> Result<ReleasedSymbol, CodecError> {
+    let what = "released symbol";
+    Ok(match r.byte(what)? {
+        TAG_VALUE => ReleasedSymbol::Value(r.string("released value")?.to_owned()),
+        TAG_NODE => {
+            let level = r.varint("released node level")?;
+            let node = r.varint("released node")?;
+            ReleasedSymbol::Node {
+                level: u32::try_from(level).map_err(|_| CodecError::IndexOutOfRange {
+                    what: "released node level",
+                    index: level,
+                    len: u64::from(u32::MAX),
+                })?,
+                node: u32::try_from(node).map_err(|_| CodecError::IndexOutOfRange {
+                    what: "released node",
+                    index: node,
+                    len: u64::from(u32::MAX),
+                })?,
+            }
+        }
+        TAG_INTERVAL => ReleasedSymbol::Interval {
+            lo: r.string("interval start")?.to_owned(),
+            hi: r.string("interval end")?.to_owned(),
+        },
+        TAG_SUPPRESSED => ReleasedSymbol::Suppressed,
+        id => {
+            return Err(CodecError::UnknownLayout {
+                what,
+                id,
+                known: "0 value, 1 node, 2 interval, 3 suppressed",
+            });
+        }
+    })
+}
+
+/// A released column blob (`spec/CODING.md`, "Released columns").
+pub fn encode_released(col: &ReleasedColumn) -> Vec<u8> {
+    let mut out = Vec::new();
+    if col.symbols.len() == 1 {
+        out.push(LAYOUT_SINGLE);
+        put_symbol(&mut out, &col.symbols[0]);
+        put_varint(&mut out, col.rows.len() as u64);
+        return out;
+    }
+    out.push(LAYOUT_HUFFMAN);
+    put_varint(&mut out, col.symbols.len() as u64);
+    for s in &col.symbols {
+        put_symbol(&mut out, s);
+    }
+    put_coded(&mut out, col.symbols.len(), &col.rows);
+    out
+}
+
+/// Decodes a blob of [`encode_released`] holding `rows` rows.
+pub fn decode_released(bytes: &[u8], rows: usize) -> Result<ReleasedColumn, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    let col = match r.byte("released column layout")? {
+        LAYOUT_SINGLE => {
+            let symbol = read_symbol(&mut r)?;
+            let count = r.varint("released value count")?;
+            if count != rows as u64 {
+                return Err(CodecError::CountMismatch {
+                    what: "released value count (rows)",
+                    expected: rows as u64,
+                    found: count,
+                });
+            }
+            ReleasedColumn {
+                symbols: vec![symbol],
+                rows: vec![0; rows],
+            }
+        }
+        LAYOUT_HUFFMAN => {
+            let m = r.count("released symbol count", 1)?;
+            let symbols = (0..m)
+                .map(|_| read_symbol(&mut r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let rows = r.coded("released rows", m, rows)?;
+            ReleasedColumn { symbols, rows }
+        }
+        id => {
+            return Err(CodecError::UnknownLayout {
+                what: "released column layout",
+                id,
+                known: "0 single value, 1 Huffman",
+            });
+        }
+    };
+    r.finish("released column")?;
+    Ok(col)
+}
