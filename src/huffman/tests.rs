@@ -198,3 +198,21 @@ fn count(symbols: &[u32], n: usize) -> Vec<u64> {
     }
     c
 }
+
+/// The worked examples of `spec/CODING.md`, 2.4, down to the bytes.
+#[test]
+fn spec_worked_examples() {
+    let code = HuffmanCode::from_lengths(&[2, 3, 1, 3]).unwrap();
+    let mut w = writer();
+    code.write_table(&mut w).unwrap();
+    code.write_symbols(&mut w, [0, 2, 3, 1]).unwrap();
+    w.byte_align().unwrap();
+    assert_eq!(w.into_writer(), vec![0x56, 0xf3, 0xe0]);
+
+    let single = HuffmanCode::from_lengths(&[0, 0, 1]).unwrap();
+    let mut w = writer();
+    single.write_table(&mut w).unwrap();
+    single.write_symbols(&mut w, [2; 100]).unwrap();
+    w.byte_align().unwrap();
+    assert_eq!(w.into_writer(), vec![0x24]);
+}
