@@ -1,0 +1,173 @@
+//! Speed of the partitioning anonymizers, against a baseline measured in the
+//! same run: loading the CSV they work on (parse, dictionary-code, bind).
+//!
+//! 1. Adult, 9 QIs (`fixtures/adult/adult.toml`), k = 10: Mondrian, Basic
+//!    Mondrian and Top-down greedy, each the algorithm alone and
+//!    `anonymize::run` (algorithm plus the independent verification).
+//! 2. A generated Adult of `--rows` rows (default 1,000,000; see
+//!    `gen_adult`), k = 10: Mondrian, with the process's peak resident
+//!    memory (VmHWM, reset before loading where the kernel allows).
+//!
+//! Prints a Markdown table: median of `--repeat` runs (default 5), and the
+//! ratio to the load time of the same table.
+//!
+//! ```sh
+//! cargo run --release -p karc-tools --bin bench_partition
+//! ```
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use karc::anonymize::{self, Algorithm, basic_mondrian, mondrian, topdown};
+use karc::config::Config;
+use karc::dataset::Dataset;
+use karc::privacy::PrivacyModel;
+use karc_tools::adult_gen::generate;
+use karc_tools::args::{Args, fixtures};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench_partition: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The median wall time of `repeat` calls of `f`, in milliseconds.
+fn median_ms<T>(repeat: usize, mut f: impl FnMut() -> T) -> f64 {
+    let mut times: Vec<f64> = (0..repeat.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(f());
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The process's peak resident set (VmHWM), in MiB.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Resets VmHWM to the current RSS (Linux `clear_refs` value 5).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn row(workload: &str, step: &str, ms: f64, baseline: f64) {
+    println!("| {workload} | {step} | {ms:.1} | {:.2} |", ms / baseline);
+}
+
+fn load(config: &Config, csv: &Path, k: usize) -> Result<(Dataset, PrivacyModel), karc::Error> {
+    let data = Dataset::load(config, csv)?;
+    let mut c = config.clone();
+    c.privacy.k = Some(k);
+    c.privacy.constraints.clear();
+    let model = PrivacyModel::from_config(&c, &data)?;
+    Ok((data, model))
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = Args::from_env(&["rows", "repeat", "seed"])?;
+    let rows: usize = args.parse("rows")?.unwrap_or(1_000_000);
+    let repeat: usize = args.parse("repeat")?.unwrap_or(5);
+    let seed: u64 = args.parse("seed")?.unwrap_or(1);
+    let fixtures = fixtures();
+    let mut config = Config::load(&fixtures.join("adult/adult.toml"))?;
+    let adult = fixtures.join("adult/adult.csv");
+    let k = 10;
+
+    println!("| workload | step | median ms | ratio to load |");
+    println!("| --- | --- | --- | --- |");
+
+    // 1. Adult, 9 QIs.
+    let (data, model) = load(&config, &adult, k)?;
+    let label = format!("Adult {} rows, {} QIs, k={k}", data.rows(), data.qis.len());
+    let base = median_ms(repeat, || load(&config, &adult, k).map(|_| ()));
+    row(&label, "load CSV (baseline)", base, base);
+    let steps: [(Algorithm, &dyn Fn() -> karc::Result<anonymize::Outcome>); 3] = [
+        (Algorithm::Mondrian, &|| mondrian(&data, &model)),
+        (Algorithm::BasicMondrian, &|| basic_mondrian(&data, &model)),
+        (Algorithm::TopDown, &|| topdown(&data, &model, seed)),
+    ];
+    for (a, f) in steps {
+        f()?;
+        row(&label, a.name(), median_ms(repeat, f), base);
+        config.algorithm.name = a.name().to_owned();
+        config.algorithm.seed = seed;
+        let checked = median_ms(repeat, || anonymize::run(&data, &model, &config.algorithm));
+        row(
+            &label,
+            &format!("{} + verification", a.name()),
+            checked,
+            base,
+        );
+    }
+    drop(data);
+
+    // 2. A generated Adult of `rows` rows.
+    let source = Dataset::load(&config, &adult)?;
+    let dir = tempdir()?;
+    let big = dir.join(format!("adult-{rows}.csv"));
+    {
+        let file = std::io::BufWriter::new(std::fs::File::create(&big)?);
+        generate(&source, rows, seed, file)?;
+    }
+    drop(source);
+    let reset = reset_peak_rss();
+    let start = Instant::now();
+    let (data, model) = load(&config, &big, k)?;
+    let base = start.elapsed().as_secs_f64() * 1e3;
+    let label = format!("generated Adult {rows} rows, {} QIs, k={k}", data.qis.len());
+    row(&label, "load CSV (baseline)", base, base);
+    let start = Instant::now();
+    let outcome = mondrian(&data, &model)?;
+    row(
+        &label,
+        "mondrian",
+        start.elapsed().as_secs_f64() * 1e3,
+        base,
+    );
+    drop(outcome);
+    config.algorithm.name = "mondrian".to_owned();
+    let start = Instant::now();
+    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
+    row(
+        &label,
+        "mondrian + verification",
+        start.elapsed().as_secs_f64() * 1e3,
+        base,
+    );
+    let peak = peak_rss_mib().map_or("n/a".to_owned(), |m| format!("{m:.0} MiB"));
+    let metrics = karc::metrics::measure(&data, &outcome.release, &model);
+    println!();
+    println!(
+        "Peak resident memory over load + both Mondrian runs{}: {peak}. \
+         Mondrian on {rows} rows: NCP {:.4}, DM {:.0}.",
+        if reset {
+            ""
+        } else {
+            " (and everything before: VmHWM could not be reset)"
+        },
+        metrics.ncp,
+        metrics.dm
+    );
+    std::fs::remove_file(&big)?;
+    std::fs::remove_dir(&dir)?;
+    Ok(())
+}
+
+/// A fresh directory for the generated table.
+fn tempdir() -> std::io::Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("karc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
