@@ -37,12 +37,14 @@ pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
     let mut done = Vec::new();
     let mut allowed = vec![false; q_count];
     let mut groups: Vec<usize> = Vec::new();
+    let mut ranges = Vec::with_capacity(frame.active.len());
     while let Some((part, mut nodes)) = stack.pop() {
         let members = &mut rows[part.clone()];
         if members.len() < 2 * frame.admission.k {
             done.push(part);
             continue;
         }
+        frame.ranks.ranges(members, &mut ranges);
         allowed.iter_mut().for_each(|a| *a = false);
         for &q in &frame.active {
             allowed[q] = true;
@@ -55,7 +57,7 @@ pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
                     continue;
                 }
                 let w = if frame.axes[q].numeric {
-                    let (lo, hi) = frame.rank_range(q, members);
+                    let (lo, hi) = ranges[frame.ranks.slot(q)];
                     frame.axes[q].width(lo, hi)
                 } else {
                     let h = data.qis[q].hierarchy.as_ref().expect("categorical");
@@ -76,7 +78,8 @@ pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
                 break None;
             };
             if frame.axes[q].numeric {
-                match median_cut(members, &frame.ranks[q], &mut frame.admission) {
+                let (ranks, slot) = (&frame.ranks, frame.ranks.slot(q));
+                match median_cut(members, |r| ranks.at_slot(slot, r), &mut frame.admission) {
                     Some(at) => break Some((q, vec![0, at, members.len()])),
                     None => allowed[q] = false,
                 }

@@ -154,7 +154,12 @@ impl<'a> Admission<'a> {
 
     /// Whether `rows` may form a class.
     pub fn admits(&mut self, rows: &[u32]) -> bool {
-        if rows.len() < self.k {
+        self.admits_rows(rows.len(), rows.iter().copied())
+    }
+
+    /// Whether the `len` rows of `rows` may form a class.
+    pub fn admits_rows(&mut self, len: usize, rows: impl Iterator<Item = u32>) -> bool {
+        if len < self.k {
             return false;
         }
         let Some((codes, l)) = self.sensitive else {
@@ -166,7 +171,7 @@ impl<'a> Admission<'a> {
             self.epoch = 1;
         }
         let mut distinct = 0;
-        for &r in rows {
+        for r in rows {
             let s = &mut self.seen[codes[r as usize] as usize];
             if *s != self.epoch {
                 *s = self.epoch;
@@ -185,13 +190,52 @@ impl<'a> Admission<'a> {
     }
 }
 
+/// Every row's rank on every active QI, row-major: the ranks of one row sit
+/// together, so a scan over a partition (whose row indices are scattered)
+/// touches one cache line per row instead of one per QI.
+pub(crate) struct Ranks {
+    /// Active QIs per row.
+    pub stride: usize,
+    /// The slot of each QI within a row, `usize::MAX` when inactive.
+    slot_of: Vec<usize>,
+    pub values: Vec<u32>,
+}
+
+impl Ranks {
+    /// The rank of `row` on the active QI in slot `slot`.
+    #[inline]
+    pub fn at_slot(&self, slot: usize, row: u32) -> u32 {
+        self.values[row as usize * self.stride + slot]
+    }
+
+    /// The slot of QI `q` (active).
+    pub fn slot(&self, q: usize) -> usize {
+        self.slot_of[q]
+    }
+
+    /// The smallest and largest rank of `rows` on every active QI, by slot,
+    /// in one pass.
+    pub fn ranges(&self, rows: &[u32], out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        out.resize(self.stride, (u32::MAX, 0));
+        for &r in rows {
+            let base = r as usize * self.stride;
+            let row = &self.values[base..base + self.stride];
+            for (range, &x) in out.iter_mut().zip(row) {
+                range.0 = range.0.min(x);
+                range.1 = range.1.max(x);
+            }
+        }
+    }
+}
+
 /// The data a partitioning method works on.
 pub(crate) struct Frame<'a> {
     pub data: &'a Dataset,
     pub axes: Vec<Axis>,
-    /// `ranks[q][row]`: the row's rank on QI `q`.
-    pub ranks: Vec<Vec<u32>>,
-    /// QIs in some constraint: the only ones cut and generalized.
+    pub ranks: Ranks,
+    /// QIs in some constraint, in QI order (their slot order in `ranks`):
+    /// the only ones cut and generalized.
     pub active: Vec<usize>,
     pub admission: Admission<'a>,
 }
@@ -200,19 +244,21 @@ impl<'a> Frame<'a> {
     pub fn new(data: &'a Dataset, model: &PrivacyModel) -> Frame<'a> {
         let axes: Vec<Axis> = (0..data.qis.len()).map(|q| Axis::new(data, q)).collect();
         let active = model.constrained_qis(data.qis.len());
-        let ranks = (0..data.qis.len())
-            .map(|q| {
-                if active.contains(&q) {
-                    let rank_of = &axes[q].rank_of;
-                    data.qi_codes(q)
-                        .iter()
-                        .map(|&c| rank_of[c as usize])
-                        .collect()
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
+        let stride = active.len();
+        let mut slot_of = vec![usize::MAX; data.qis.len()];
+        let mut values = vec![0u32; data.rows() * stride];
+        for (slot, &q) in active.iter().enumerate() {
+            slot_of[q] = slot;
+            let rank_of = &axes[q].rank_of;
+            for (row, &c) in data.qi_codes(q).iter().enumerate() {
+                values[row * stride + slot] = rank_of[c as usize];
+            }
+        }
+        let ranks = Ranks {
+            stride,
+            slot_of,
+            values,
+        };
         Frame {
             data,
             axes,
@@ -230,9 +276,9 @@ impl<'a> Frame<'a> {
     /// The smallest and largest rank of `rows` on QI `q`.
     #[inline]
     pub fn rank_range(&self, q: usize, rows: &[u32]) -> (u32, u32) {
-        let ranks = &self.ranks[q];
+        let slot = self.ranks.slot(q);
         rows.iter().fold((u32::MAX, 0), |(lo, hi), &r| {
-            let x = ranks[r as usize];
+            let x = self.ranks.at_slot(slot, r);
             (lo.min(x), hi.max(x))
         })
     }
@@ -329,7 +375,7 @@ pub(crate) fn partition_in_place<T>(slice: &mut [T], mut pred: impl FnMut(&T) ->
 /// Of two admissible cuts the more balanced one wins, ties to `<= m | > m`.
 pub(crate) fn median_cut(
     rows: &mut [u32],
-    ranks: &[u32],
+    rank: impl Fn(u32) -> u32,
     admission: &mut Admission,
 ) -> Option<usize> {
     let len = rows.len();
@@ -337,10 +383,10 @@ pub(crate) fn median_cut(
         return None;
     }
     let mid = len / 2;
-    rows.select_nth_unstable_by_key(mid, |&r| ranks[r as usize]);
-    let m = ranks[rows[mid] as usize];
-    let below = partition_in_place(&mut rows[..mid], |&r| ranks[r as usize] < m);
-    let equal_right = partition_in_place(&mut rows[mid + 1..], |&r| ranks[r as usize] == m);
+    rows.select_nth_unstable_by_key(mid, |&r| rank(r));
+    let m = rank(rows[mid]);
+    let below = partition_in_place(&mut rows[..mid], |&r| rank(r) < m);
+    let equal_right = partition_in_place(&mut rows[mid + 1..], |&r| rank(r) == m);
     let after = mid + 1 + equal_right;
     // rows = [< m][= m ... = m][> m], the equal block is [below, after).
     let balance = |at: usize| at.min(len - at);
@@ -376,7 +422,7 @@ mod tests {
     fn median_cut_keeps_equal_values_together() {
         let check = |ranks: [u32; 10], k: usize, expect: Option<usize>| {
             let mut rows: Vec<u32> = (0..10).rev().collect();
-            let at = median_cut(&mut rows, &ranks, &mut sizes(k));
+            let at = median_cut(&mut rows, |r| ranks[r as usize], &mut sizes(k));
             assert_eq!(at, expect, "{ranks:?} k={k}");
             if let Some(at) = at {
                 let left = rows[..at].iter().map(|&r| ranks[r as usize]).max().unwrap();

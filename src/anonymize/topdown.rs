@@ -23,7 +23,7 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::Result;
 use crate::anonymize::Outcome;
-use crate::anonymize::partitioning::Frame;
+use crate::anonymize::partitioning::{Frame, Ranks};
 use crate::dataset::Dataset;
 use crate::hierarchy::Hierarchy;
 use crate::privacy::PrivacyModel;
@@ -39,8 +39,8 @@ struct Greedy<'f, 'a> {
     frame: &'f Frame<'a>,
     /// The hierarchy of each active categorical QI, `None` for numbers.
     hierarchies: Vec<Option<&'a Hierarchy>>,
-    /// The per-row ranks of each active QI (the leaf, for categories).
-    ranks: Vec<&'f [u32]>,
+    /// The per-row ranks of the active QIs (the leaf, for categories).
+    ranks: &'f Ranks,
 }
 
 impl<'f, 'a> Greedy<'f, 'a> {
@@ -56,7 +56,7 @@ impl<'f, 'a> Greedy<'f, 'a> {
                 }
             })
             .collect();
-        let ranks = frame.active.iter().map(|&q| &frame.ranks[q][..]).collect();
+        let ranks = &frame.ranks;
         Greedy {
             frame,
             hierarchies,
@@ -67,8 +67,8 @@ impl<'f, 'a> Greedy<'f, 'a> {
     /// The bounds of the single row `row`.
     fn seed(&self, row: u32, out: &mut Vec<Bound>) {
         out.clear();
-        out.extend(self.ranks.iter().zip(&self.hierarchies).map(|(ranks, h)| {
-            let x = ranks[row as usize];
+        out.extend(self.hierarchies.iter().enumerate().map(|(slot, h)| {
+            let x = self.ranks.at_slot(slot, row);
             // A number's range is (x, x); a category sits at (level 0, leaf).
             if h.is_some() { (0, x) } else { (x, x) }
         }));
@@ -77,7 +77,7 @@ impl<'f, 'a> Greedy<'f, 'a> {
     /// Bound `b` of active QI `i` widened to cover `row`.
     #[inline]
     fn widen(&self, i: usize, b: Bound, row: u32) -> Bound {
-        let x = self.ranks[i][row as usize];
+        let x = self.ranks.at_slot(i, row);
         match self.hierarchies[i] {
             None => (b.0.min(x), b.1.max(x)),
             Some(h) => {

@@ -8,8 +8,10 @@
 //!    `gen_adult`), k = 10: Mondrian, with the process's peak resident
 //!    memory (VmHWM, reset before loading where the kernel allows).
 //!
-//! Prints a Markdown table: median of `--repeat` runs (default 5), and the
-//! ratio to the load time of the same table.
+//! Prints a Markdown table: wall and CPU time (median of `--repeat` runs,
+//! default 5, on Adult; one run on the generated table), and the ratio of
+//! CPU times to the load of the same table (steadier than wall time on a
+//! shared machine).
 //!
 //! ```sh
 //! cargo run --release -p karc-tools --bin bench_partition
@@ -36,17 +38,42 @@ fn main() -> ExitCode {
     }
 }
 
-/// The median wall time of `repeat` calls of `f`, in milliseconds.
-fn median_ms<T>(repeat: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times: Vec<f64> = (0..repeat.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(f());
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// Wall and CPU time of one measurement, in milliseconds.
+#[derive(Clone, Copy)]
+struct Time {
+    wall: f64,
+    cpu: f64,
+}
+
+/// CPU time the calling thread has run, in nanoseconds (Linux schedstat);
+/// on a shared machine it is steadier than wall time.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Times one call of `f`.
+fn time<T>(f: impl FnOnce() -> T) -> (T, Time) {
+    let (cpu, start) = (cpu_ns(), Instant::now());
+    let out = std::hint::black_box(f());
+    let wall = start.elapsed().as_secs_f64() * 1e3;
+    let cpu = (cpu_ns() - cpu) as f64 / 1e6;
+    (out, Time { wall, cpu })
+}
+
+/// The medians of wall and CPU time over `repeat` calls of `f`.
+fn median<T>(repeat: usize, mut f: impl FnMut() -> T) -> Time {
+    let runs: Vec<Time> = (0..repeat.max(1)).map(|_| time(&mut f).1).collect();
+    let mid = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Time {
+        wall: mid(runs.iter().map(|t| t.wall).collect()),
+        cpu: mid(runs.iter().map(|t| t.cpu).collect()),
+    }
 }
 
 /// The process's peak resident set (VmHWM), in MiB.
@@ -62,8 +89,13 @@ fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-fn row(workload: &str, step: &str, ms: f64, baseline: f64) {
-    println!("| {workload} | {step} | {ms:.1} | {:.2} |", ms / baseline);
+fn row(workload: &str, step: &str, t: Time, baseline: Time) {
+    println!(
+        "| {workload} | {step} | {:.1} | {:.1} | {:.2} |",
+        t.wall,
+        t.cpu,
+        t.cpu / baseline.cpu
+    );
 }
 
 fn load(config: &Config, csv: &Path, k: usize) -> Result<(Dataset, PrivacyModel), karc::Error> {
@@ -85,13 +117,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let adult = fixtures.join("adult/adult.csv");
     let k = 10;
 
-    println!("| workload | step | median ms | ratio to load |");
-    println!("| --- | --- | --- | --- |");
+    println!("| workload | step | wall ms | CPU ms | CPU ratio to load |");
+    println!("| --- | --- | --- | --- | --- |");
 
     // 1. Adult, 9 QIs.
     let (data, model) = load(&config, &adult, k)?;
     let label = format!("Adult {} rows, {} QIs, k={k}", data.rows(), data.qis.len());
-    let base = median_ms(repeat, || load(&config, &adult, k).map(|_| ()));
+    let base = median(repeat, || load(&config, &adult, k).map(|_| ()));
     row(&label, "load CSV (baseline)", base, base);
     let steps: [(Algorithm, &dyn Fn() -> karc::Result<anonymize::Outcome>); 3] = [
         (Algorithm::Mondrian, &|| mondrian(&data, &model)),
@@ -100,10 +132,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (a, f) in steps {
         f()?;
-        row(&label, a.name(), median_ms(repeat, f), base);
+        row(&label, a.name(), median(repeat, f), base);
         config.algorithm.name = a.name().to_owned();
         config.algorithm.seed = seed;
-        let checked = median_ms(repeat, || anonymize::run(&data, &model, &config.algorithm));
+        let checked = median(repeat, || anonymize::run(&data, &model, &config.algorithm));
         row(
             &label,
             &format!("{} + verification", a.name()),
@@ -123,29 +155,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     drop(source);
     let reset = reset_peak_rss();
-    let start = Instant::now();
-    let (data, model) = load(&config, &big, k)?;
-    let base = start.elapsed().as_secs_f64() * 1e3;
+    let (loaded, base) = time(|| load(&config, &big, k));
+    let (data, model) = loaded?;
     let label = format!("generated Adult {rows} rows, {} QIs, k={k}", data.qis.len());
     row(&label, "load CSV (baseline)", base, base);
-    let start = Instant::now();
-    let outcome = mondrian(&data, &model)?;
-    row(
-        &label,
-        "mondrian",
-        start.elapsed().as_secs_f64() * 1e3,
-        base,
-    );
-    drop(outcome);
+    let (outcome, t) = time(|| mondrian(&data, &model));
+    row(&label, "mondrian", t, base);
+    drop(outcome?);
     config.algorithm.name = "mondrian".to_owned();
-    let start = Instant::now();
-    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    row(
-        &label,
-        "mondrian + verification",
-        start.elapsed().as_secs_f64() * 1e3,
-        base,
-    );
+    let (outcome, t) = time(|| anonymize::run(&data, &model, &config.algorithm));
+    row(&label, "mondrian + verification", t, base);
+    let outcome = outcome?;
     let peak = peak_rss_mib().map_or("n/a".to_owned(), |m| format!("{m:.0} MiB"));
     let metrics = karc::metrics::measure(&data, &outcome.release, &model);
     println!();
