@@ -19,6 +19,13 @@ use karc::dataset::Dataset;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
+/// A file of the bundled Adult fixture (`fixtures/adult/NAME`).
+pub fn adult_fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/adult")
+        .join(name)
+}
+
 /// A uniform draw in `0..n` (n > 0) by Lemire's multiply-shift, without the
 /// bias of a plain modulo.
 fn below(rng: &mut ChaCha8Rng, n: usize) -> usize {
@@ -88,9 +95,8 @@ mod tests {
     use super::*;
 
     fn adult() -> (Config, Dataset) {
-        let fixtures = crate::args::fixtures();
-        let config = Config::load(&fixtures.join("adult/adult.toml")).unwrap();
-        let data = Dataset::load(&config, &fixtures.join("adult/adult.csv")).unwrap();
+        let config = Config::load(&adult_fixture("adult.toml")).unwrap();
+        let data = Dataset::load(&config, &adult_fixture("adult.csv")).unwrap();
         (config, data)
     }
 

@@ -2,6 +2,5 @@
 //! runner is a binary in `src/bin/`; what several share lives here.
 
 pub mod adult_gen;
-pub mod args;
 pub mod paper000;
 pub mod paper004;

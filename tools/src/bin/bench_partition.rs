@@ -21,15 +21,29 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
 use karc::anonymize::{self, Algorithm, basic_mondrian, mondrian, topdown};
 use karc::config::Config;
 use karc::dataset::Dataset;
 use karc::privacy::PrivacyModel;
-use karc_tools::adult_gen::generate;
-use karc_tools::args::{Args, fixtures};
+use karc_tools::adult_gen::{adult_fixture, generate};
+
+#[derive(Debug, Parser)]
+#[command(about = "Time Mondrian, Basic Mondrian and Top-down against the CSV load")]
+struct Args {
+    /// Rows of the generated Adult for the scaling run.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: usize,
+    /// Runs per measurement on Adult (the median is shown).
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Seed of Top-down and of the generated table.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
 
 fn main() -> ExitCode {
-    match run() {
+    match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bench_partition: {e}");
@@ -107,14 +121,10 @@ fn load(config: &Config, csv: &Path, k: usize) -> Result<(Dataset, PrivacyModel)
     Ok((data, model))
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = Args::from_env(&["rows", "repeat", "seed"])?;
-    let rows: usize = args.parse("rows")?.unwrap_or(1_000_000);
-    let repeat: usize = args.parse("repeat")?.unwrap_or(5);
-    let seed: u64 = args.parse("seed")?.unwrap_or(1);
-    let fixtures = fixtures();
-    let mut config = Config::load(&fixtures.join("adult/adult.toml"))?;
-    let adult = fixtures.join("adult/adult.csv");
+fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let Args { rows, repeat, seed } = args;
+    let mut config = Config::load(&adult_fixture("adult.toml"))?;
+    let adult = adult_fixture("adult.csv");
     let k = 10;
 
     println!("| workload | step | wall ms | CPU ms | CPU ratio to load |");
@@ -147,8 +157,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // 2. A generated Adult of `rows` rows.
     let source = Dataset::load(&config, &adult)?;
-    let dir = tempdir()?;
-    let big = dir.join(format!("adult-{rows}.csv"));
+    let dir = tempfile::tempdir()?;
+    let big = dir.path().join(format!("adult-{rows}.csv"));
     {
         let file = std::io::BufWriter::new(std::fs::File::create(&big)?);
         generate(&source, rows, seed, file)?;
@@ -180,14 +190,5 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         metrics.ncp,
         metrics.dm
     );
-    std::fs::remove_file(&big)?;
-    std::fs::remove_dir(&dir)?;
     Ok(())
-}
-
-/// A fresh directory for the generated table.
-fn tempdir() -> std::io::Result<std::path::PathBuf> {
-    let dir = std::env::temp_dir().join(format!("karc-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }

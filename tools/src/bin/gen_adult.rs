@@ -13,13 +13,33 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Parser;
 use karc::config::Config;
 use karc::dataset::Dataset;
-use karc_tools::adult_gen::generate;
-use karc_tools::args::Args;
+use karc_tools::adult_gen::{adult_fixture, generate};
+
+#[derive(Debug, Parser)]
+#[command(about = "Write a table of any size drawn from Adult's joint distribution")]
+struct Args {
+    /// Number of rows to write.
+    #[arg(long, default_value_t = 30_162)]
+    rows: usize,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output CSV (written atomically); standard output when absent.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Config of the source table (default: the bundled Adult, 9 QIs).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Source table (default: the bundled `adult.csv`).
+    #[arg(long)]
+    input: Option<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    match run() {
+    match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("gen_adult: {e}");
@@ -28,30 +48,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = Args::from_env(&["rows", "seed", "out", "config", "input"])?;
-    let rows: usize = args.parse("rows")?.unwrap_or(30_162);
-    let seed: u64 = args.parse("seed")?.unwrap_or(0);
-    let fixtures = karc_tools::args::fixtures();
-    let config_path: PathBuf = args
-        .take("config")
-        .map_or_else(|| fixtures.join("adult/adult.toml"), PathBuf::from);
-    let input: PathBuf = args
-        .take("input")
-        .map_or_else(|| fixtures.join("adult/adult.csv"), PathBuf::from);
-    let config = Config::load(&config_path)?;
+fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let config = Config::load(&args.config.unwrap_or_else(|| adult_fixture("adult.toml")))?;
+    let input = args.input.unwrap_or_else(|| adult_fixture("adult.csv"));
     let data = Dataset::load(&config, &input)?;
-    match args.take("out") {
+    match args.out {
         Some(path) => {
-            karc::io::write_atomically(std::path::Path::new(&path), |w| {
-                generate(&data, rows, seed, w).map_err(std::io::Error::other)
+            karc::io::write_atomically(&path, |w| {
+                generate(&data, args.rows, args.seed, w).map_err(std::io::Error::other)
             })?;
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut lock = std::io::BufWriter::new(stdout.lock());
-            generate(&data, rows, seed, &mut lock)?;
-            lock.flush()?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            generate(&data, args.rows, args.seed, &mut out)?;
+            out.flush()?;
         }
     }
     Ok(())
