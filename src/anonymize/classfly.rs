@@ -26,12 +26,13 @@
 //!   the `strict` policy (where fewer than K suppressed rows would form a
 //!   too-small class), leftovers that do not fit are never suppressed but
 //!   *absorbed*: each joins the anonymous block of done rows it costs least
-//!   to merge with, the block and the row raised together to their lowest
-//!   common generalization. Blocks are the connected components of "shares a
-//!   class of some constraint" inside one batch; each is anonymous on its
-//!   own, a union of anonymous sets is anonymous, and a block plus one row
-//!   made identical stays anonymous, so the release always satisfies the
-//!   constraint set.
+//!   to join, the block raised (coarsened) to a common level vector until
+//!   the row's projection on every constraint is one the block releases.
+//!   Blocks are the connected components of "shares a class of some
+//!   constraint" inside one batch; each is anonymous on its own and stays
+//!   so when coarsened, a row matching released projections joins classes
+//!   that already reach K, and a union of anonymous sets is anonymous: the
+//!   release always satisfies the constraint set.
 
 use crate::Result;
 use crate::anonymize::Outcome;
@@ -261,8 +262,6 @@ fn retain<T: Copy>(items: &mut Vec<T>, keep: &[bool]) {
 struct Block {
     rows: Vec<u32>,
     levels: Vec<usize>,
-    /// Per attribute, the lowest level (>= `levels`) where all rows agree.
-    common: Vec<usize>,
 }
 
 /// Splits a batch into blocks: connected components of "shares a class of
@@ -317,39 +316,23 @@ fn blocks_of(data: &Dataset, component: &Component, batch: &Batch) -> Vec<Block>
     }
     members
         .into_iter()
-        .map(|rows| {
-            let common = component
-                .qis
-                .iter()
-                .enumerate()
-                .map(|(a, &q)| {
-                    let qi = &data.qis[q];
-                    let h = qi.hierarchy.as_ref().expect("checked");
-                    let codes = data.qi_codes(q);
-                    let leaf = |r: u32| qi.leaf_of[codes[r as usize] as usize];
-                    let first = leaf(rows[0]);
-                    let mut l = batch.levels[a];
-                    while rows[1..]
-                        .iter()
-                        .any(|&r| h.node_of(l, leaf(r)) != h.node_of(l, first))
-                    {
-                        l += 1;
-                    }
-                    l
-                })
-                .collect();
-            Block {
-                rows,
-                levels: batch.levels.clone(),
-                common,
-            }
+        .map(|rows| Block {
+            rows,
+            levels: batch.levels.clone(),
         })
         .collect()
 }
 
-/// Merges every leftover row into the block it costs least to join (the
-/// Precision lost by the block's rows and the row), never into `*` in every
-/// QI of the table while another block allows less.
+/// Places every leftover row into the block it costs least to join. The
+/// block's rows and the row are raised to a common level vector, from the
+/// block's own levels up, until for every constraint the row's projection is
+/// one the block's rows release: the row then joins classes that reach K,
+/// and the coarsened block stays anonymous. The raise is greedy (among the
+/// QIs of the constraints not yet met, the one where the fewest block rows
+/// share the row's value, ties to the earlier); often nothing needs raising
+/// (the row adopts released cells). The cost is the Precision lost by the
+/// block's rows and the row; a result of `*` in every QI of the table (a
+/// suppressed row) is taken only when no block allows less.
 fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Vec<Block> {
     let mut blocks: Vec<Block> = run
         .batches
@@ -358,42 +341,93 @@ fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Vec<Bloc
         .collect();
     let spans_table = component.qis.len() == data.qis.len();
     let qis: Vec<_> = component.qis.iter().map(|&q| &data.qis[q]).collect();
-    let heights: Vec<f64> = qis
+    let hierarchies: Vec<_> = qis
         .iter()
-        .map(|q| q.height().expect("checked") as f64)
+        .map(|q| q.hierarchy.as_ref().expect("checked"))
         .collect();
-    let leaf =
-        |a: usize, r: u32| qis[a].leaf_of[data.qi_codes(component.qis[a])[r as usize] as usize];
-    let mut merged = vec![0usize; qis.len()];
+    let heights: Vec<usize> = hierarchies.iter().map(|h| h.height()).collect();
+    let leaves: Vec<Vec<u32>> = (0..qis.len())
+        .map(|a| {
+            data.qi_codes(component.qis[a])
+                .iter()
+                .map(|&c| qis[a].leaf_of[c as usize])
+                .collect()
+        })
+        .collect();
+    let node =
+        |a: usize, level: usize, r: u32| hierarchies[a].node_of(level, leaves[a][r as usize]);
     for &r in &run.leftovers {
+        // (suppressed, cost, block, levels)
         let mut best: Option<(bool, f64, usize, Vec<usize>)> = None;
         for (b, block) in blocks.iter().enumerate() {
-            let mut cost = 0.0;
-            for (a, qi) in qis.iter().enumerate() {
-                let h = qi.hierarchy.as_ref().expect("checked");
-                let rep = leaf(a, block.rows[0]);
-                let mine = leaf(a, r);
-                let mut l = block.common[a];
-                while h.node_of(l, mine) != h.node_of(l, rep) {
-                    l += 1;
-                }
-                merged[a] = l;
-                cost += (l - block.levels[a]) as f64 / heights[a] * block.rows.len() as f64
-                    + l as f64 / heights[a];
-            }
-            let all_root = spans_table && merged.iter().zip(&heights).all(|(&l, &h)| l as f64 >= h);
-            let better = match &best {
-                None => true,
-                Some((root, c, _, _)) => (all_root, cost) < (*root, *c),
+            let size = block.rows.len() as f64;
+            let cost_of = |levels: &[usize]| -> f64 {
+                levels
+                    .iter()
+                    .zip(&block.levels)
+                    .zip(&heights)
+                    .map(|((&l, &l0), &h)| ((l - l0) as f64 * size + l as f64) / h as f64)
+                    .sum()
             };
+            let mut levels = block.levels.clone();
+            let mut pruned = false;
+            loop {
+                if best
+                    .as_ref()
+                    .is_some_and(|(root, c, _, _)| !*root && cost_of(&levels) >= *c)
+                {
+                    pruned = true;
+                    break;
+                }
+                let unmet: Vec<&LocalConstraint> = component
+                    .constraints
+                    .iter()
+                    .filter(|c| {
+                        !block.rows.iter().any(|&s| {
+                            c.attrs
+                                .iter()
+                                .all(|&a| node(a, levels[a], s) == node(a, levels[a], r))
+                        })
+                    })
+                    .collect();
+                if unmet.is_empty() {
+                    break;
+                }
+                let mut raise: Option<(usize, usize)> = None;
+                for a in 0..qis.len() {
+                    if levels[a] >= heights[a] || !unmet.iter().any(|c| c.attrs.contains(&a)) {
+                        continue;
+                    }
+                    let mine = node(a, levels[a], r);
+                    let agree = block
+                        .rows
+                        .iter()
+                        .filter(|&&s| node(a, levels[a], s) == mine)
+                        .count();
+                    if raise.is_none_or(|(_, fewest)| agree < fewest) {
+                        raise = Some((a, agree));
+                    }
+                }
+                // An unmet constraint with every QI at `*` is met: some QI
+                // of it is below the root.
+                let (a, _) = raise.expect("an unmet constraint has a QI below the root");
+                levels[a] += 1;
+            }
+            if pruned {
+                continue;
+            }
+            let suppressed = spans_table && levels.iter().zip(&heights).all(|(l, h)| l >= h);
+            let cost = cost_of(&levels);
+            let better = best
+                .as_ref()
+                .is_none_or(|(root, c, _, _)| (suppressed, cost) < (*root, *c));
             if better {
-                best = Some((all_root, cost, b, merged.clone()));
+                best = Some((suppressed, cost, b, levels));
             }
         }
         let (_, _, b, levels) = best.expect("leftovers imply done rows: K <= n");
         let block = &mut blocks[b];
         block.rows.push(r);
-        block.common.clone_from(&levels);
         block.levels = levels;
     }
     blocks
@@ -477,8 +511,8 @@ pub(crate) fn local_recoding(
         }
     };
     match &absorbed {
-        Some(blocks) => {
-            for (c, blocks) in components.iter().zip(blocks) {
+        Some(absorbed) => {
+            for (c, blocks) in components.iter().zip(absorbed) {
                 for b in blocks {
                     place(c, &b.rows, &b.levels);
                 }

@@ -133,3 +133,34 @@ fn attributes_outside_the_constraints_stay_raw() {
         );
     }
 }
+
+/// With a suppression limit of 0, or under the strict policy, leftovers are
+/// generalized into released groups instead of suppressed: still sound, no
+/// row suppressed, and complete = partial.
+#[test]
+fn leftovers_are_absorbed_when_they_may_not_be_suppressed() {
+    use karc::config::SuppressionPolicy;
+    for cset in [2, 4, 5, 8] {
+        for (limit, policy) in [
+            (Some(0.0), SuppressionPolicy::Mask),
+            (None, SuppressionPolicy::Strict),
+        ] {
+            let (_dir, mut w) = workload(2048, 1, cset);
+            w.model.suppression_limit = limit;
+            w.model.policy = policy;
+            let label = format!("|CSet| = {cset}, {limit:?}, {policy:?}");
+            let mut releases = Vec::new();
+            for a in [
+                Algorithm::Classfly,
+                Algorithm::ClassflyPlusNaive,
+                Algorithm::ClassflyPlusComplete,
+                Algorithm::ClassflyPlusPartial,
+            ] {
+                let o = checked(&w, a);
+                assert_eq!(o.release.suppressed_rows(), 0, "{label} {}", a.name());
+                releases.push(o.release);
+            }
+            assert!(releases[2] == releases[3], "{label}");
+        }
+    }
+}
