@@ -9,6 +9,7 @@
 mod bytes;
 mod originals;
 mod plain;
+mod range;
 mod released;
 
 pub use originals::{

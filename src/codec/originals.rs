@@ -10,7 +10,13 @@
 //! - [`DiffMode::Paper`]: paper 004's difference coding exactly as
 //!   `ALGORITHMS.md` states it, kept for the reproduction of its figures;
 //! - [`DiffMode::PerValue`]: no bits for a cell released unchanged, and one
-//!   Huffman code per released value over the values it covers.
+//!   Huffman code per released value over the values it covers;
+//! - [`DiffMode::Context`] (default): no bits for unchanged cells, each other
+//!   value range-coded among those its released value covers, conditioned on
+//!   the released value and the originals of up to two earlier QIs of the
+//!   row. On Adult (k = 5, Datafly or Incognito) it takes 50,953 B against
+//!   61,497 B for `paper` and 53,597 B for the order-0 bound H(x | g)
+//!   (`tools/src/bin/coding_sizes.rs`).
 
 use bitstream_io::BitWrite;
 use rustc_hash::FxHashMap;
@@ -18,6 +24,7 @@ use rustc_hash::FxHashMap;
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
 use super::plain::{canonical_integer, put_dictionary, read_dictionary};
+use super::range::{Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol};
 use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
@@ -32,19 +39,25 @@ pub enum DiffMode {
     /// Paper 004's differences (id 0).
     Paper,
     /// A code per released value, nothing for unchanged cells (id 1).
-    #[default]
     PerValue,
+    /// Nothing for unchanged cells; each other cell's value among those its
+    /// released value covers, range-coded under adaptive models conditioned
+    /// on the released value and the originals of up to two earlier QIs of
+    /// the same row (id 2).
+    #[default]
+    Context,
 }
 
 impl DiffMode {
-    pub const ALL: &'static [DiffMode] = &[DiffMode::Paper, DiffMode::PerValue];
-    const KNOWN: &'static str = "0 paper, 1 per-value";
+    pub const ALL: &'static [DiffMode] = &[DiffMode::Paper, DiffMode::PerValue, DiffMode::Context];
+    const KNOWN: &'static str = "0 paper, 1 per-value, 2 context";
 
     /// The id stored in the blob.
     pub fn id(self) -> u8 {
         match self {
             DiffMode::Paper => 0,
             DiffMode::PerValue => 1,
+            DiffMode::Context => 2,
         }
     }
 
@@ -64,6 +77,7 @@ impl DiffMode {
         match self {
             DiffMode::Paper => "paper",
             DiffMode::PerValue => "per-value",
+            DiffMode::Context => "context",
         }
     }
 }
@@ -301,6 +315,7 @@ pub fn encode_originals(
     let mut bytes = vec![mode.id()];
     put_varint(&mut bytes, qis.len() as u64);
     let mut column_bytes = Vec::with_capacity(qis.len());
+    let mut earlier: Vec<Vec<u32>> = Vec::with_capacity(qis.len());
     for (qi, rel) in qis.iter().zip(released) {
         assert_eq!(
             qi.column.codes.len(),
@@ -313,7 +328,9 @@ pub fn encode_originals(
         match mode {
             DiffMode::Paper => paper_encode(qi, rel, &values, &mut section),
             DiffMode::PerValue => per_value_encode(qi, rel, &values, &mut section),
+            DiffMode::Context => context_encode(qi, rel, &values, &earlier, &mut section),
         }
+        earlier.push(values.rows);
         let before = bytes.len();
         put_varint(&mut bytes, section.len() as u64);
         bytes.extend_from_slice(&section);
@@ -357,6 +374,7 @@ pub fn decode_originals(
         let column = match mode {
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s)?,
+            DiffMode::Context => context_decode(qi, rel, texts, leaves, &out, &mut s)?,
         };
         s.finish("QI section")?;
         out.push(column);
@@ -712,5 +730,199 @@ fn per_value_decode(
             count: rest.len() as u64 - w.position().div_ceil(8),
         });
     }
+    Ok(b.column)
+}
+
+// ---------------------------------------------------------------------------
+// Context mode
+
+/// Per released symbol: `None` for unchanged, else its alphabet (cover or
+/// all of `V`) and rule byte.
+fn symbol_alphabets(
+    symbols: &[ReleasedSymbol],
+    rules: &[u8],
+    hierarchy: Option<&Hierarchy>,
+    leaves: bool,
+    texts: &[String],
+) -> Result<Vec<Option<Vec<u32>>>, CodecError> {
+    symbols
+        .iter()
+        .zip(rules)
+        .enumerate()
+        .map(|(g, (symbol, &rule))| match rule {
+            RULE_UNCHANGED => {
+                if matches!(symbol, ReleasedSymbol::Value(_)) {
+                    Ok(None)
+                } else {
+                    Err(CodecError::Invalid {
+                        what: "context rule",
+                        detail: format!("released symbol {g} is generalized but marked unchanged"),
+                    })
+                }
+            }
+            RULE_COVERED => Ok(Some(candidates(symbol, hierarchy, leaves, texts))),
+            RULE_ANY => Ok(Some((0..texts.len() as u32).collect())),
+            id => Err(CodecError::UnknownLayout {
+                what: "context rule",
+                id,
+                known: "0 unchanged, 2 covered values, 3 any value",
+            }),
+        })
+        .collect()
+}
+
+/// The context of a row: its released symbol and its parents' originals.
+#[inline]
+fn context_of(g: u32, parents: &[&[u32]], row: usize) -> [u32; 3] {
+    let mut c = [g, u32::MAX, u32::MAX];
+    for (i, p) in parents.iter().enumerate() {
+        c[i + 1] = p[row];
+    }
+    c
+}
+
+/// The range-coded rows of one QI under the given parents.
+fn context_stream(
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    alphabets: &[Option<(Vec<u32>, FxHashMap<u32, u32>)>],
+    parents: &[&[u32]],
+) -> Vec<u8> {
+    let mut enc = RangeEncoder::default();
+    let mut models = Models::default();
+    for (row, (&g, &x)) in rel.rows.iter().zip(&values.rows).enumerate() {
+        if let Some((cands, index)) = &alphabets[g as usize] {
+            let ctx = context_of(g, parents, row);
+            encode_symbol(&mut enc, &mut models, ctx, index[&x], cands.len() as u32);
+        }
+    }
+    enc.finish()
+}
+
+fn context_encode(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    earlier: &[Vec<u32>],
+    out: &mut Vec<u8>,
+) {
+    let counts = value_counts(rel, values);
+    let mut rules = Vec::with_capacity(rel.symbols.len());
+    let mut alphabets = Vec::with_capacity(rel.symbols.len());
+    for (g, symbol) in rel.symbols.iter().enumerate() {
+        let unchanged = match symbol {
+            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            _ => false,
+        };
+        if unchanged {
+            rules.push(RULE_UNCHANGED);
+            alphabets.push(None);
+            continue;
+        }
+        let mut cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
+        if counts[g].keys().all(|x| cands.binary_search(x).is_ok()) {
+            rules.push(RULE_COVERED);
+        } else {
+            cands = (0..values.texts.len() as u32).collect();
+            rules.push(RULE_ANY);
+        }
+        let index: FxHashMap<u32, u32> = cands
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (x, i as u32))
+            .collect();
+        alphabets.push(Some((cands, index)));
+    }
+    // Parents: none, the best single earlier QI among all, and pairs among
+    // the four best singles; the smallest stream wins (ties: fewer parents,
+    // then earlier QIs), measured by coding, so the choice is exact.
+    let mut best: (Vec<u32>, Vec<u8>) = (Vec::new(), context_stream(rel, values, &alphabets, &[]));
+    let mut singles: Vec<(usize, u32)> = (0..earlier.len() as u32)
+        .map(|p| {
+            let s = context_stream(rel, values, &alphabets, &[&earlier[p as usize]]);
+            (s.len(), p)
+        })
+        .collect();
+    singles.sort();
+    if let Some(&(len, p)) = singles.first() {
+        if len < best.1.len() {
+            best = (
+                vec![p],
+                context_stream(rel, values, &alphabets, &[&earlier[p as usize]]),
+            );
+        }
+    }
+    let top: Vec<u32> = singles.iter().take(4).map(|&(_, p)| p).collect();
+    for (i, &a) in top.iter().enumerate() {
+        for &b in &top[i + 1..] {
+            let (a, b) = (a.min(b), a.max(b));
+            let s = context_stream(
+                rel,
+                values,
+                &alphabets,
+                &[&earlier[a as usize], &earlier[b as usize]],
+            );
+            if s.len() < best.1.len() {
+                best = (vec![a, b], s);
+            }
+        }
+    }
+    out.push(best.0.len() as u8);
+    for &p in &best.0 {
+        put_varint(out, u64::from(p));
+    }
+    out.extend_from_slice(&rules);
+    out.extend_from_slice(&best.1);
+}
+
+fn context_decode(
+    qi: &QiSchema<'_>,
+    rel: &ReleasedColumn,
+    texts: Vec<String>,
+    leaves: bool,
+    earlier: &[Column],
+    s: &mut ByteReader<'_>,
+) -> Result<Column, CodecError> {
+    let p = s.byte("context parent count")?;
+    if p > 2 {
+        return Err(CodecError::IndexOutOfRange {
+            what: "context parent count",
+            index: u64::from(p),
+            len: 3,
+        });
+    }
+    let mut parents: Vec<&[u32]> = Vec::with_capacity(p as usize);
+    for _ in 0..p {
+        let i = s.index("context parent", earlier.len())?;
+        parents.push(&earlier[i as usize].codes);
+    }
+    let rules = s.take(rel.symbols.len() as u64, "context rules")?;
+    let alphabets = symbol_alphabets(&rel.symbols, rules, qi.hierarchy, leaves, &texts)?;
+    let stream = s.take(s.remaining() as u64, "context stream")?;
+    let mut dec = RangeDecoder::new(stream);
+    let mut models = Models::default();
+    let mut b = ColumnBuilder::new(qi.name, &texts);
+    for (row, &g) in rel.rows.iter().enumerate() {
+        match &alphabets[g as usize] {
+            None => {
+                let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
+                    unreachable!("checked by symbol_alphabets")
+                };
+                b.push_text(t);
+            }
+            Some(cands) => {
+                if cands.is_empty() {
+                    return Err(CodecError::Invalid {
+                        what: "context stream",
+                        detail: format!("released symbol {g} covers no value"),
+                    });
+                }
+                let ctx = context_of(g, &parents, row);
+                let i = decode_symbol(&mut dec, &mut models, ctx, cands.len() as u32);
+                b.push_value(cands[i as usize]);
+            }
+        }
+    }
+    dec.finish("context stream")?;
     Ok(b.column)
 }

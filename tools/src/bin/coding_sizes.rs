@@ -116,16 +116,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let size = |mode| encode_originals(mode, &originals, &released).bytes.len();
             let paper = size(DiffMode::Paper);
             let per_value = size(DiffMode::PerValue);
+            let context = size(DiffMode::Context);
             println!(
-                "{:<12} {k:>4} {:>9.0} {:>9} {:>9.0} {:>9} {:>11} {:>11} {:>9}",
+                "{:<12} {k:>4} {:>9.0} {:>9} {:>9.0} {:>9} {:>10} {:>9} {:>10} {:>10}",
                 a.name(),
                 h_release,
                 public,
                 h_cond,
                 paper,
                 per_value,
+                context,
                 public + paper,
-                public + per_value
+                public + context
             );
         }
     }
