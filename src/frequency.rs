@@ -119,6 +119,71 @@ impl FrequencySet {
     }
 }
 
+/// One constraint as seen on a frequency set over some attributes: the
+/// positions of its QIs among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub positions: Vec<usize>,
+    pub k: usize,
+    /// The constraint covers the whole subset (no projection needed).
+    pub whole: bool,
+}
+
+/// The checks of `constraints` (attribute sets with their k) on a frequency
+/// set over `attrs`; a constraint none of whose attributes is there puts
+/// every row in one class and checks nothing.
+pub fn checks_for(attrs: &[usize], constraints: &[(Vec<usize>, usize)]) -> Vec<Check> {
+    constraints
+        .iter()
+        .filter_map(|(qis, k)| {
+            let positions: Vec<usize> = (0..attrs.len())
+                .filter(|&j| qis.contains(&attrs[j]))
+                .collect();
+            (!positions.is_empty()).then(|| Check {
+                whole: positions.len() == attrs.len(),
+                positions,
+                k: *k,
+            })
+        })
+        .collect()
+}
+
+/// Which groups of `fs` (radices `radices`) sit in a class too small for
+/// some check.
+pub fn violating_groups(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> Vec<bool> {
+    let mut bad = vec![false; fs.groups()];
+    let mut assign = Vec::new();
+    for c in checks {
+        if c.whole {
+            for (b, &n) in bad.iter_mut().zip(fs.counts()) {
+                *b |= (n as usize) < c.k;
+            }
+        } else {
+            let r: Vec<u32> = c.positions.iter().map(|&j| radices[j]).collect();
+            let p = fs.project(&c.positions, &r, Some(&mut assign));
+            for (b, &g) in bad.iter_mut().zip(&assign) {
+                *b |= (p.counts()[g as usize] as usize) < c.k;
+            }
+        }
+    }
+    bad
+}
+
+/// Rows of `fs` that violate some check.
+pub fn violating_rows(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> usize {
+    if let [c] = checks {
+        if c.whole {
+            return fs.rows_below(c.k);
+        }
+    }
+    violating_groups(fs, checks, radices)
+        .iter()
+        .zip(fs.counts())
+        .filter(|&(&b, _)| b)
+        .map(|(_, &n)| n as usize)
+        .sum()
+}
+
 /// Key spaces of at most this many cells per source tuple (plus a little)
 /// are indexed directly: clearing such a table costs about what the
 /// grouping does. Larger key spaces are hashed.

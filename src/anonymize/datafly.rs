@@ -8,68 +8,166 @@
 
 use crate::Result;
 use crate::anonymize::Outcome;
-use crate::classes::Partition;
 use crate::dataset::Dataset;
+use crate::frequency::{Check, FrequencySet, checks_for, violating_groups, violating_rows};
+use crate::hierarchy::Hierarchy;
 use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
-/// The state of a full-domain generalization: each QI's level and its
-/// generalized codes (node ids) per row.
+/// The state of a full-domain generalization, kept as the frequency set of
+/// the constrained QIs at their current levels: raising a QI rolls the set
+/// up (each distinct tuple once, never the rows), and every count Datafly
+/// needs (violating rows, distinct values, value frequencies) is read off
+/// it. Adult's 30,162 rows are 19,502 tuples at level 0 and fewer after
+/// every step.
 pub(crate) struct GlobalState<'a> {
     data: &'a Dataset,
+    /// The level of every QI (those in no constraint stay at 0).
     pub levels: Vec<usize>,
     pub heights: Vec<usize>,
-    /// `columns[q][row]`: the node of the row's value at `levels[q]`.
-    pub columns: Vec<Vec<u32>>,
+    /// The QIs of the constraints, ascending: the attributes of `current`.
+    constrained: Vec<usize>,
+    /// The constraints as checks on `current`.
+    checks: Vec<Check>,
+    /// The table's frequency set over `constrained`, leaves, and each row's
+    /// group in it.
+    base: FrequencySet,
+    group_of: Vec<u32>,
+    /// The frequency set at `levels` (hierarchy nodes).
+    current: FrequencySet,
 }
 
 impl<'a> GlobalState<'a> {
-    pub fn new(data: &'a Dataset) -> Self {
+    /// Needs a hierarchy on every constrained QI.
+    pub fn new(data: &'a Dataset, model: &PrivacyModel) -> Self {
         let heights = data.qis.iter().map(|q| q.height().unwrap_or(0)).collect();
         let levels = vec![0; data.qis.len()];
-        let columns = (0..data.qis.len())
-            .map(|q| data.qi_codes(q).to_vec())
+        let constrained = model.constrained_qis(data.qis.len());
+        let constraints: Vec<(Vec<usize>, usize)> = model
+            .constraints
+            .iter()
+            .map(|c| {
+                let attrs = c
+                    .qis
+                    .iter()
+                    .map(|q| constrained.binary_search(q).expect("constrained QI"))
+                    .collect();
+                (attrs, c.k)
+            })
             .collect();
-        GlobalState {
+        let positions: Vec<usize> = (0..constrained.len()).collect();
+        let checks = checks_for(&positions, &constraints);
+        let leaves: Vec<Vec<u32>> = constrained
+            .iter()
+            .map(|&q| {
+                let map = data.qis[q].level_map(0);
+                data.qi_codes(q).iter().map(|&c| map[c as usize]).collect()
+            })
+            .collect();
+        let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
+        let mut state = GlobalState {
             data,
             levels,
             heights,
-            columns,
-        }
+            constrained,
+            checks,
+            base: FrequencySet::of_columns(&[], &[], 0).0,
+            group_of: Vec::new(),
+            current: FrequencySet::of_columns(&[], &[], 0).0,
+        };
+        let radices = state.radices();
+        let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
+        state.current = base.clone();
+        state.base = base;
+        state.group_of = group_of;
+        state
     }
 
-    /// Raises QI `q` one level and regenerates its column.
+    fn hierarchy(&self, q: usize) -> &Hierarchy {
+        self.data.qis[q]
+            .hierarchy
+            .as_ref()
+            .expect("checked by require_hierarchies")
+    }
+
+    /// Node counts of the constrained QIs at their levels.
+    fn radices(&self) -> Vec<u32> {
+        self.constrained
+            .iter()
+            .map(|&q| self.hierarchy(q).nodes(self.levels[q]) as u32)
+            .collect()
+    }
+
+    /// Raises QI `q` (a constrained one) one level: one rollup of the
+    /// current frequency set.
     pub fn raise(&mut self, q: usize) {
+        let j = self
+            .constrained
+            .binary_search(&q)
+            .expect("only constrained QIs are raised");
+        let from = self.levels[q];
+        let h = self.hierarchy(q);
+        let parent: Vec<u32> = (0..h.nodes(from) as u32)
+            .map(|n| h.parent(from, n))
+            .collect();
         self.levels[q] += 1;
-        let map = self.data.qis[q].level_map(self.levels[q]);
-        for (g, &code) in self.columns[q].iter_mut().zip(self.data.qi_codes(q)) {
-            *g = map[code as usize];
-        }
+        let radices = self.radices();
+        self.current = self.current.rollup(
+            radices.len(),
+            &radices,
+            |t, out| {
+                out.copy_from_slice(t);
+                out[j] = parent[t[j] as usize];
+            },
+            None,
+        );
     }
 
     /// Rows that violate some constraint.
-    pub fn violating(&self, model: &PrivacyModel) -> Vec<bool> {
-        let rows = self.data.rows();
-        let mut bad = vec![false; rows];
-        for c in &model.constraints {
-            let cols: Vec<&[u32]> = c.qis.iter().map(|&q| &self.columns[q][..]).collect();
-            let p = Partition::new(&cols, rows, None);
-            for (row, b) in bad.iter_mut().enumerate() {
-                *b |= p.is_small(row, c.k);
-            }
-        }
-        bad
+    pub fn violating_rows(&self) -> usize {
+        violating_rows(&self.current, &self.checks, &self.radices())
     }
 
-    /// How often each node of QI `q` occurs at its current level.
+    /// The rows that violate some constraint, as a mask over the rows.
+    pub fn violating(&self) -> Vec<bool> {
+        let radices = self.radices();
+        // The current frequency set once more, from the table's, to learn
+        // each table tuple's group in it.
+        let maps: Vec<Vec<u32>> = self
+            .constrained
+            .iter()
+            .map(|&q| {
+                let h = self.hierarchy(q);
+                (0..h.nodes(0) as u32)
+                    .map(|leaf| h.node_of(self.levels[q], leaf))
+                    .collect()
+            })
+            .collect();
+        let mut assign = Vec::new();
+        let fresh = self.base.rollup(
+            radices.len(),
+            &radices,
+            |t, out| {
+                for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
+                    *o = map[v as usize];
+                }
+            },
+            Some(&mut assign),
+        );
+        let bad = violating_groups(&fresh, &self.checks, &radices);
+        self.group_of
+            .iter()
+            .map(|&g| bad[assign[g as usize] as usize])
+            .collect()
+    }
+
+    /// How often each node of QI `q` (a constrained one) occurs at its
+    /// current level.
     pub fn frequencies(&self, q: usize) -> Vec<u32> {
-        let nodes = match &self.data.qis[q].hierarchy {
-            Some(h) => h.nodes(self.levels[q]),
-            None => 0,
-        };
-        let mut counts = vec![0u32; nodes];
-        for &g in &self.columns[q] {
-            counts[g as usize] += 1;
+        let j = self.constrained.binary_search(&q).expect("constrained QI");
+        let mut counts = vec![0u32; self.hierarchy(q).nodes(self.levels[q])];
+        for (g, &n) in self.current.counts().iter().enumerate() {
+            counts[self.current.tuple(g)[j] as usize] += n;
         }
         counts
     }
@@ -80,10 +178,10 @@ impl<'a> GlobalState<'a> {
     }
 
     /// QIs that may still be raised: in some constraint, below the root.
-    pub fn candidates(&self, model: &PrivacyModel) -> Vec<usize> {
-        model
-            .constrained_qis(self.data.qis.len())
-            .into_iter()
+    pub fn candidates(&self) -> Vec<usize> {
+        self.constrained
+            .iter()
+            .copied()
             .filter(|&q| self.levels[q] < self.heights[q])
             .collect()
     }
@@ -99,19 +197,19 @@ pub(crate) fn datafly_loop(
     choose: impl Fn(&GlobalState, &[usize]) -> usize,
 ) -> Result<Outcome> {
     data.require_hierarchies(algorithm)?;
-    let mut state = GlobalState::new(data);
-    let suppressed = loop {
-        let bad = state.violating(model);
-        let count = bad.iter().filter(|&&b| b).count();
-        let candidates = state.candidates(model);
+    let mut state = GlobalState::new(data, model);
+    loop {
+        let count = state.violating_rows();
+        let candidates = state.candidates();
         // Every constrained QI at the root puts each constraint's rows in one
         // class of n >= k rows, so `count` is 0 by then.
         if count <= budget || candidates.is_empty() {
-            break bad;
+            break;
         }
         let q = choose(&state, &candidates);
         state.raise(q);
-    };
+    }
+    let suppressed = state.violating();
     let release = Release::from_levels(data, &state.levels, &suppressed);
     Ok(Outcome {
         release,

@@ -32,7 +32,7 @@ use rustc_hash::FxHashMap;
 use crate::Result;
 use crate::anonymize::{AnonymizeError, Outcome};
 use crate::dataset::Dataset;
-use crate::frequency::FrequencySet;
+use crate::frequency::{FrequencySet, checks_for, violating_groups, violating_rows};
 use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
@@ -143,66 +143,6 @@ impl Sublattice {
             .map(|j| attributes[self.attrs[j]].nodes[self.level(node, j)])
             .collect()
     }
-}
-
-/// One constraint as seen on a subset: the positions of its QIs there.
-struct Check {
-    positions: Vec<usize>,
-    k: usize,
-    /// The constraint covers the whole subset (no projection needed).
-    whole: bool,
-}
-
-fn checks_for(attrs: &[usize], constraints: &[(Vec<usize>, usize)]) -> Vec<Check> {
-    constraints
-        .iter()
-        .filter_map(|(qis, k)| {
-            let positions: Vec<usize> = (0..attrs.len())
-                .filter(|&j| qis.contains(&attrs[j]))
-                .collect();
-            (!positions.is_empty()).then(|| Check {
-                whole: positions.len() == attrs.len(),
-                positions,
-                k: *k,
-            })
-        })
-        .collect()
-}
-
-/// Which groups of `fs` (radices `radices`) sit in a class too small for
-/// some check.
-fn violating_groups(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> Vec<bool> {
-    let mut bad = vec![false; fs.groups()];
-    let mut assign = Vec::new();
-    for c in checks {
-        if c.whole {
-            for (b, &n) in bad.iter_mut().zip(fs.counts()) {
-                *b |= (n as usize) < c.k;
-            }
-        } else {
-            let r: Vec<u32> = c.positions.iter().map(|&j| radices[j]).collect();
-            let p = fs.project(&c.positions, &r, Some(&mut assign));
-            for (b, &g) in bad.iter_mut().zip(&assign) {
-                *b |= (p.counts()[g as usize] as usize) < c.k;
-            }
-        }
-    }
-    bad
-}
-
-/// Rows of `fs` that violate some check.
-fn violating_rows(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> usize {
-    if let [c] = checks {
-        if c.whole {
-            return fs.rows_below(c.k);
-        }
-    }
-    violating_groups(fs, checks, radices)
-        .iter()
-        .zip(fs.counts())
-        .filter(|&(&b, _)| b)
-        .map(|(_, &n)| n as usize)
-        .sum()
 }
 
 /// The search state shared by every subset.
