@@ -20,22 +20,10 @@ use karc::config::Config;
 use karc::dataset::Dataset;
 use karc::privacy::PrivacyModel;
 use karc::table::Table;
+use karc_tools::cpu_ms;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// CPU time (user + system) of this process and its waited-for children,
-/// in milliseconds.
-fn cpu_ms() -> f64 {
-    let total = |who| {
-        // SAFETY: getrusage fills the zeroed struct it is given.
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(who, &mut u) };
-        let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-        ms(u.ru_utime) + ms(u.ru_stime)
-    };
-    total(libc::RUSAGE_SELF) + total(libc::RUSAGE_CHILDREN)
 }
 
 /// Median wall time and median CPU time of `runs` calls, in milliseconds.
