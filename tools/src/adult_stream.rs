@@ -30,7 +30,11 @@ pub const QIS: [&str; 10] = [
 pub fn adult_clean(path: &Path) -> std::io::Result<(Vec<String>, Vec<Vec<String>>)> {
     let text = std::fs::read_to_string(path)?;
     let mut lines = text.lines();
-    let split = |l: &str| l.split(',').map(|f| f.trim().to_owned()).collect::<Vec<_>>();
+    let split = |l: &str| {
+        l.split(',')
+            .map(|f| f.trim().to_owned())
+            .collect::<Vec<_>>()
+    };
     let header = split(lines.next().unwrap_or_default());
     let rows = lines
         .filter(|l| !l.is_empty() && !l.contains('?'))

@@ -44,8 +44,8 @@ fn root() -> PathBuf {
 
 /// The stream config with only `qis` as quasi-identifiers.
 fn config_with(qis: &[&str]) -> Config {
-    let mut c = Config::load(&root().join("fixtures/adult-raw/adult-stream.toml"))
-        .expect("fixture config");
+    let mut c =
+        Config::load(&root().join("fixtures/adult-raw/adult-stream.toml")).expect("fixture config");
     for col in &mut c.columns {
         if col.role == Some(Role::Quasi) && !qis.contains(&col.name.as_str()) {
             col.role = Some(Role::Insensitive);
@@ -70,8 +70,15 @@ impl Run {
 
 fn run_table(config: &Config, csv: &str, algorithm: StreamAlgorithm, params: &StreamParams) -> Run {
     let start = cpu_ms();
-    let s = run_csv(config, csv.as_bytes(), algorithm, params.clone(), None, |_, _, _| {})
-        .expect("paper 003 setup runs");
+    let s = run_csv(
+        config,
+        csv.as_bytes(),
+        algorithm,
+        params.clone(),
+        None,
+        |_, _, _| {},
+    )
+    .expect("paper 003 setup runs");
     Run {
         loss: s.avg_infoloss,
         cpu_ms: cpu_ms() - start,
@@ -133,7 +140,9 @@ fn params(k: usize, delta: usize, seed: u64) -> StreamParams {
 }
 
 fn header(first: &str) {
-    println!("| {first} | FADS loss | CASTLE loss | FADS ms | CASTLE ms | FADS µs/row | CASTLE µs/row | CASTLE/FADS time | suppressed (FADS/CASTLE) |");
+    println!(
+        "| {first} | FADS loss | CASTLE loss | FADS ms | CASTLE ms | FADS µs/row | CASTLE µs/row | CASTLE/FADS time | suppressed (FADS/CASTLE) |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 }
 
@@ -180,7 +189,10 @@ fn main() {
         "hours-per-week",
     ];
     let seed = args.seed;
-    println!("# Paper 003: FADS against CASTLE on Adult ({} rows without `?`)\n", adult.len());
+    println!(
+        "# Paper 003: FADS against CASTLE on Adult ({} rows without `?`)\n",
+        adult.len()
+    );
     println!(
         "Defaults (paper 003, Table 3): K=100, delta=10000, tau=0.5, c0=1.0 (FADS); beta=50, mu=100 (CASTLE); seed {seed}. \
          Loss: average information loss (Definition 5, = GLM). Time: CPU ms of the anonymizer.\n"
@@ -216,7 +228,11 @@ fn main() {
     }
     if !args.no_sweeps {
         for (name, order, sizes) in [
-            ("mixed, alternating numeric and categorical", &interleaved[..], &[2usize, 4, 6, 8, 10][..]),
+            (
+                "mixed, alternating numeric and categorical",
+                &interleaved[..],
+                &[2usize, 4, 6, 8, 10][..],
+            ),
             ("numeric only", &QIS[..6], &[2, 3, 4, 5, 6][..]),
         ] {
             println!("## Number of QIs ({name}, all rows)\n");
@@ -231,7 +247,9 @@ fn main() {
     }
 
     println!("## Generated Adult-like streams (10 QIs, K=100, delta=10000)\n");
-    println!("| rows | FADS loss | FADS ms | FADS µs/row | CASTLE loss | CASTLE ms | CASTLE µs/row |");
+    println!(
+        "| rows | FADS loss | FADS ms | FADS µs/row | CASTLE loss | CASTLE ms | CASTLE µs/row |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let config = config_with(&mixed);
     let mut n = 30_000u64;
