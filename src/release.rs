@@ -8,7 +8,7 @@ use crate::cell::Cell;
 use crate::config::Role;
 use crate::dataset::Dataset;
 use crate::dictionary::Dictionary;
-use crate::table::Column;
+use crate::table::{Column, LineEnding};
 
 /// Generalized QI cells, `cells[q][row]`, for every row in input order.
 /// Non-QI columns are released as they are (identifiers not at all).
@@ -106,20 +106,41 @@ impl Release {
     /// ending, quoting only where needed.
     pub fn write_csv(&self, data: &Dataset, out: &mut dyn Write) -> std::io::Result<()> {
         let columns = self.columns(data);
-        let mut w = csv::WriterBuilder::new()
-            .delimiter(data.table.delimiter)
-            .terminator(data.table.line_ending.terminator())
-            .from_writer(out);
-        if data.table.header {
-            w.write_record(columns.iter().map(|c| c.name.as_bytes()))?;
-        }
-        let mut record: Vec<&str> = Vec::with_capacity(columns.len());
-        for row in 0..data.rows() {
-            record.clear();
-            record.extend(columns.iter().map(|c| c.text(row)));
-            w.write_record(&record)?;
-        }
-        w.flush()?;
-        Ok(())
+        write_columns_csv(
+            &columns,
+            data.rows(),
+            data.table.delimiter,
+            data.table.line_ending,
+            data.table.header,
+            out,
+        )
     }
+}
+
+/// Writes columns as CSV (`karc anonymize` and `karc export` share it, so
+/// their bytes are equal): the names as a header row when `header`, then
+/// each row, quoting only where needed.
+pub fn write_columns_csv(
+    columns: &[Column],
+    rows: usize,
+    delimiter: u8,
+    line_ending: LineEnding,
+    header: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .terminator(line_ending.terminator())
+        .from_writer(out);
+    if header {
+        w.write_record(columns.iter().map(|c| c.name.as_bytes()))?;
+    }
+    let mut record: Vec<&str> = Vec::with_capacity(columns.len());
+    for row in 0..rows {
+        record.clear();
+        record.extend(columns.iter().map(|c| c.text(row)));
+        w.write_record(&record)?;
+    }
+    w.flush()?;
+    Ok(())
 }

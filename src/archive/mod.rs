@@ -15,7 +15,9 @@
 pub mod format;
 pub mod layout;
 pub mod meta;
+pub mod reader;
 pub mod seal;
+pub mod writer;
 
 use std::path::PathBuf;
 

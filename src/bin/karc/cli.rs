@@ -23,10 +23,20 @@ pub struct Cli {
 pub enum Command {
     /// Anonymize a CSV file into a k-anonymous release CSV.
     Anonymize(AnonymizeArgs),
-    /// Check a release CSV's privacy claim (exit 1 when it fails).
+    /// Check a release CSV's privacy claim, or a .karc file's integrity and claim (exit 1 when it fails).
     Verify(VerifyArgs),
     /// Anonymize standard input as a stream (FADS or CASTLE), row by row.
     Stream(StreamArgs),
+    /// Anonymize a CSV file and archive release + sealed original in one .karc file.
+    Pack(PackArgs),
+    /// Restore the original CSV, byte for byte, from a .karc file's private part.
+    Restore(RestoreArgs),
+    /// Write a .karc file's release as CSV (as `karc anonymize` writes it).
+    Export(ExportArgs),
+    /// Write a copy of a .karc file without its private part, for third parties.
+    Publish(PublishArgs),
+    /// Show a .karc file's sections, sizes per part and column, claim, algorithm and metrics.
+    Inspect(InspectArgs),
 }
 
 /// What every anonymizing command takes: the config and its overrides.
@@ -65,7 +75,7 @@ pub struct AnonymizeArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A release CSV.
+    /// A release CSV, or a .karc file (recognized by its magic; the other flags are then unused).
     pub input: PathBuf,
     /// Quasi-identifier columns, comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -142,4 +152,103 @@ pub struct StreamArgs {
     /// Also write the summary as JSON (rows, suppressed, avg_infoloss, elapsed_ms, parameters).
     #[arg(long)]
     pub report_json: Option<PathBuf>,
+}
+/// How the private part of a new archive is sealed (exactly one way).
+#[derive(Debug, Args)]
+pub struct SealArgs {
+    /// Seal for this X25519 recipient (age1...); repeatable.
+    #[arg(long = "recipient", short = 'r', value_name = "AGE1...")]
+    pub recipients: Vec<String>,
+    /// Seal for every recipient listed in this file (one age1... per line, # comments); repeatable.
+    #[arg(long = "recipients-file", short = 'R', value_name = "FILE")]
+    pub recipients_files: Vec<PathBuf>,
+    /// Seal with the passphrase on this file's first line (scrypt).
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<PathBuf>,
+    /// scrypt work factor log2(N) for --passphrase-file (default: about one second of work).
+    #[arg(long, value_name = "LOG_N", requires = "passphrase_file")]
+    pub work_factor: Option<u8>,
+    /// Write the private part unencrypted: anyone with the file can restore the original.
+    #[arg(long)]
+    pub no_encryption: bool,
+}
+
+/// How a sealed private part is opened.
+#[derive(Debug, Args)]
+pub struct KeyArgs {
+    /// An age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes); repeatable.
+    #[arg(long = "identity", short = 'i', value_name = "FILE")]
+    pub identities: Vec<PathBuf>,
+    /// The passphrase on this file's first line.
+    #[arg(long, value_name = "FILE", conflicts_with = "identities")]
+    pub passphrase_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PackArgs {
+    #[command(flatten)]
+    pub anonymizer: AnonymizerArgs,
+    /// Difference coding of the private part: paper (paper 004, for reproduction) or per-value (default).
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// The input CSV.
+    pub input: PathBuf,
+    /// Where to write the .karc file (written atomically).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub seal: SealArgs,
+    /// Also write the anonymization report as JSON.
+    #[arg(long)]
+    pub report_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The .karc file.
+    pub input: PathBuf,
+    /// Where to write the original CSV (written atomically, after its SHA-256 is checked).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub key: KeyArgs,
+    /// Open the file even if its release breaks its privacy claim (forensics only).
+    #[arg(long)]
+    pub no_privacy_check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The .karc file.
+    pub input: PathBuf,
+    /// Where to write the release CSV (written atomically).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Open the file even if its release breaks its privacy claim (forensics only).
+    #[arg(long)]
+    pub no_privacy_check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The .karc file.
+    pub input: PathBuf,
+    /// Where to write the copy without private part (written atomically).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The .karc file.
+    pub input: PathBuf,
+    /// Print everything as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Optional key, to report the private part's sizes per column when it is sealed.
+    #[command(flatten)]
+    pub key: KeyArgs,
+    /// Open the file even if its release breaks its privacy claim (forensics only).
+    #[arg(long)]
+    pub no_privacy_check: bool,
 }

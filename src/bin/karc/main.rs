@@ -4,6 +4,12 @@
 mod anonymize;
 mod cli;
 mod stream;
+mod export;
+mod inspect;
+mod keys;
+mod pack;
+mod publish;
+mod restore;
 mod verify;
 
 use std::process::ExitCode;
@@ -18,6 +24,11 @@ fn main() -> ExitCode {
         Command::Anonymize(args) => anonymize::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Stream(args) => stream::run(args),
+        Command::Pack(args) => pack::run(args),
+        Command::Restore(args) => restore::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Publish(args) => publish::run(args),
+        Command::Inspect(args) => inspect::run(args),
     };
     match result {
         Ok(code) => code,

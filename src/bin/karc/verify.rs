@@ -25,6 +25,9 @@ fn parse_constraint(text: &str) -> Result<(Vec<String>, usize)> {
 }
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode> {
+    if starts_with_magic(&args.input) {
+        return verify_archive(&args);
+    }
     let delimiter = match args.delimiter {
         Some(d) if d.is_ascii() => Some(d as u8),
         Some(d) => bail!("--delimiter: expected one ASCII character, found {d:?}"),
@@ -147,4 +150,58 @@ fn print_report(source: &str, r: &ClaimReport) {
         );
     }
     println!("claim {}", if r.holds() { "holds" } else { "FAILS" });
+}
+
+/// Whether the file starts with the karc magic (a file too short to tell is
+/// left to the CSV reader).
+fn starts_with_magic(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| karc::archive::format::has_magic(&head))
+}
+
+/// `karc verify FILE.karc`: integrity (every section's CRC, structure),
+/// then the claim recomputed from the released QI columns.
+fn verify_archive(args: &VerifyArgs) -> Result<ExitCode> {
+    use karc::archive::reader::{Archive, ClaimCheck};
+    if !args.qi.is_empty() || args.k.is_some() || !args.constraints.is_empty() {
+        bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
+    }
+    // Integrity errors end here with exit 1; the claim is reported, not refused.
+    let archive = Archive::open(&args.input, ClaimCheck::Skip)?;
+    let report = archive.check_claim()?;
+    let budget = archive.meta.claim.suppression_budget;
+    let within_budget = report.suppressed_rows as u64 <= budget;
+    let holds = report.holds() && within_budget;
+    if args.json {
+        let out = serde_json::json!({
+            "file": args.input.display().to_string(),
+            "format": format!("{}.{}", archive.version().0, archive.version().1),
+            "integrity": "ok",
+            "suppression_budget": budget,
+            "within_budget": within_budget,
+            "holds": holds,
+            "claim": report,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        let (major, minor) = archive.version();
+        println!(
+            "{}: karc format {major}.{minor}, integrity ok (every section's CRC-32)",
+            args.input.display()
+        );
+        print_report(&args.input.display().to_string(), &report);
+        println!(
+            "suppressed rows {} of at most {budget}: {}",
+            report.suppressed_rows,
+            if within_budget { "holds" } else { "FAILS" }
+        );
+    }
+    Ok(if holds {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -1,0 +1,199 @@
+//! Writing an archive from an anonymized dataset (`karc pack`).
+
+use sha2::{Digest, Sha256};
+
+use super::format::{self, SectionKind};
+use super::layout::Layout;
+use super::meta::{
+    self, AlgorithmMeta, Claim, ColumnMeta, ConstraintMeta, Dialect, HierarchyRecord,
+    IdentifierColumn, MetricsMeta, PrivatePart, PublicMeta,
+};
+use super::seal::{self, Seal};
+use super::ArchiveError;
+use crate::anonymize::Outcome;
+use crate::codec::{self, DiffMode, QiOriginal, ReleasedColumn};
+use crate::config::{Config, Role};
+use crate::dataset::Dataset;
+use crate::privacy::PrivacyModel;
+use crate::report::Report;
+use crate::table::LineEnding;
+use crate::Result;
+
+/// What `pack` needs beyond the anonymization.
+pub struct PackOptions<'a> {
+    /// The private part's difference coding (`spec/CODING.md`).
+    pub mode: DiffMode,
+    pub seal: &'a Seal,
+}
+
+/// An anonymization ready to be archived.
+pub struct Anonymization<'a> {
+    pub config: &'a Config,
+    pub data: &'a Dataset,
+    pub model: &'a PrivacyModel,
+    pub outcome: &'a Outcome,
+    pub report: &'a Report,
+}
+
+/// The released QI columns as the public sees them, in claim order.
+pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn> {
+    data.qis
+        .iter()
+        .enumerate()
+        .map(|(q, qi)| {
+            ReleasedColumn::from_cells(
+                qi,
+                &data.table.columns[qi.column].dict,
+                &outcome.release.cells[q],
+            )
+        })
+        .collect()
+}
+
+/// Builds the whole archive: public sections, then the private part
+/// (sealed as `options.seal` says). `original` is the input file's bytes,
+/// from which the table was read.
+pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
+    let data = a.data;
+    let table = &data.table;
+    let released = released_columns(data, a.outcome);
+
+    // Public part.
+    let mut hierarchies = Vec::new();
+    let mut qi_of_column = vec![None; table.columns.len()];
+    for (q, qi) in data.qis.iter().enumerate() {
+        qi_of_column[qi.column] = Some(q);
+    }
+    let columns: Vec<ColumnMeta> = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let hierarchy = qi_of_column[i]
+                .and_then(|q| data.qis[q].hierarchy.as_ref())
+                .map(|h| {
+                    hierarchies.push(HierarchyRecord::from_hierarchy(h));
+                    hierarchies.len() as u32 - 1
+                });
+            ColumnMeta {
+                name: c.name.clone(),
+                role: data.roles[i],
+                value_type: data.types[i],
+                hierarchy,
+            }
+        })
+        .collect();
+    let budget = a.report.suppression_budget as u64;
+    let public = PublicMeta {
+        writer: concat!("karc ", env!("CARGO_PKG_VERSION")).to_owned(),
+        rows: data.rows() as u64,
+        columns,
+        qis: data.qis.iter().map(|q| q.column as u32).collect(),
+        claim: Claim {
+            constraints: a
+                .model
+                .constraints
+                .iter()
+                .map(|c| ConstraintMeta {
+                    qis: c.qis.iter().map(|&q| q as u32).collect(),
+                    k: c.k as u64,
+                })
+                .collect(),
+            policy: a.model.policy,
+            suppression_limit: a.model.suppression_limit,
+            suppression_budget: budget,
+            l_diversity: a.model.l_diversity.map(|(c, l)| (c as u32, l as u64)),
+        },
+        algorithm: AlgorithmMeta {
+            name: a.report.algorithm.clone(),
+            seed: a.report.seed,
+            params: if a.config.algorithm.params.is_empty() {
+                String::new()
+            } else {
+                serde_json::to_string(&a.config.algorithm.params).unwrap_or_default()
+            },
+            levels: a
+                .report
+                .levels
+                .as_ref()
+                .map(|l| l.iter().map(|&x| x as u32).collect()),
+            minimal_levels: a.report.minimal_levels.as_ref().map(|m| {
+                m.iter()
+                    .map(|l| l.iter().map(|&x| x as u32).collect())
+                    .collect()
+            }),
+        },
+        metrics: MetricsMeta::from(&a.report.metrics),
+        dialect: Dialect {
+            delimiter: table.delimiter,
+            header: table.header,
+            crlf: table.line_ending == LineEnding::CrLf,
+        },
+        missing: data.missing.clone(),
+    };
+    let meta_bytes = meta::to_bytes(&public);
+    let hierarchy_bytes = meta::to_bytes(&hierarchies);
+    let column_blobs: Vec<Vec<u8>> = table
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| data.roles[i] != Role::Identifier)
+        .map(|(i, c)| match qi_of_column[i] {
+            Some(q) => codec::encode_released(&released[q]),
+            None => codec::encode_plain(c),
+        })
+        .collect();
+
+    // Private part.
+    let layout = Layout::capture(
+        original,
+        table,
+        table.delimiter,
+        table.header,
+        a.config.input.trim,
+    )
+    .map_err(|e| ArchiveError::Layout {
+        path: table.source.clone(),
+        detail: e.to_string(),
+    })?;
+    let qi_originals: Vec<QiOriginal<'_>> = data
+        .qis
+        .iter()
+        .map(|qi| QiOriginal {
+            name: &qi.name,
+            value_type: qi.value_type,
+            hierarchy: qi.hierarchy.as_ref(),
+            column: &table.columns[qi.column],
+        })
+        .collect();
+    let originals = codec::encode_originals(options.mode, &qi_originals, &released);
+    let private = PrivatePart {
+        sha256: Sha256::digest(original).into(),
+        original_len: original.len() as u64,
+        layout,
+        originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
+        originals: originals.bytes,
+        identifiers: table
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| data.roles[i] == Role::Identifier)
+            .map(|(i, c)| IdentifierColumn {
+                column: i as u32,
+                bytes: codec::encode_plain(c),
+            })
+            .collect(),
+    };
+    let private_bytes = meta::to_bytes(&private);
+    let sealed = seal::seal(&private_bytes, options.seal)?;
+
+    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(column_blobs.len() + 3);
+    sections.push((SectionKind::Meta, &meta_bytes));
+    sections.push((SectionKind::Hierarchies, &hierarchy_bytes));
+    sections.extend(column_blobs.iter().map(|b| (SectionKind::Column, b.as_slice())));
+    match &sealed {
+        Some(s) => sections.push((SectionKind::PrivateSealed, s)),
+        None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
+    }
+    Ok(format::assemble(&sections))
+}

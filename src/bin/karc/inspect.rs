@@ -1,0 +1,106 @@
+//! `karc inspect`: sections, sizes per part and column, claim, algorithm, metrics.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use karc::archive::reader::{Archive, Inspection};
+
+use crate::cli::InspectArgs;
+use crate::keys::{claim_check, key_from};
+
+pub fn run(args: InspectArgs) -> Result<ExitCode> {
+    let key = key_from(&args.key)?;
+    let archive = Archive::open(&args.input, claim_check(args.no_privacy_check))?;
+    let info = archive.inspect(key.as_ref())?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+    } else {
+        print_text(&info);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map_or("-".to_owned(), |v| v.to_string())
+}
+
+fn print_text(i: &Inspection) {
+    let m = &i.meta;
+    println!("{}: karc format {}, {} rows, {} columns", i.file, i.version, i.rows, m.columns.len());
+    println!(
+        "bytes: file {}  public {} (metadata {}, hierarchies {})  private {}  sealed {}  container {}",
+        i.file_bytes,
+        i.public_bytes,
+        i.metadata_bytes,
+        i.hierarchies_bytes,
+        opt(i.private_bytes),
+        opt(i.sealed_bytes),
+        i.container_bytes
+    );
+    println!("private part: {}", i.private);
+    if let Some(mode) = &i.difference_mode {
+        println!("difference mode: {mode}");
+    }
+    if let (Some(len), Some(sha)) = (i.original_bytes, &i.original_sha256) {
+        println!("original: {len} bytes, SHA-256 {sha}");
+    }
+    println!("{:<24} {:<12} {:>12} {:>12}", "column", "role", "public", "private");
+    for c in &i.columns {
+        println!(
+            "{:<24} {:<12} {:>12} {:>12}",
+            c.name,
+            format!("{:?}", c.role).to_lowercase(),
+            c.public_bytes,
+            opt(c.private_bytes)
+        );
+    }
+    let a = &m.algorithm;
+    println!(
+        "algorithm: {} seed {}{}{}",
+        a.name,
+        a.seed,
+        a.levels.as_ref().map_or(String::new(), |l| format!(", levels {l:?}")),
+        if a.params.is_empty() { String::new() } else { format!(", params {}", a.params) }
+    );
+    let qi_names: Vec<&str> = m.qis.iter().map(|&c| m.columns[c as usize].name.as_str()).collect();
+    for c in &m.claim.constraints {
+        let names: Vec<&str> = c.qis.iter().map(|&q| qi_names[q as usize]).collect();
+        println!("claim: k={} on ({})", c.k, names.join(", "));
+    }
+    println!(
+        "suppression: policy {:?}, budget {} rows",
+        m.claim.policy, m.claim.suppression_budget
+    );
+    match &i.claim {
+        Some(r) => println!(
+            "claim re-checked on open: {} ({} rows suppressed)",
+            if r.holds() { "holds" } else { "FAILS" },
+            r.suppressed_rows
+        ),
+        None => println!("claim NOT checked (--no-privacy-check)"),
+    }
+    let x = &m.metrics;
+    println!(
+        "metrics: precision {}  ncp {:.4}  ncp_kaylode {:.4}  glm {:.4}  dm {:.0}  cavg {:.3}",
+        x.precision.map_or("n/a".to_owned(), |p| format!("{p:.4}")),
+        x.ncp,
+        x.ncp_kaylode,
+        x.glm,
+        x.dm,
+        x.cavg
+    );
+    println!("sections:");
+    for s in &i.sections {
+        println!(
+            "  {:>2} {:<28} offset {:>9} length {:>9} crc {}",
+            s.index,
+            match &s.column {
+                Some(c) => format!("{} {c:?}", s.kind),
+                None => s.kind.clone(),
+            },
+            s.offset,
+            s.length,
+            s.crc
+        );
+    }
+}
