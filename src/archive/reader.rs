@@ -48,6 +48,17 @@ pub struct Archive {
     pub claim_report: Option<ClaimReport>,
 }
 
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("path", &self.path)
+            .field("version", &self.version())
+            .field("rows", &self.meta.rows)
+            .field("sections", &self.container.entries.len())
+            .finish()
+    }
+}
+
 impl Archive {
     /// Opens and checks `path` (memory-mapped).
     pub fn open(path: &Path, check: ClaimCheck) -> Result<Archive> {

@@ -4,6 +4,7 @@
 mod common;
 
 mod anonymize;
+mod archive;
 mod bad_input;
 mod codec;
 mod constraints;
