@@ -132,21 +132,29 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
 }
 
-/// Writes a container: header, table, then each section's bytes.
+/// Writes a container of this version: header, table, then each section's
+/// bytes.
 pub fn assemble(sections: &[(SectionKind, &[u8])]) -> Vec<u8> {
+    let raw: Vec<(u16, u16, &[u8])> = sections.iter().map(|(k, b)| (k.code(), 0, *b)).collect();
+    assemble_raw(VERSION_MAJOR, VERSION_MINOR, &raw)
+}
+
+/// Writes a container with any version and any (type, flags, bytes)
+/// sections: what a future writer could write (test vectors).
+pub fn assemble_raw(major: u16, minor: u16, sections: &[(u16, u16, &[u8])]) -> Vec<u8> {
     let table_end = HEADER_LEN + ENTRY_LEN * sections.len();
-    let total = table_end + sections.iter().map(|(_, b)| b.len()).sum::<usize>();
+    let total = table_end + sections.iter().map(|(_, _, b)| b.len()).sum::<usize>();
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION_MAJOR.to_le_bytes());
-    out.extend_from_slice(&VERSION_MINOR.to_le_bytes());
+    out.extend_from_slice(&major.to_le_bytes());
+    out.extend_from_slice(&minor.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
     out.extend_from_slice(&[0; 4]); // table CRC, filled in below
     let mut offset = table_end as u64;
-    for (kind, bytes) in sections {
-        out.extend_from_slice(&kind.code().to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
+    for (code, flags, bytes) in sections {
+        out.extend_from_slice(&code.to_le_bytes());
+        out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&crc32(bytes).to_le_bytes());
         out.extend_from_slice(&offset.to_le_bytes());
         out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
@@ -154,10 +162,19 @@ pub fn assemble(sections: &[(SectionKind, &[u8])]) -> Vec<u8> {
     }
     let crc = table_crc(&out[..table_end]);
     out[20..24].copy_from_slice(&crc.to_le_bytes());
-    for (_, bytes) in sections {
+    for (_, _, bytes) in sections {
         out.extend_from_slice(bytes);
     }
     out
+}
+
+/// Recomputes the table CRC of a container whose header or table was
+/// edited (test vectors).
+pub fn reseal_table(file: &mut [u8]) {
+    let count = u32_at(file, 16) as usize;
+    let end = HEADER_LEN + ENTRY_LEN * count;
+    let crc = table_crc(&file[..end]);
+    file[20..24].copy_from_slice(&crc.to_le_bytes());
 }
 
 /// The CRC of the header's first 20 bytes followed by the table entries.

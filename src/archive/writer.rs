@@ -10,7 +10,7 @@ use super::meta::{
 };
 use super::seal::{self, Seal};
 use super::ArchiveError;
-use crate::anonymize::Outcome;
+use crate::anonymize::{self, Algorithm, Outcome};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
@@ -18,6 +18,7 @@ use crate::privacy::PrivacyModel;
 use crate::report::Report;
 use crate::table::LineEnding;
 use crate::Result;
+use std::path::Path;
 
 /// What `pack` needs beyond the anonymization.
 pub struct PackOptions<'a> {
@@ -196,4 +197,35 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
     }
     Ok(format::assemble(&sections))
+}
+
+/// Loads `input` with `config`, anonymizes it and packs it: `karc pack`
+/// without the command line (tests, tools and test-vector generation).
+pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Result<Vec<u8>> {
+    let algorithm = Algorithm::from_name(&config.algorithm.name)?;
+    let data = Dataset::load(config, input)?;
+    let model = PrivacyModel::from_config(config, &data)?;
+    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
+    let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
+    let report = Report::new(
+        algorithm.name(),
+        config.algorithm.seed,
+        &data,
+        &model,
+        &outcome,
+        budget,
+        0.0,
+    );
+    let original = crate::io::Input::open(input)?;
+    pack(
+        &Anonymization {
+            config,
+            data: &data,
+            model: &model,
+            outcome: &outcome,
+            report: &report,
+        },
+        &original,
+        options,
+    )
 }

@@ -5,17 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use age::secrecy::SecretString;
-use karc::anonymize::{self, Algorithm};
+use karc::anonymize::Algorithm;
 use karc::archive::format::{self, SectionKind};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{Key, Seal};
-use karc::archive::writer::{self, Anonymization, PackOptions};
+use karc::archive::writer::{self, PackOptions};
 use karc::archive::ArchiveError;
-use karc::codec::{self, DiffMode, ReleasedColumn, ReleasedSymbol};
+use karc::codec::DiffMode;
 use karc::config::Config;
-use karc::dataset::Dataset;
-use karc::privacy::PrivacyModel;
-use karc::report::Report;
 use karc::Error;
 use proptest::prelude::*;
 
@@ -39,25 +36,7 @@ pub fn pack(
         c.privacy.k = Some(k);
         c.privacy.constraints.clear();
     }
-    let data = Dataset::load(&c, csv).unwrap();
-    let model = PrivacyModel::from_config(&c, &data).unwrap();
-    let outcome = anonymize::run(&data, &model, &c.algorithm).unwrap();
-    let a = Algorithm::from_name(&c.algorithm.name).unwrap();
-    let budget = model.suppression_budget(data.rows(), a.datafly_style());
-    let report = Report::new(a.name(), c.algorithm.seed, &data, &model, &outcome, budget, 0.0);
-    let original = std::fs::read(csv).unwrap();
-    writer::pack(
-        &Anonymization {
-            config: &c,
-            data: &data,
-            model: &model,
-            outcome: &outcome,
-            report: &report,
-        },
-        &original,
-        &PackOptions { mode, seal },
-    )
-    .unwrap()
+    writer::pack_file(&c, csv, &PackOptions { mode, seal }).unwrap()
 }
 
 fn open(bytes: &[u8]) -> karc::Result<Archive> {
@@ -155,46 +134,18 @@ fn arx_toy_tables_restore_byte_identical() {
     }
 }
 
-/// A small table with small hierarchies written to `dir`, for tests that
-/// touch every byte of an archive.
-fn small_table(dir: &Path) -> (PathBuf, PathBuf) {
-    std::fs::write(
-        dir.join("h_city.csv"),
-        "Ulm;South;*\nBonn;West;*\nKiel;North;*\nHof;South;*\n",
+/// The small table of the test vectors (an identifier, two QIs with small
+/// hierarchies, quoted fields, CRLF): small enough to touch every byte.
+fn small_table() -> (PathBuf, PathBuf) {
+    (
+        fixture("archive/source/small.toml"),
+        fixture("archive/source/small.csv"),
     )
-    .unwrap();
-    std::fs::write(
-        dir.join("h_age.csv"),
-        (20..40)
-            .map(|a| format!("{a};{}-{};*\n", a / 10 * 10, a / 10 * 10 + 9))
-            .collect::<String>(),
-    )
-    .unwrap();
-    let csv = dir.join("small.csv");
-    std::fs::write(
-        &csv,
-        "id,city,age,note\r\n1,Ulm,21,\"a, b\"\r\n2,Bonn,25,x\r\n3,Kiel,33,\r\n4,Hof,37,é\r\n\
-         5,Ulm,29,y\r\n6,Bonn,22,\"q\"\"q\"\r\n",
-    )
-    .unwrap();
-    let config = dir.join("small.toml");
-    std::fs::write(
-        &config,
-        "[input]\ndelimiter = \",\"\n\
-         [[columns]]\nname = \"id\"\nrole = \"identifier\"\n\
-         [[columns]]\nname = \"city\"\nrole = \"quasi\"\nhierarchy = \"h_city.csv\"\n\
-         [[columns]]\nname = \"age\"\nrole = \"quasi\"\ntype = \"integer\"\nhierarchy = \"h_age.csv\"\n\
-         [[columns]]\nname = \"note\"\nrole = \"sensitive\"\n\
-         [privacy]\nk = 2\n",
-    )
-    .unwrap();
-    (config, csv)
 }
 
 #[test]
 fn every_flipped_byte_and_every_truncation_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let (config, csv) = small_table(dir.path());
+    let (config, csv) = small_table();
     let original = std::fs::read(&csv).unwrap();
     let (key, seal) = key_pair();
     let bytes = pack(&config, &csv, None, None, DiffMode::default(), &seal);
@@ -218,8 +169,7 @@ fn every_flipped_byte_and_every_truncation_is_a_clear_error() {
 
 #[test]
 fn sealed_part_edited_with_crc_recomputed_fails_authentication() {
-    let dir = tempfile::tempdir().unwrap();
-    let (config, csv) = small_table(dir.path());
+    let (config, csv) = small_table();
     let (key, seal) = key_pair();
     let bytes = pack(&config, &csv, None, None, DiffMode::default(), &seal);
     let sections = sections_of(&bytes);
@@ -251,44 +201,9 @@ fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
     format::assemble(&refs)
 }
 
-/// Moves one row of the first QI into a class of its own: the release then
-/// breaks k, though every CRC is right.
-pub fn tamper_below_k(bytes: &[u8]) -> Vec<u8> {
-    let archive = open(bytes).unwrap();
-    let rows = archive.rows();
-    let mut released: ReleasedColumn = archive.released[0].clone();
-    released
-        .symbols
-        .push(ReleasedSymbol::Value("tampered".to_owned()));
-    released.rows[0] = released.symbols.len() as u32 - 1;
-    let mut sections = sections_of(bytes);
-    let first_qi = archive.meta.qis[0] as usize;
-    let index = 2 + archive.meta.columns[..first_qi]
-        .iter()
-        .filter(|c| c.role != karc::config::Role::Identifier)
-        .count();
-    sections[index].1 = codec::encode_released(&released);
-    assert_eq!(codec::decode_released(&sections[index].1, rows).unwrap(), released);
-    reassemble(&sections)
-}
-
-#[test]
-fn release_edited_below_k_with_crcs_recomputed_is_refused_on_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let (config, csv) = small_table(dir.path());
-    let bytes = pack(&config, &csv, None, None, DiffMode::default(), &Seal::None);
-    let bad = tamper_below_k(&bytes);
-    let e = archive_error(open(&bad));
-    assert!(matches!(e, ArchiveError::ClaimBroken { .. }), "{e}");
-    assert_eq!(Error::Archive(e).exit_code(), 1);
-    // For forensics only, the file still opens without the check.
-    Archive::from_bytes(Path::new("t.karc"), bad, ClaimCheck::Skip).unwrap();
-}
-
 #[test]
 fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let (config, csv) = small_table(dir.path());
+    let (config, csv) = small_table();
     let (_, seal) = key_pair();
     let (other, _) = key_pair();
     let sealed = pack(&config, &csv, None, None, DiffMode::default(), &seal);
@@ -324,67 +239,6 @@ fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
         archive_error(open(&std::fs::read(&csv).unwrap())),
         ArchiveError::NotKarc { .. }
     ));
-}
-
-#[test]
-fn newer_minor_with_a_skippable_section_opens_and_without_the_flag_is_unsupported() {
-    let dir = tempfile::tempdir().unwrap();
-    let (config, csv) = small_table(dir.path());
-    let bytes = pack(&config, &csv, None, None, DiffMode::default(), &Seal::None);
-    for (flags, opens) in [(format::FLAG_SKIPPABLE, true), (0, false)] {
-        let file = with_unknown_section(&bytes, 99, flags);
-        match open(&file) {
-            Ok(a) => {
-                assert!(opens);
-                assert_eq!(a.restore(None).unwrap(), std::fs::read(&csv).unwrap());
-            }
-            Err(e) => {
-                assert!(!opens);
-                assert!(matches!(
-                    e,
-                    Error::Archive(ArchiveError::UnsupportedSection { code: 99, .. })
-                ));
-            }
-        }
-    }
-}
-
-/// The archive as a version 1.1 writer could write it: an extra section of
-/// type `code` before the private part.
-pub fn with_unknown_section(bytes: &[u8], code: u16, flags: u16) -> Vec<u8> {
-    let c = format::parse(Path::new("t"), bytes).unwrap();
-    let n = c.entries.len() + 1;
-    let mut bodies: Vec<(u16, u16, Vec<u8>)> = c
-        .entries
-        .iter()
-        .map(|e| (e.code, 0, bytes[e.range()].to_vec()))
-        .collect();
-    bodies.insert(n - 2, (code, flags, b"from the future".to_vec()));
-    let mut out = Vec::new();
-    out.extend_from_slice(&format::MAGIC);
-    out.extend_from_slice(&1u16.to_le_bytes());
-    out.extend_from_slice(&1u16.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.extend_from_slice(&[0; 4]);
-    let mut offset = (format::HEADER_LEN + format::ENTRY_LEN * n) as u64;
-    for (code, flags, b) in &bodies {
-        out.extend_from_slice(&code.to_le_bytes());
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&format::crc32(b).to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
-        out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        offset += b.len() as u64;
-    }
-    let mut h = crc32fast::Hasher::new();
-    h.update(&out[..20]);
-    h.update(&out[format::HEADER_LEN..]);
-    let crc = h.finalize();
-    out[20..24].copy_from_slice(&crc.to_le_bytes());
-    for (_, _, b) in &bodies {
-        out.extend_from_slice(b);
-    }
-    out
 }
 
 #[test]
@@ -424,7 +278,7 @@ fn export_equals_anonymize_byte_for_byte() {
 fn commands_round_trip_and_say_what_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
     let d = |n: &str| dir.path().join(n).display().to_string();
-    let (config, csv) = small_table(dir.path());
+    let (config, csv) = small_table();
     let (config, csv) = (config.display().to_string(), csv.display().to_string());
     let id = age::x25519::Identity::generate();
     use age::secrecy::ExposeSecret;
@@ -487,7 +341,8 @@ fn commands_round_trip_and_say_what_is_wrong() {
     let (code, out, err) = run(&["verify", &d("c.karc")]);
     assert_eq!((code, err.contains("CRC mismatch in section")), (1, true), "{out}{err}");
 
-    std::fs::write(d("t.karc"), tamper_below_k(&std::fs::read(d("r.karc")).unwrap())).unwrap();
+    let tampered = fixture("archive/invalid/claim_below_k.karc");
+    std::fs::copy(&tampered, d("t.karc")).unwrap();
     let (code, out, _) = run(&["verify", &d("t.karc"), "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -629,6 +484,122 @@ proptest! {
             let bytes = pack(&config, &csv, None, None, mode, &Seal::None);
             let restored = restore(&bytes, None).unwrap();
             prop_assert_eq!(restored, g.bytes);
+        }
+    }
+}
+
+/// What an invalid vector must be refused with, and at which step.
+enum Step {
+    Open,
+    /// Opens, then restore fails (with the test identity when sealed).
+    Restore,
+}
+
+type Expect = fn(&ArchiveError) -> bool;
+
+/// Every file of `fixtures/archive/invalid/`, with its expected error.
+const INVALID: &[(&str, Step, Expect)] = &[
+    ("magic_wrong.karc", Step::Open, |e| matches!(e, ArchiveError::NotKarc { .. })),
+    ("version_major2.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::UnsupportedVersion { major: 2, minor: 0, .. })
+    }),
+    ("version_minor1_unknown_section.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::UnsupportedSection { code: 99, minor: 1, .. })
+    }),
+    ("table_crc_mismatch.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::CrcMismatch { section, .. } if section == "header and section table")
+    }),
+    ("header_flags_nonzero.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, .. } if section == "header")
+    }),
+    ("section_crc_mismatch.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::CrcMismatch { section, .. } if section.contains("private part"))
+    }),
+    ("section_truncated.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Truncated { what, .. } if what.contains("private part"))
+    }),
+    ("section_trailing_bytes.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, .. } if section == "end of file")
+    }),
+    ("meta_trailing_bytes.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 0 (metadata)" && detail.contains("left after"))
+    }),
+    ("columns_missing.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { detail, .. } if detail.contains("column sections"))
+    }),
+    ("claim_below_k.karc", Step::Open, |e| matches!(e, ArchiveError::ClaimBroken { .. })),
+    ("private_sha256_mismatch.karc", Step::Restore, |e| {
+        matches!(e, ArchiveError::RestoreChecksum { .. })
+    }),
+    ("private_envelope_tampered.karc", Step::Restore, |e| {
+        matches!(e, ArchiveError::Envelope { .. })
+    }),
+];
+
+fn vector_key(name: &str) -> Option<Key> {
+    if name.contains("passphrase") {
+        let p = karc::archive::seal::read_passphrase_file(&fixture("archive/keys/passphrase.txt"));
+        Some(Key::Passphrase(p.unwrap()))
+    } else if name.contains("x25519") || name.contains("envelope") {
+        Some(karc::archive::seal::read_identity_file(&fixture("archive/keys/identity.txt")).unwrap())
+    } else {
+        None
+    }
+}
+
+fn names_in(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixture(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".karc"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_invalid_vector_has_a_test() {
+    let mut listed: Vec<String> = INVALID.iter().map(|(n, _, _)| n.to_string()).collect();
+    listed.sort();
+    assert_eq!(names_in("archive/invalid"), listed);
+}
+
+#[test]
+fn invalid_vectors_are_refused_with_their_error() {
+    for (name, step, expect) in INVALID {
+        let path = fixture(&format!("archive/invalid/{name}"));
+        let opened = Archive::open(&path, ClaimCheck::Enforce);
+        let err = match (step, opened) {
+            (Step::Open, Ok(_)) => panic!("{name}: opened"),
+            (Step::Open, Err(e)) => e,
+            (Step::Restore, Err(e)) => panic!("{name}: refused on open: {e}"),
+            (Step::Restore, Ok(a)) => a
+                .restore(vector_key(name).as_ref())
+                .expect_err(&format!("{name}: restored")),
+        };
+        match &err {
+            Error::Archive(e) => assert!(expect(e), "{name}: {e}"),
+            other => panic!("{name}: {other}"),
+        }
+    }
+}
+
+#[test]
+fn valid_and_compat_vectors_open_and_restore() {
+    let original = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    for dir in ["archive/valid", "archive/compat"] {
+        for name in names_in(dir) {
+            let a = Archive::open(&fixture(&format!("{dir}/{name}")), ClaimCheck::Enforce)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(a.claim_report.as_ref().unwrap().holds());
+            if name.starts_with("published") {
+                let e = a.restore(None).unwrap_err();
+                assert!(matches!(e, Error::Archive(ArchiveError::NoPrivatePart { .. })));
+            } else {
+                let restored = a.restore(vector_key(&name).as_ref()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(restored, original, "{name}");
+            }
         }
     }
 }

@@ -1,0 +1,174 @@
+//! Writes the `.karc` test vectors of `fixtures/archive/` (`valid/` and
+//! `invalid/`; `compat/` is never regenerated).
+//!
+//! ```text
+//! cargo run --release -p karc-tools --bin archive_vectors -- fixtures/archive
+//! ```
+//!
+//! Every vector is made from `source/small.csv` with `source/small.toml`.
+//! Sealed vectors use `keys/identity.txt` (a test key, made here when
+//! absent) and `keys/passphrase.txt` with scrypt work factor 4.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use karc::archive::format::{self, SectionKind};
+use karc::archive::meta::{self, PrivatePart};
+use karc::archive::reader::{Archive, ClaimCheck};
+use karc::archive::seal::{self, Seal};
+use karc::archive::writer::{self, PackOptions};
+use karc::codec::{self, DiffMode, ReleasedSymbol};
+use karc::config::{Config, Role};
+
+fn main() {
+    let root = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "fixtures/archive".to_owned()));
+    if let Err(e) = run(&root) {
+        eprintln!("archive_vectors: {e}");
+        std::process::exit(2);
+    }
+}
+
+type Sections = Vec<(SectionKind, Vec<u8>)>;
+
+fn sections_of(bytes: &[u8]) -> Sections {
+    let c = format::parse(Path::new("vector"), bytes).expect("a valid vector");
+    c.entries
+        .iter()
+        .map(|e| (e.kind().expect("known section"), bytes[e.range()].to_vec()))
+        .collect()
+}
+
+fn reassemble(sections: &Sections) -> Vec<u8> {
+    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    format::assemble(&refs)
+}
+
+fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let config = Config::load(&root.join("source/small.toml"))?;
+    let csv = root.join("source/small.csv");
+    let keys = root.join("keys");
+    std::fs::create_dir_all(&keys)?;
+    let identity_path = keys.join("identity.txt");
+    let identity = match std::fs::read_to_string(&identity_path) {
+        Ok(text) => {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("AGE-SECRET-KEY-"))
+                .ok_or("keys/identity.txt has no AGE-SECRET-KEY line")?;
+            age::x25519::Identity::from_str(line)?
+        }
+        Err(_) => {
+            use age::secrecy::ExposeSecret;
+            let id = age::x25519::Identity::generate();
+            std::fs::write(
+                &identity_path,
+                format!(
+                    "# TEST KEY of karc's archive test vectors: public, never use it for data.\n# public key: {}\n{}\n",
+                    id.to_public(),
+                    id.to_string().expose_secret()
+                ),
+            )?;
+            id
+        }
+    };
+    let passphrase_path = keys.join("passphrase.txt");
+    if !passphrase_path.exists() {
+        std::fs::write(&passphrase_path, "karc test vector\n")?;
+    }
+    let passphrase = seal::read_passphrase_file(&passphrase_path)?;
+
+    let pack = |mode: DiffMode, seal: &Seal| writer::pack_file(&config, &csv, &PackOptions { mode, seal });
+    let plain = pack(DiffMode::default(), &Seal::None)?;
+    let valid = root.join("valid");
+    let invalid = root.join("invalid");
+    std::fs::create_dir_all(&valid)?;
+    std::fs::create_dir_all(&invalid)?;
+    let write = |dir: &Path, name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes);
+
+    write(&valid, "plain_small.karc", &plain)?;
+    write(&valid, "plain_small_paper.karc", &pack(DiffMode::Paper, &Seal::None)?)?;
+    let sealed = pack(DiffMode::default(), &Seal::Recipients(vec![identity.to_public()]))?;
+    write(&valid, "sealed_small_x25519.karc", &sealed)?;
+    write(
+        &valid,
+        "sealed_small_passphrase.karc",
+        &pack(
+            DiffMode::default(),
+            &Seal::Passphrase {
+                passphrase,
+                work_factor: Some(4),
+            },
+        )?,
+    )?;
+    let archive = Archive::from_bytes(Path::new("plain"), plain.clone(), ClaimCheck::Enforce)?;
+    write(&valid, "published_small.karc", &archive.published())?;
+
+    // A version 1.1 file with one extra section, skippable or not.
+    let future = |flags: u16| {
+        let s = sections_of(&plain);
+        let mut raw: Vec<(u16, u16, &[u8])> = s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
+        raw.insert(raw.len() - 1, (99, flags, b"a section from version 1.1"));
+        format::assemble_raw(1, 1, &raw)
+    };
+    write(&valid, "version_minor1_skippable.karc", &future(format::FLAG_SKIPPABLE))?;
+    write(&invalid, "version_minor1_unknown_section.karc", &future(0))?;
+
+    let mut bad = plain.clone();
+    bad[1] = b'Z';
+    write(&invalid, "magic_wrong.karc", &bad)?;
+    let mut bad = plain.clone();
+    bad[8] = 2;
+    format::reseal_table(&mut bad);
+    write(&invalid, "version_major2.karc", &bad)?;
+    let mut bad = plain.clone();
+    bad[20] ^= 0xFF;
+    write(&invalid, "table_crc_mismatch.karc", &bad)?;
+    let mut bad = plain.clone();
+    bad[12] = 1;
+    format::reseal_table(&mut bad);
+    write(&invalid, "header_flags_nonzero.karc", &bad)?;
+    let mut bad = plain.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x01;
+    write(&invalid, "section_crc_mismatch.karc", &bad)?;
+    write(&invalid, "section_truncated.karc", &plain[..plain.len() - 7])?;
+    let mut bad = plain.clone();
+    bad.extend_from_slice(b"garbage");
+    write(&invalid, "section_trailing_bytes.karc", &bad)?;
+
+    let mut s = sections_of(&plain);
+    s[0].1.push(0);
+    write(&invalid, "meta_trailing_bytes.karc", &reassemble(&s))?;
+    let mut s = sections_of(&plain);
+    s.remove(2);
+    write(&invalid, "columns_missing.karc", &reassemble(&s))?;
+
+    // The first QI's first row moved into a class of its own, CRCs right.
+    let mut released = archive.released[0].clone();
+    released.symbols.push(ReleasedSymbol::Value("tampered".to_owned()));
+    released.rows[0] = released.symbols.len() as u32 - 1;
+    let first_qi = archive.meta.qis[0] as usize;
+    let index = 2 + archive.meta.columns[..first_qi]
+        .iter()
+        .filter(|c| c.role != Role::Identifier)
+        .count();
+    let mut s = sections_of(&plain);
+    s[index].1 = codec::encode_released(&released);
+    write(&invalid, "claim_below_k.karc", &reassemble(&s))?;
+
+    let mut part: PrivatePart = meta::from_bytes(&archive.private_plaintext(None)?)?;
+    part.sha256[0] ^= 0xFF;
+    let mut s = sections_of(&plain);
+    let last = s.len() - 1;
+    s[last].1 = meta::to_bytes(&part);
+    write(&invalid, "private_sha256_mismatch.karc", &reassemble(&s))?;
+
+    let mut s = sections_of(&sealed);
+    let last = s.len() - 1;
+    let at = s[last].1.len() - 20;
+    s[last].1[at] ^= 0x01;
+    write(&invalid, "private_envelope_tampered.karc", &reassemble(&s))?;
+
+    eprintln!("wrote the vectors under {}", root.display());
+    Ok(())
+}
