@@ -20,6 +20,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::table::Column;
+
 /// The longest padding considered a column's common padding.
 const MAX_PADDING: usize = 16;
 
@@ -71,13 +73,12 @@ pub struct Layout {
     pub tails: Vec<RecordBytes>,
 }
 
-/// A table's texts, record by record: the header names (when the layout has
-/// a header) then each row.
+/// A table's columns and header names, as the layout renders them.
 pub trait Texts {
     fn columns(&self) -> usize;
     fn rows(&self) -> usize;
     fn name(&self, column: usize) -> &str;
-    fn text(&self, row: usize, column: usize) -> &str;
+    fn column(&self, column: usize) -> &Column;
 }
 
 impl Texts for crate::table::Table {
@@ -90,51 +91,50 @@ impl Texts for crate::table::Table {
     fn name(&self, column: usize) -> &str {
         &self.columns[column].name
     }
-    fn text(&self, row: usize, column: usize) -> &str {
-        self.columns[column].text(row)
+    fn column(&self, column: usize) -> &Column {
+        &self.columns[column]
     }
 }
 
-/// Columns given as references (the restore path).
-pub struct ColumnTexts<'a>(pub Vec<&'a crate::table::Column>);
+/// Each dictionary value of a column rendered canonically once (padding,
+/// quotes), so rendering a row copies slices and never scans texts.
+struct Rendered {
+    offsets: Vec<u32>,
+    bytes: Vec<u8>,
+}
 
-impl Texts for ColumnTexts<'_> {
-    fn columns(&self) -> usize {
-        self.0.len()
+impl Rendered {
+    fn build(column: &Column, pad: &Padding, delimiter: u8, alone: bool) -> Rendered {
+        let mut offsets = Vec::with_capacity(column.dict.len() + 1);
+        let mut bytes = Vec::new();
+        offsets.push(0);
+        for value in column.dict.values() {
+            render_field(&mut bytes, value, Some(pad), delimiter, alone);
+            offsets.push(bytes.len() as u32);
+        }
+        Rendered { offsets, bytes }
     }
-    fn rows(&self) -> usize {
-        self.0.first().map_or(0, |c| c.codes.len())
-    }
-    fn name(&self, column: usize) -> &str {
-        &self.0[column].name
-    }
-    fn text(&self, row: usize, column: usize) -> &str {
-        self.0[column].text(row)
+
+    #[inline]
+    fn get(&self, code: u32) -> &[u8] {
+        let c = code as usize;
+        &self.bytes[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
 }
 
 /// Why a layout could not be captured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CaptureError {
-    /// The CSV parser failed on bytes the table was read from.
-    Parse(String),
     /// The parser found another number of records than the table has.
     RecordCount { expected: usize, found: usize },
-    /// The re-rendering differs from the original (an internal error).
-    Mismatch { offset: usize },
 }
 
 impl std::fmt::Display for CaptureError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CaptureError::Parse(m) => write!(f, "CSV parse: {m}"),
             CaptureError::RecordCount { expected, found } => {
                 write!(f, "expected {expected} records, the parser found {found}")
             }
-            CaptureError::Mismatch { offset } => write!(
-                f,
-                "the re-rendered file differs from the original at byte {offset}"
-            ),
         }
     }
 }
@@ -220,10 +220,49 @@ fn padding_of(raw: &[u8]) -> (&[u8], &[u8]) {
     (&raw[..lead], &rest[rest.len() - trail..])
 }
 
+/// One record as the scanner found it: where it starts, its fields, where
+/// its tail starts and where the next record starts.
+struct Scanned {
+    start: usize,
+    tail: usize,
+    next: usize,
+}
+
+/// The csv crate's view of record boundaries (blank lines skipped; CR, LF
+/// or CRLF end a record outside quotes; quotes only at a field's start):
+/// scans the record at `i` (after any blank lines) into `fields` (offsets
+/// relative to the record's start).
+fn scan_record(
+    bytes: &[u8],
+    mut i: usize,
+    delimiter: u8,
+    fields: &mut Vec<(usize, usize)>,
+) -> Option<Scanned> {
+    while i < bytes.len() && (bytes[i] == b'\n' || bytes[i] == b'\r') {
+        i += 1;
+    }
+    if i >= bytes.len() {
+        return None;
+    }
+    let tail = i + split_record(&bytes[i..], delimiter, fields);
+    let mut next = tail;
+    while next < bytes.len() && (bytes[next] == b'\n' || bytes[next] == b'\r') {
+        next += 1;
+    }
+    Some(Scanned {
+        start: i,
+        tail,
+        next,
+    })
+}
+
+/// How many data records the padding is learnt from.
+const PADDING_SAMPLE: usize = 4096;
+
 impl Layout {
     /// Captures the layout of `bytes`, the file `texts` was read from with
-    /// this `delimiter`, `header` and `trim`; checks that rendering gives
-    /// `bytes` back.
+    /// this `delimiter`, `header` and `trim`, in one pass: each record is
+    /// split and compared with its canonical rendering.
     pub fn capture<T: Texts>(
         bytes: &[u8],
         texts: &T,
@@ -233,124 +272,131 @@ impl Layout {
     ) -> Result<Layout, CaptureError> {
         let columns = texts.columns();
         let records = texts.rows() + usize::from(header);
-        let starts = record_starts(bytes, delimiter)?;
-        if starts.len() != records {
-            return Err(CaptureError::RecordCount {
-                expected: records,
-                found: starts.len(),
-            });
-        }
-        let span_of = |r: usize| -> &[u8] {
-            let end = starts.get(r + 1).copied().unwrap_or(bytes.len());
-            &bytes[starts[r]..end]
-        };
+        let mut fields: Vec<(usize, usize)> = Vec::with_capacity(columns);
 
-        // Pass 1: split every record; pick each column's padding.
-        let mut all_spans: Vec<(u32, u32)> = Vec::with_capacity(records * columns);
-        let mut tails: Vec<u32> = Vec::with_capacity(records);
-        let mut split_ok: Vec<bool> = Vec::with_capacity(records);
-        let mut spans = Vec::with_capacity(columns);
-        let mut pad_counts: Vec<rustc_hash::FxHashMap<(&[u8], &[u8]), usize>> =
-            vec![Default::default(); columns];
-        for r in 0..records {
-            let raw = span_of(r);
-            let tail = split_record(raw, delimiter, &mut spans);
-            let ok = spans.len() == columns;
-            split_ok.push(ok);
-            tails.push(tail as u32);
-            if ok {
-                all_spans.extend(spans.iter().map(|&(a, b)| (a as u32, b as u32)));
-                if trim && !(header && r == 0) {
-                    for (c, &(a, b)) in spans.iter().enumerate() {
-                        let field = &raw[a..b];
-                        let (lead, trail) = padding_of(field);
-                        if lead.len() <= MAX_PADDING
-                            && trail.len() <= MAX_PADDING
-                            && field.get(lead.len()) != Some(&b'"')
-                        {
-                            *pad_counts[c].entry((lead, trail)).or_default() += 1;
-                        }
+        // Each column's most frequent padding, learnt from the first data
+        // records (files read with `trim`; none otherwise).
+        let mut padding = vec![Padding::default(); columns];
+        if trim {
+            type Count<'b> = ((&'b [u8], &'b [u8]), usize);
+            let mut counts: Vec<Vec<Count<'_>>> = vec![Vec::new(); columns];
+            let mut at = 0;
+            let mut r = 0;
+            while let Some(rec) = scan_record(bytes, at, delimiter, &mut fields) {
+                at = rec.next;
+                r += 1;
+                if r == 1 && header || fields.len() != columns {
+                    continue;
+                }
+                if r > PADDING_SAMPLE {
+                    break;
+                }
+                for (list, &(a, b)) in counts.iter_mut().zip(&fields) {
+                    let field = &bytes[rec.start + a..rec.start + b];
+                    let (lead, trail) = padding_of(field);
+                    if lead.len() > MAX_PADDING
+                        || trail.len() > MAX_PADDING
+                        || field.get(lead.len()) == Some(&b'"')
+                    {
+                        continue;
+                    }
+                    match list.iter().position(|(k, _)| *k == (lead, trail)) {
+                        Some(i) => list[i].1 += 1,
+                        None if list.len() < 64 => list.push(((lead, trail), 1)),
+                        None => {}
                     }
                 }
-            } else {
-                all_spans.extend(std::iter::repeat_n((0, 0), columns));
             }
-        }
-        let padding: Vec<Padding> = pad_counts
-            .iter()
-            .map(|counts| {
-                counts
+            for (pad, list) in padding.iter_mut().zip(&counts) {
+                if let Some(&((lead, trail), _)) = list
                     .iter()
-                    .max_by_key(|&(&(lead, trail), &n)| (n, std::cmp::Reverse((lead, trail))))
-                    .map(|(&(lead, trail), _)| Padding {
+                    .max_by_key(|&&(k, n)| (n, std::cmp::Reverse(k)))
+                {
+                    *pad = Padding {
                         lead: lead.to_vec(),
                         trail: trail.to_vec(),
-                    })
-                    .unwrap_or_default()
-            })
-            .collect();
-        let terminator = match records {
-            0 => b"\n".to_vec(),
-            _ => {
-                let tail = &span_of(0)[tails[0] as usize..];
+                    };
+                }
+            }
+        }
+
+        let first = scan_record(bytes, 0, delimiter, &mut fields);
+        let terminator = first
+            .as_ref()
+            .map(|f| &bytes[f.tail..f.next])
+            .and_then(|tail| {
                 [&b"\r\n"[..], b"\n", b"\r"]
                     .into_iter()
                     .find(|t| tail.starts_with(t))
-                    .unwrap_or(b"\n")
-                    .to_vec()
-            }
-        };
-        let final_terminator = records == 0 || {
-            let last = span_of(records - 1);
-            last.len() > tails[records - 1] as usize
-        };
-
+            })
+            .unwrap_or(b"\n")
+            .to_vec();
         let mut layout = Layout {
             delimiter,
             terminator,
-            final_terminator,
+            final_terminator: true,
             header,
             header_padded: false,
-            prefix: bytes[..starts.first().copied().unwrap_or(bytes.len())].to_vec(),
+            prefix: bytes[..first.as_ref().map_or(bytes.len(), |f| f.start)].to_vec(),
             padding,
             fields: Vec::new(),
             records: Vec::new(),
             tails: Vec::new(),
         };
-        if header && records > 0 && split_ok[0] {
-            // Pad the header when that matches more of its fields.
-            let raw = span_of(0);
-            let mut scratch = Vec::new();
-            let mut matches = [0usize; 2];
-            for (padded, m) in matches.iter_mut().enumerate() {
-                for c in 0..columns {
-                    let (a, b) = all_spans[c];
-                    scratch.clear();
-                    let pad = (padded == 1).then(|| &layout.padding[c]);
-                    render_field(&mut scratch, texts.name(c), pad, delimiter, columns == 1);
-                    *m += usize::from(scratch == raw[a as usize..b as usize]);
+        let alone = columns == 1;
+        if let (true, Some(f)) = (header, &first) {
+            if fields.len() == columns {
+                // Pad the header when that matches more of its fields.
+                let mut scratch = Vec::new();
+                let mut matches = [0usize; 2];
+                for (padded, m) in matches.iter_mut().enumerate() {
+                    for (c, &(a, b)) in fields.iter().enumerate() {
+                        scratch.clear();
+                        let pad = (padded == 1).then(|| &layout.padding[c]);
+                        render_field(&mut scratch, texts.name(c), pad, delimiter, alone);
+                        *m += usize::from(scratch == bytes[f.start + a..f.start + b]);
+                    }
                 }
+                layout.header_padded = matches[1] > matches[0];
             }
-            layout.header_padded = matches[1] > matches[0];
         }
 
-        // Pass 2: every span the canonical rendering misses.
+        let rendered: Vec<Rendered> = (0..columns)
+            .map(|c| Rendered::build(texts.column(c), &layout.padding[c], delimiter, alone))
+            .collect();
+        let codes: Vec<&[u32]> = (0..columns).map(|c| &texts.column(c).codes[..]).collect();
         let mut scratch = Vec::new();
-        for r in 0..records {
-            let raw = span_of(r);
-            if !split_ok[r] {
+        let mut at = 0;
+        let mut r = 0usize;
+        while let Some(rec) = scan_record(bytes, at, delimiter, &mut fields) {
+            at = rec.next;
+            if r >= records {
+                r += 1;
+                continue; // counted for the error below
+            }
+            let last = rec.next == bytes.len();
+            if fields.len() != columns {
                 layout.records.push(RecordBytes {
                     record: r as u64,
-                    raw: raw.to_vec(),
+                    raw: bytes[rec.start..rec.next].to_vec(),
                 });
+                if last {
+                    // A whole-record copy holds its own tail.
+                    layout.final_terminator = rec.tail < rec.next;
+                }
+                r += 1;
                 continue;
             }
-            for c in 0..columns {
-                let (a, b) = all_spans[r * columns + c];
-                scratch.clear();
-                layout.render_one(&mut scratch, texts, r, c);
-                let field = &raw[a as usize..b as usize];
-                if scratch != field {
+            for (c, &(a, b)) in fields.iter().enumerate() {
+                let field = &bytes[rec.start + a..rec.start + b];
+                let same = if header && r == 0 {
+                    scratch.clear();
+                    layout.render_header_field(&mut scratch, texts, c);
+                    scratch == field
+                } else {
+                    rendered[c].get(codes[c][r - usize::from(header)]) == field
+                };
+                if !same {
                     layout.fields.push(FieldException {
                         record: r as u64,
                         column: c as u32,
@@ -358,24 +404,23 @@ impl Layout {
                     });
                 }
             }
-            let tail = &raw[tails[r] as usize..];
-            if tail != layout.default_tail(r, records) {
+            let tail = &bytes[rec.tail..rec.next];
+            if last {
+                layout.final_terminator = !tail.is_empty();
+            }
+            if !tail.is_empty() && tail != layout.terminator.as_slice() {
                 layout.tails.push(RecordBytes {
                     record: r as u64,
                     raw: tail.to_vec(),
                 });
             }
+            r += 1;
         }
-
-        let mut rendered = Vec::with_capacity(bytes.len());
-        layout.render(texts, &mut rendered);
-        if rendered != bytes {
-            let offset = rendered
-                .iter()
-                .zip(bytes)
-                .position(|(a, b)| a != b)
-                .unwrap_or(rendered.len().min(bytes.len()));
-            return Err(CaptureError::Mismatch { offset });
+        if r != records {
+            return Err(CaptureError::RecordCount {
+                expected: records,
+                found: r,
+            });
         }
         Ok(layout)
     }
@@ -388,28 +433,24 @@ impl Layout {
         }
     }
 
-    /// Renders field `c` of record `r` canonically.
-    fn render_one<T: Texts>(&self, out: &mut Vec<u8>, texts: &T, r: usize, c: usize) {
-        let alone = texts.columns() == 1;
-        if self.header && r == 0 {
-            let pad = self.header_padded.then(|| &self.padding[c]);
-            render_field(out, texts.name(c), pad, self.delimiter, alone);
-        } else {
-            let row = r - usize::from(self.header);
-            render_field(
-                out,
-                texts.text(row, c),
-                Some(&self.padding[c]),
-                self.delimiter,
-                alone,
-            );
-        }
+    fn render_header_field<T: Texts>(&self, out: &mut Vec<u8>, texts: &T, c: usize) {
+        let pad = self.header_padded.then(|| &self.padding[c]);
+        render_field(out, texts.name(c), pad, self.delimiter, texts.columns() == 1);
     }
 
     /// Writes the original file's bytes from the texts.
     pub fn render<T: Texts>(&self, texts: &T, out: &mut Vec<u8>) {
+        let alone = texts.columns() == 1;
+        let rendered: Vec<Rendered> = (0..texts.columns())
+            .map(|c| Rendered::build(texts.column(c), &self.padding[c], self.delimiter, alone))
+            .collect();
+        self.render_with(texts, &rendered, out);
+    }
+
+    fn render_with<T: Texts>(&self, texts: &T, rendered: &[Rendered], out: &mut Vec<u8>) {
         let columns = texts.columns();
         let records = texts.rows() + usize::from(self.header);
+        let codes: Vec<&[u32]> = (0..columns).map(|c| &texts.column(c).codes[..]).collect();
         out.extend_from_slice(&self.prefix);
         let (mut fi, mut ri, mut ti) = (0, 0, 0);
         for r in 0..records {
@@ -419,16 +460,29 @@ impl Layout {
                 ri += 1;
                 continue;
             }
-            for c in 0..columns {
-                if c > 0 {
-                    out.push(self.delimiter);
-                }
-                match self.fields.get(fi) {
-                    Some(e) if e.record == rec && e.column == c as u32 => {
-                        out.extend_from_slice(&e.raw);
-                        fi += 1;
+            let is_header = self.header && r == 0;
+            let row = r.wrapping_sub(usize::from(self.header));
+            if !is_header && self.fields.get(fi).is_none_or(|e| e.record != rec) {
+                // The common case: every field canonical.
+                for (c, (rendered, codes)) in rendered.iter().zip(&codes).enumerate() {
+                    if c > 0 {
+                        out.push(self.delimiter);
                     }
-                    _ => self.render_one(out, texts, r, c),
+                    out.extend_from_slice(rendered.get(codes[row]));
+                }
+            } else {
+                for c in 0..columns {
+                    if c > 0 {
+                        out.push(self.delimiter);
+                    }
+                    match self.fields.get(fi) {
+                        Some(e) if e.record == rec && e.column == c as u32 => {
+                            out.extend_from_slice(&e.raw);
+                            fi += 1;
+                        }
+                        _ if is_header => self.render_header_field(out, texts, c),
+                        _ => out.extend_from_slice(rendered[c].get(codes[c][row])),
+                    }
                 }
             }
             if self.tails.get(ti).is_some_and(|e| e.record == rec) {
@@ -489,34 +543,6 @@ impl Layout {
             + self.records.iter().map(|e| e.raw.len()).sum::<usize>()
             + self.tails.iter().map(|e| e.raw.len()).sum::<usize>()
     }
-}
-
-/// The byte offset where each record starts, as the csv crate parses the
-/// file (blank lines skipped, quotes, any of CR, LF, CRLF ending a record).
-fn record_starts(bytes: &[u8], delimiter: u8) -> Result<Vec<usize>, CaptureError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
-    let mut record = csv::ByteRecord::new();
-    let mut starts = Vec::new();
-    loop {
-        match reader.read_byte_record(&mut record) {
-            Ok(true) => {
-                // The reported position is where the reader resumed, before
-                // the line ending's LF and any blank lines it skipped.
-                let mut at = record.position().map_or(0, |p| p.byte() as usize);
-                while at < bytes.len() && (bytes[at] == b'\n' || bytes[at] == b'\r') {
-                    at += 1;
-                }
-                starts.push(at);
-            }
-            Ok(false) => break,
-            Err(e) => return Err(CaptureError::Parse(e.to_string())),
-        }
-    }
-    Ok(starts)
 }
 
 #[cfg(test)]

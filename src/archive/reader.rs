@@ -676,8 +676,8 @@ impl Texts for RestoreTexts<'_> {
     fn name(&self, column: usize) -> &str {
         self.names[column]
     }
-    fn text(&self, row: usize, column: usize) -> &str {
-        self.columns[column].text(row)
+    fn column(&self, column: usize) -> &Column {
+        self.columns[column]
     }
 }
 
