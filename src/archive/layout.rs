@@ -308,9 +308,8 @@ impl Layout {
                 }
             }
             for (pad, list) in padding.iter_mut().zip(&counts) {
-                if let Some(&((lead, trail), _)) = list
-                    .iter()
-                    .max_by_key(|&&(k, n)| (n, std::cmp::Reverse(k)))
+                if let Some(&((lead, trail), _)) =
+                    list.iter().max_by_key(|&&(k, n)| (n, std::cmp::Reverse(k)))
                 {
                     *pad = Padding {
                         lead: lead.to_vec(),
@@ -435,7 +434,13 @@ impl Layout {
 
     fn render_header_field<T: Texts>(&self, out: &mut Vec<u8>, texts: &T, c: usize) {
         let pad = self.header_padded.then(|| &self.padding[c]);
-        render_field(out, texts.name(c), pad, self.delimiter, texts.columns() == 1);
+        render_field(
+            out,
+            texts.name(c),
+            pad,
+            self.delimiter,
+            texts.columns() == 1,
+        );
     }
 
     /// Writes the original file's bytes from the texts.

@@ -6,19 +6,19 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::ArchiveError;
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::layout::Texts;
 use super::meta::{self, HierarchyRecord, PrivatePart, PublicMeta};
 use super::seal::{self, Key};
-use super::ArchiveError;
+use crate::Result;
 use crate::codec::{self, QiSchema, ReleasedColumn};
 use crate::config::Role;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
-use crate::privacy::{verify_columns, ClaimReport, Constraint};
+use crate::privacy::{ClaimReport, Constraint, verify_columns};
 use crate::release::write_columns_csv;
 use crate::table::{Column, LineEnding};
-use crate::Result;
 
 /// Whether opening re-checks the privacy claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,8 @@ impl Archive {
         let meta_body = format::check_section(path, &bytes, 0, &entries[0], None)?;
         let meta: PublicMeta = meta::from_bytes(meta_body)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
-        validate_meta(&meta).map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
+        validate_meta(&meta)
+            .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let h_body = format::check_section(path, &bytes, 1, &entries[1], None)?;
         let records: Vec<HierarchyRecord> = meta::from_bytes(h_body)
             .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
@@ -103,7 +104,10 @@ impl Archive {
                 let source = PathBuf::from(format!("{}#hierarchy{i}", path.display()));
                 r.to_hierarchy(&source).map_err(|e| {
                     corrupt(
-                        format!("{} (hierarchy {i})", format::section_label(1, &entries[1], None)),
+                        format!(
+                            "{} (hierarchy {i})",
+                            format::section_label(1, &entries[1], None)
+                        ),
                         e,
                     )
                 })
@@ -324,10 +328,12 @@ impl Archive {
     pub fn release_columns(&self) -> Result<Vec<Column>> {
         (0..self.meta.columns.len())
             .filter(|&i| self.meta.columns[i].role != Role::Identifier)
-            .map(|i| match self.meta.qis.iter().position(|&c| c as usize == i) {
-                Some(q) => self.qi_labels(q),
-                None => self.plain_column(i),
-            })
+            .map(
+                |i| match self.meta.qis.iter().position(|&c| c as usize == i) {
+                    Some(q) => self.qi_labels(q),
+                    None => self.plain_column(i),
+                },
+            )
             .collect()
     }
 
@@ -426,7 +432,9 @@ impl Archive {
                     let id = identifiers
                         .next()
                         .filter(|id| id.column as usize == i)
-                        .ok_or_else(|| corrupt(format!("identifier column {:?} is missing", c.name)))?;
+                        .ok_or_else(|| {
+                            corrupt(format!("identifier column {:?} is missing", c.name))
+                        })?;
                     Some(
                         codec::decode_plain(&id.bytes, &c.name, self.rows())
                             .map_err(|e| corrupt(format!("identifier column {:?}: {e}", c.name)))?,
@@ -436,7 +444,9 @@ impl Archive {
             });
         }
         if identifiers.next().is_some() {
-            return Err(corrupt("more identifier columns than the metadata lists".to_owned()).into());
+            return Err(
+                corrupt("more identifier columns than the metadata lists".to_owned()).into(),
+            );
         }
         let columns: Vec<&Column> = owned
             .iter()
@@ -444,7 +454,12 @@ impl Archive {
             .map(|(i, c)| match c {
                 Some(c) => c,
                 None => {
-                    let q = self.meta.qis.iter().position(|&x| x as usize == i).expect("QI");
+                    let q = self
+                        .meta
+                        .qis
+                        .iter()
+                        .position(|&x| x as usize == i)
+                        .expect("QI");
                     &originals[q]
                 }
             })
@@ -533,9 +548,7 @@ impl Archive {
         };
         let private_bytes = match (&part, self.private_section) {
             (Some(_), _) if !sealed => Some(private_stored),
-            (_, Some(i)) if sealed => {
-                age_plaintext_len(&self.bytes[entries[i].range()])
-            }
+            (_, Some(i)) if sealed => age_plaintext_len(&self.bytes[entries[i].range()]),
             _ => None,
         };
         let columns = self
@@ -580,10 +593,9 @@ impl Archive {
             }
             .to_owned(),
             layout_verbatim_bytes: part.as_ref().map(|p| p.layout.verbatim_bytes() as u64),
-            difference_mode: part
-                .as_ref()
-                .and_then(|p| p.originals.first())
-                .map(|&id| codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())),
+            difference_mode: part.as_ref().and_then(|p| p.originals.first()).map(|&id| {
+                codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
+            }),
             original_bytes: part.as_ref().map(|p| p.original_len),
             original_sha256: part.as_ref().map(|p| hex(&p.sha256)),
             columns,
@@ -703,7 +715,10 @@ fn validate_meta(m: &PublicMeta) -> std::result::Result<(), String> {
         .iter()
         .find(|c| c.hierarchy.is_some() && c.role != Role::Quasi)
     {
-        return Err(format!("column {:?} has a hierarchy but is not a QI", c.name));
+        return Err(format!(
+            "column {:?} has a hierarchy but is not a QI",
+            c.name
+        ));
     }
     if m.claim.constraints.is_empty() {
         return Err("the claim has no constraint".to_owned());

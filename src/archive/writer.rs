@@ -2,6 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
+use super::ArchiveError;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{
@@ -9,7 +10,7 @@ use super::meta::{
     IdentifierColumn, MetricsMeta, PrivatePart, PublicMeta,
 };
 use super::seal::{self, Seal};
-use super::ArchiveError;
+use crate::Result;
 use crate::anonymize::{self, Algorithm, Outcome};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::{Config, Role};
@@ -17,7 +18,6 @@ use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
 use crate::report::Report;
 use crate::table::LineEnding;
-use crate::Result;
 use std::path::Path;
 
 /// What `pack` needs beyond the anonymization.
@@ -191,7 +191,11 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(column_blobs.len() + 3);
     sections.push((SectionKind::Meta, &meta_bytes));
     sections.push((SectionKind::Hierarchies, &hierarchy_bytes));
-    sections.extend(column_blobs.iter().map(|b| (SectionKind::Column, b.as_slice())));
+    sections.extend(
+        column_blobs
+            .iter()
+            .map(|b| (SectionKind::Column, b.as_slice())),
+    );
     match &sealed {
         Some(s) => sections.push((SectionKind::PrivateSealed, s)),
         None => sections.push((SectionKind::PrivatePlain, &private_bytes)),

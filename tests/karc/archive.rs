@@ -5,15 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use age::secrecy::SecretString;
+use karc::Error;
 use karc::anonymize::Algorithm;
+use karc::archive::ArchiveError;
 use karc::archive::format::{self, SectionKind};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{Key, Seal};
 use karc::archive::writer::{self, PackOptions};
-use karc::archive::ArchiveError;
 use karc::codec::DiffMode;
 use karc::config::Config;
-use karc::Error;
 use proptest::prelude::*;
 
 use crate::common::{fixture, karc, outcome};
@@ -109,7 +109,11 @@ fn raw_adult_with_padding_and_roles_restores_byte_identical() {
     let info = archive.inspect(None).unwrap();
     // One padding per column and no verbatim field: the layout stays small.
     assert_eq!(info.layout_verbatim_bytes, Some(0));
-    let gain = info.columns.iter().find(|c| c.name == "capital-gain").unwrap();
+    let gain = info
+        .columns
+        .iter()
+        .find(|c| c.name == "capital-gain")
+        .unwrap();
     assert_eq!(gain.public_bytes, 0, "identifiers are never released");
     assert!(gain.private_bytes.unwrap() > 0);
     let release = archive.release_columns().unwrap();
@@ -130,7 +134,10 @@ fn arx_toy_tables_restore_byte_identical() {
             DiffMode::Paper,
             &seal,
         );
-        assert_eq!(restore(&bytes, Some(&key)).unwrap(), std::fs::read(&csv).unwrap());
+        assert_eq!(
+            restore(&bytes, Some(&key)).unwrap(),
+            std::fs::read(&csv).unwrap()
+        );
     }
 }
 
@@ -180,7 +187,10 @@ fn sealed_part_edited_with_crc_recomputed_fails_authentication() {
         let bad = reassemble(&edited);
         let e = archive_error(restore(&bad, Some(&key)));
         assert!(
-            matches!(e, ArchiveError::Envelope { .. } | ArchiveError::WrongIdentity { .. }),
+            matches!(
+                e,
+                ArchiveError::Envelope { .. } | ArchiveError::WrongIdentity { .. }
+            ),
             "byte {at}: {e}"
         );
     }
@@ -197,7 +207,8 @@ fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
 
 /// Writes sections back with fresh CRCs.
 fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
-    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let refs: Vec<(SectionKind, &[u8])> =
+        sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     format::assemble(&refs)
 }
 
@@ -282,8 +293,21 @@ fn commands_round_trip_and_say_what_is_wrong() {
     let (config, csv) = (config.display().to_string(), csv.display().to_string());
     let id = age::x25519::Identity::generate();
     use age::secrecy::ExposeSecret;
-    std::fs::write(d("key.txt"), format!("# test key\n{}\n", id.to_string().expose_secret())).unwrap();
-    std::fs::write(d("other.txt"), format!("{}\n", age::x25519::Identity::generate().to_string().expose_secret())).unwrap();
+    std::fs::write(
+        d("key.txt"),
+        format!("# test key\n{}\n", id.to_string().expose_secret()),
+    )
+    .unwrap();
+    std::fs::write(
+        d("other.txt"),
+        format!(
+            "{}\n",
+            age::x25519::Identity::generate()
+                .to_string()
+                .expose_secret()
+        ),
+    )
+    .unwrap();
     std::fs::write(d("pass.txt"), "correct horse\n").unwrap();
     std::fs::write(d("wrong.txt"), "battery staple\n").unwrap();
     let recipient = id.to_public().to_string();
@@ -294,36 +318,114 @@ fn commands_round_trip_and_say_what_is_wrong() {
     assert!(err.contains("--no-encryption"), "{err}");
     assert!(!Path::new(&d("x.karc")).exists());
 
-    let ok = karc(&["pack", "-c", &config, &csv, "-o", &d("r.karc"), "-r", &recipient]);
+    let ok = karc(&[
+        "pack",
+        "-c",
+        &config,
+        &csv,
+        "-o",
+        &d("r.karc"),
+        "-r",
+        &recipient,
+    ]);
     assert!(ok.status.success(), "{:?}", outcome(&ok));
     let ok = karc(&[
-        "pack", "-c", &config, &csv, "-o", &d("p.karc"), "--passphrase-file", &d("pass.txt"),
-        "--work-factor", "4", "--mode", "paper",
+        "pack",
+        "-c",
+        &config,
+        &csv,
+        "-o",
+        &d("p.karc"),
+        "--passphrase-file",
+        &d("pass.txt"),
+        "--work-factor",
+        "4",
+        "--mode",
+        "paper",
     ]);
     assert!(ok.status.success(), "{:?}", outcome(&ok));
 
     let run = |args: &[&str]| outcome(&karc(args));
-    let (code, _, err) = run(&["restore", &d("r.karc"), "-o", &d("o.csv"), "-i", &d("key.txt")]);
+    let (code, _, err) = run(&[
+        "restore",
+        &d("r.karc"),
+        "-o",
+        &d("o.csv"),
+        "-i",
+        &d("key.txt"),
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read(d("o.csv")).unwrap(), std::fs::read(&csv).unwrap());
-    let (code, _, err) = run(&["restore", &d("p.karc"), "-o", &d("o2.csv"), "--passphrase-file", &d("pass.txt")]);
+    assert_eq!(
+        std::fs::read(d("o.csv")).unwrap(),
+        std::fs::read(&csv).unwrap()
+    );
+    let (code, _, err) = run(&[
+        "restore",
+        &d("p.karc"),
+        "-o",
+        &d("o2.csv"),
+        "--passphrase-file",
+        &d("pass.txt"),
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read(d("o2.csv")).unwrap(), std::fs::read(&csv).unwrap());
+    assert_eq!(
+        std::fs::read(d("o2.csv")).unwrap(),
+        std::fs::read(&csv).unwrap()
+    );
 
-    let (code, _, err) = run(&["restore", &d("r.karc"), "-o", &d("n.csv"), "-i", &d("other.txt")]);
-    assert_eq!((code, err.contains("none of the given identities")), (2, true), "{err}");
-    let (code, _, err) = run(&["restore", &d("p.karc"), "-o", &d("n.csv"), "--passphrase-file", &d("wrong.txt")]);
+    let (code, _, err) = run(&[
+        "restore",
+        &d("r.karc"),
+        "-o",
+        &d("n.csv"),
+        "-i",
+        &d("other.txt"),
+    ]);
+    assert_eq!(
+        (code, err.contains("none of the given identities")),
+        (2, true),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "restore",
+        &d("p.karc"),
+        "-o",
+        &d("n.csv"),
+        "--passphrase-file",
+        &d("wrong.txt"),
+    ]);
     assert_eq!((code, err.contains("wrong passphrase")), (2, true), "{err}");
-    let (code, _, err) = run(&["restore", &d("p.karc"), "-o", &d("n.csv"), "-i", &d("key.txt")]);
-    assert_eq!((code, err.contains("sealed with a passphrase")), (2, true), "{err}");
+    let (code, _, err) = run(&[
+        "restore",
+        &d("p.karc"),
+        "-o",
+        &d("n.csv"),
+        "-i",
+        &d("key.txt"),
+    ]);
+    assert_eq!(
+        (code, err.contains("sealed with a passphrase")),
+        (2, true),
+        "{err}"
+    );
     assert!(!Path::new(&d("n.csv")).exists());
 
     let (code, _, err) = run(&["publish", &d("r.karc"), "-o", &d("pub.karc")]);
     assert_eq!(code, 0, "{err}");
     let (code, out, _) = run(&["verify", &d("pub.karc")]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("integrity ok") && out.contains("claim holds"), "{out}");
-    let (code, _, err) = run(&["restore", &d("pub.karc"), "-o", &d("n.csv"), "-i", &d("key.txt")]);
+    assert!(
+        out.contains("integrity ok") && out.contains("claim holds"),
+        "{out}"
+    );
+    let (code, _, err) = run(&[
+        "restore",
+        &d("pub.karc"),
+        "-o",
+        &d("n.csv"),
+        "-i",
+        &d("key.txt"),
+    ]);
     assert_eq!((code, err.contains("no private part")), (2, true), "{err}");
 
     let (code, _, err) = run(&["restore", &csv, "-o", &d("n.csv"), "-i", &d("key.txt")]);
@@ -332,14 +434,22 @@ fn commands_round_trip_and_say_what_is_wrong() {
     v2[8] = 2;
     std::fs::write(d("v2.karc"), &v2).unwrap();
     let (code, _, err) = run(&["inspect", &d("v2.karc")]);
-    assert_eq!((code, err.contains("unsupported format version 2.0")), (2, true), "{err}");
+    assert_eq!(
+        (code, err.contains("unsupported format version 2.0")),
+        (2, true),
+        "{err}"
+    );
 
     let mut corrupt = std::fs::read(d("r.karc")).unwrap();
     let last = corrupt.len() - 1;
     corrupt[last] ^= 1;
     std::fs::write(d("c.karc"), &corrupt).unwrap();
     let (code, out, err) = run(&["verify", &d("c.karc")]);
-    assert_eq!((code, err.contains("CRC mismatch in section")), (1, true), "{out}{err}");
+    assert_eq!(
+        (code, err.contains("CRC mismatch in section")),
+        (1, true),
+        "{out}{err}"
+    );
 
     let tampered = fixture("archive/invalid/claim_below_k.karc");
     std::fs::copy(&tampered, d("t.karc")).unwrap();
@@ -348,16 +458,32 @@ fn commands_round_trip_and_say_what_is_wrong() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["holds"], false);
     let (code, _, err) = run(&["export", &d("t.karc"), "-o", &d("n.csv")]);
-    assert_eq!((code, err.contains("breaks its privacy claim")), (1, true), "{err}");
-    let (code, _, err) = run(&["export", &d("t.karc"), "-o", &d("n.csv"), "--no-privacy-check"]);
+    assert_eq!(
+        (code, err.contains("breaks its privacy claim")),
+        (1, true),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "export",
+        &d("t.karc"),
+        "-o",
+        &d("n.csv"),
+        "--no-privacy-check",
+    ]);
     assert_eq!((code, err.contains("forensics")), (0, true), "{err}");
 
     let (code, out, err) = run(&["inspect", &d("r.karc"), "--json", "-i", &d("key.txt")]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {out}"));
-    assert_eq!(n("file_bytes"), std::fs::metadata(d("r.karc")).unwrap().len());
-    assert_eq!(n("file_bytes"), n("container_bytes") + n("public_bytes") + n("sealed_bytes"));
+    assert_eq!(
+        n("file_bytes"),
+        std::fs::metadata(d("r.karc")).unwrap().len()
+    );
+    assert_eq!(
+        n("file_bytes"),
+        n("container_bytes") + n("public_bytes") + n("sealed_bytes")
+    );
     assert!(n("private_bytes") < n("sealed_bytes"));
     let cols = v["columns"].as_array().unwrap();
     assert_eq!(cols.len(), 4);
@@ -396,40 +522,42 @@ fn generated() -> impl Strategy<Value = Generated> {
             any::<bool>(),
             any::<bool>(),
         )
-            .prop_map(move |(table, quote_anyway, semicolon, crlf, final_eol, trim)| {
-                let delimiter = if semicolon { b';' } else { b',' };
-                let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-                let mut bytes = Vec::new();
-                let header: Vec<String> = (0..cols).map(|c| format!("c{c}")).collect();
-                let mut records = vec![header];
-                records.extend(table);
-                for (r, record) in records.iter().enumerate() {
-                    for (c, text) in record.iter().enumerate() {
-                        if c > 0 {
-                            bytes.push(delimiter);
+            .prop_map(
+                move |(table, quote_anyway, semicolon, crlf, final_eol, trim)| {
+                    let delimiter = if semicolon { b';' } else { b',' };
+                    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+                    let mut bytes = Vec::new();
+                    let header: Vec<String> = (0..cols).map(|c| format!("c{c}")).collect();
+                    let mut records = vec![header];
+                    records.extend(table);
+                    for (r, record) in records.iter().enumerate() {
+                        for (c, text) in record.iter().enumerate() {
+                            if c > 0 {
+                                bytes.push(delimiter);
+                            }
+                            let special = text
+                                .bytes()
+                                .any(|b| b == delimiter || b == b'"' || b == b'\r' || b == b'\n');
+                            let extra = r > 0 && quote_anyway[(r - 1) * cols + c];
+                            if special || extra {
+                                bytes.push(b'"');
+                                bytes.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+                                bytes.push(b'"');
+                            } else {
+                                bytes.extend_from_slice(text.as_bytes());
+                            }
                         }
-                        let special = text.bytes().any(|b| {
-                            b == delimiter || b == b'"' || b == b'\r' || b == b'\n'
-                        });
-                        let extra = r > 0 && quote_anyway[(r - 1) * cols + c];
-                        if special || extra {
-                            bytes.push(b'"');
-                            bytes.extend_from_slice(text.replace('"', "\"\"").as_bytes());
-                            bytes.push(b'"');
-                        } else {
-                            bytes.extend_from_slice(text.as_bytes());
+                        if r + 1 < records.len() || final_eol {
+                            bytes.extend_from_slice(eol);
                         }
                     }
-                    if r + 1 < records.len() || final_eol {
-                        bytes.extend_from_slice(eol);
+                    Generated {
+                        bytes,
+                        delimiter,
+                        trim,
                     }
-                }
-                Generated {
-                    bytes,
-                    delimiter,
-                    trim,
-                }
-            })
+                },
+            )
     })
 }
 
@@ -462,7 +590,9 @@ fn write_generated(dir: &Path, g: &Generated) -> Option<(PathBuf, PathBuf)> {
         g.delimiter as char, g.trim
     );
     for c in 2..table.columns.len() {
-        toml.push_str(&format!("[[columns]]\nname = \"c{c}\"\nrole = \"insensitive\"\n"));
+        toml.push_str(&format!(
+            "[[columns]]\nname = \"c{c}\"\nrole = \"insensitive\"\n"
+        ));
     }
     toml.push_str(&format!(
         "[privacy]\nk = {}\nsuppression_limit = 1.0\n",
@@ -499,36 +629,66 @@ type Expect = fn(&ArchiveError) -> bool;
 
 /// Every file of `fixtures/archive/invalid/`, with its expected error.
 const INVALID: &[(&str, Step, Expect)] = &[
-    ("magic_wrong.karc", Step::Open, |e| matches!(e, ArchiveError::NotKarc { .. })),
+    ("magic_wrong.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::NotKarc { .. })
+    }),
     ("version_major2.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::UnsupportedVersion { major: 2, minor: 0, .. })
+        matches!(
+            e,
+            ArchiveError::UnsupportedVersion {
+                major: 2,
+                minor: 0,
+                ..
+            }
+        )
     }),
     ("version_minor1_unknown_section.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::UnsupportedSection { code: 99, minor: 1, .. })
+        matches!(
+            e,
+            ArchiveError::UnsupportedSection {
+                code: 99,
+                minor: 1,
+                ..
+            }
+        )
     }),
-    ("table_crc_mismatch.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::CrcMismatch { section, .. } if section == "header and section table")
-    }),
-    ("header_flags_nonzero.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::Corrupt { section, .. } if section == "header")
-    }),
-    ("section_crc_mismatch.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::CrcMismatch { section, .. } if section.contains("private part"))
-    }),
-    ("section_truncated.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::Truncated { what, .. } if what.contains("private part"))
-    }),
-    ("section_trailing_bytes.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::Corrupt { section, .. } if section == "end of file")
-    }),
+    (
+        "table_crc_mismatch.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::CrcMismatch { section, .. } if section == "header and section table"),
+    ),
+    (
+        "header_flags_nonzero.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::Corrupt { section, .. } if section == "header"),
+    ),
+    (
+        "section_crc_mismatch.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::CrcMismatch { section, .. } if section.contains("private part")),
+    ),
+    (
+        "section_truncated.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::Truncated { what, .. } if what.contains("private part")),
+    ),
+    (
+        "section_trailing_bytes.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::Corrupt { section, .. } if section == "end of file"),
+    ),
     ("meta_trailing_bytes.karc", Step::Open, |e| {
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section == "section 0 (metadata)" && detail.contains("left after"))
     }),
-    ("columns_missing.karc", Step::Open, |e| {
-        matches!(e, ArchiveError::Corrupt { detail, .. } if detail.contains("column sections"))
+    (
+        "columns_missing.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::Corrupt { detail, .. } if detail.contains("column sections")),
+    ),
+    ("claim_below_k.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::ClaimBroken { .. })
     }),
-    ("claim_below_k.karc", Step::Open, |e| matches!(e, ArchiveError::ClaimBroken { .. })),
     ("private_sha256_mismatch.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::RestoreChecksum { .. })
     }),
@@ -542,7 +702,9 @@ fn vector_key(name: &str) -> Option<Key> {
         let p = karc::archive::seal::read_passphrase_file(&fixture("archive/keys/passphrase.txt"));
         Some(Key::Passphrase(p.unwrap()))
     } else if name.contains("x25519") || name.contains("envelope") {
-        Some(karc::archive::seal::read_identity_file(&fixture("archive/keys/identity.txt")).unwrap())
+        Some(
+            karc::archive::seal::read_identity_file(&fixture("archive/keys/identity.txt")).unwrap(),
+        )
     } else {
         None
     }
@@ -595,9 +757,14 @@ fn valid_and_compat_vectors_open_and_restore() {
             assert!(a.claim_report.as_ref().unwrap().holds());
             if name.starts_with("published") {
                 let e = a.restore(None).unwrap_err();
-                assert!(matches!(e, Error::Archive(ArchiveError::NoPrivatePart { .. })));
+                assert!(matches!(
+                    e,
+                    Error::Archive(ArchiveError::NoPrivatePart { .. })
+                ));
             } else {
-                let restored = a.restore(vector_key(&name).as_ref()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let restored = a
+                    .restore(vector_key(&name).as_ref())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(restored, original, "{name}");
             }
         }

@@ -26,7 +26,13 @@ fn opt(v: Option<u64>) -> String {
 
 fn print_text(i: &Inspection) {
     let m = &i.meta;
-    println!("{}: karc format {}, {} rows, {} columns", i.file, i.version, i.rows, m.columns.len());
+    println!(
+        "{}: karc format {}, {} rows, {} columns",
+        i.file,
+        i.version,
+        i.rows,
+        m.columns.len()
+    );
     println!(
         "bytes: file {}  public {} (metadata {}, hierarchies {})  private {}  sealed {}  container {}",
         i.file_bytes,
@@ -44,7 +50,10 @@ fn print_text(i: &Inspection) {
     if let (Some(len), Some(sha)) = (i.original_bytes, &i.original_sha256) {
         println!("original: {len} bytes, SHA-256 {sha}");
     }
-    println!("{:<24} {:<12} {:>12} {:>12}", "column", "role", "public", "private");
+    println!(
+        "{:<24} {:<12} {:>12} {:>12}",
+        "column", "role", "public", "private"
+    );
     for c in &i.columns {
         println!(
             "{:<24} {:<12} {:>12} {:>12}",
@@ -59,10 +68,20 @@ fn print_text(i: &Inspection) {
         "algorithm: {} seed {}{}{}",
         a.name,
         a.seed,
-        a.levels.as_ref().map_or(String::new(), |l| format!(", levels {l:?}")),
-        if a.params.is_empty() { String::new() } else { format!(", params {}", a.params) }
+        a.levels
+            .as_ref()
+            .map_or(String::new(), |l| format!(", levels {l:?}")),
+        if a.params.is_empty() {
+            String::new()
+        } else {
+            format!(", params {}", a.params)
+        }
     );
-    let qi_names: Vec<&str> = m.qis.iter().map(|&c| m.columns[c as usize].name.as_str()).collect();
+    let qi_names: Vec<&str> = m
+        .qis
+        .iter()
+        .map(|&c| m.columns[c as usize].name.as_str())
+        .collect();
     for c in &m.claim.constraints {
         let names: Vec<&str> = c.qis.iter().map(|&q| qi_names[q as usize]).collect();
         println!("claim: k={} on ({})", c.k, names.join(", "));

@@ -3,13 +3,13 @@
 
 mod anonymize;
 mod cli;
-mod stream;
 mod export;
 mod inspect;
 mod keys;
 mod pack;
 mod publish;
 mod restore;
+mod stream;
 mod verify;
 
 use std::process::ExitCode;

@@ -15,9 +15,7 @@ use crate::keys::seal_from;
 pub fn run(args: PackArgs) -> Result<ExitCode> {
     let seal = seal_from(&args.seal)?;
     let mode = match &args.mode {
-        Some(m) => m
-            .parse::<DiffMode>()
-            .map_err(|e| anyhow!("--mode: {e}"))?,
+        Some(m) => m.parse::<DiffMode>().map_err(|e| anyhow!("--mode: {e}"))?,
         None => DiffMode::default(),
     };
     let config = load_config(&args.anonymizer)?;

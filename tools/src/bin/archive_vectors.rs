@@ -21,7 +21,11 @@ use karc::codec::{self, DiffMode, ReleasedSymbol};
 use karc::config::{Config, Role};
 
 fn main() {
-    let root = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "fixtures/archive".to_owned()));
+    let root = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "fixtures/archive".to_owned()),
+    );
     if let Err(e) = run(&root) {
         eprintln!("archive_vectors: {e}");
         std::process::exit(2);
@@ -39,7 +43,8 @@ fn sections_of(bytes: &[u8]) -> Sections {
 }
 
 fn reassemble(sections: &Sections) -> Vec<u8> {
-    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    let refs: Vec<(SectionKind, &[u8])> =
+        sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     format::assemble(&refs)
 }
 
@@ -77,7 +82,8 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     }
     let passphrase = seal::read_passphrase_file(&passphrase_path)?;
 
-    let pack = |mode: DiffMode, seal: &Seal| writer::pack_file(&config, &csv, &PackOptions { mode, seal });
+    let pack =
+        |mode: DiffMode, seal: &Seal| writer::pack_file(&config, &csv, &PackOptions { mode, seal });
     let plain = pack(DiffMode::default(), &Seal::None)?;
     let valid = root.join("valid");
     let invalid = root.join("invalid");
@@ -86,8 +92,15 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let write = |dir: &Path, name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes);
 
     write(&valid, "plain_small.karc", &plain)?;
-    write(&valid, "plain_small_paper.karc", &pack(DiffMode::Paper, &Seal::None)?)?;
-    let sealed = pack(DiffMode::default(), &Seal::Recipients(vec![identity.to_public()]))?;
+    write(
+        &valid,
+        "plain_small_paper.karc",
+        &pack(DiffMode::Paper, &Seal::None)?,
+    )?;
+    let sealed = pack(
+        DiffMode::default(),
+        &Seal::Recipients(vec![identity.to_public()]),
+    )?;
     write(&valid, "sealed_small_x25519.karc", &sealed)?;
     write(
         &valid,
@@ -106,11 +119,16 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // A version 1.1 file with one extra section, skippable or not.
     let future = |flags: u16| {
         let s = sections_of(&plain);
-        let mut raw: Vec<(u16, u16, &[u8])> = s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
+        let mut raw: Vec<(u16, u16, &[u8])> =
+            s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
         raw.insert(raw.len() - 1, (99, flags, b"a section from version 1.1"));
         format::assemble_raw(1, 1, &raw)
     };
-    write(&valid, "version_minor1_skippable.karc", &future(format::FLAG_SKIPPABLE))?;
+    write(
+        &valid,
+        "version_minor1_skippable.karc",
+        &future(format::FLAG_SKIPPABLE),
+    )?;
     write(&invalid, "version_minor1_unknown_section.karc", &future(0))?;
 
     let mut bad = plain.clone();
@@ -131,7 +149,11 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let last = bad.len() - 1;
     bad[last] ^= 0x01;
     write(&invalid, "section_crc_mismatch.karc", &bad)?;
-    write(&invalid, "section_truncated.karc", &plain[..plain.len() - 7])?;
+    write(
+        &invalid,
+        "section_truncated.karc",
+        &plain[..plain.len() - 7],
+    )?;
     let mut bad = plain.clone();
     bad.extend_from_slice(b"garbage");
     write(&invalid, "section_trailing_bytes.karc", &bad)?;
@@ -145,7 +167,9 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
 
     // The first QI's first row moved into a class of its own, CRCs right.
     let mut released = archive.released[0].clone();
-    released.symbols.push(ReleasedSymbol::Value("tampered".to_owned()));
+    released
+        .symbols
+        .push(ReleasedSymbol::Value("tampered".to_owned()));
     released.rows[0] = released.symbols.len() as u32 - 1;
     let first_qi = archive.meta.qis[0] as usize;
     let index = 2 + archive.meta.columns[..first_qi]

@@ -54,8 +54,14 @@ fn unzip_bytes(archive: &[u8]) -> Vec<u8> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let config_path = PathBuf::from(args.first().map_or("fixtures/adult/adult.toml", String::as_str));
-    let csv = PathBuf::from(args.get(1).map_or("fixtures/adult/adult.csv", String::as_str));
+    let config_path = PathBuf::from(
+        args.first()
+            .map_or("fixtures/adult/adult.toml", String::as_str),
+    );
+    let csv = PathBuf::from(
+        args.get(1)
+            .map_or("fixtures/adult/adult.csv", String::as_str),
+    );
     let runs: usize = args.get(2).map_or(Ok(9), |r| r.parse())?;
 
     let mut config = Config::load(&config_path)?;
@@ -67,7 +73,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = PrivacyModel::from_config(&config, &data)?;
     let outcome = anonymize::run(&data, &model, &config.algorithm)?;
     let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
-    let report = Report::new(algorithm.name(), config.algorithm.seed, &data, &model, &outcome, budget, 0.0);
+    let report = Report::new(
+        algorithm.name(),
+        config.algorithm.seed,
+        &data,
+        &model,
+        &outcome,
+        budget,
+        0.0,
+    );
     let a = Anonymization {
         config: &config,
         data: &data,
@@ -78,7 +92,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let identity = age::x25519::Identity::generate();
     let seal = Seal::Recipients(vec![identity.to_public()]);
     let key = Key::Identities(vec![Box::new(identity)]);
-    let name = csv.file_name().and_then(|n| n.to_str()).unwrap_or("data.csv");
+    let name = csv
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("data.csv");
 
     println!(
         "{}: {} bytes, {} rows; {} k=5; {runs} runs, medians",
@@ -88,7 +105,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         algorithm.name()
     );
     for mode in DiffMode::ALL {
-        let options = PackOptions { mode: *mode, seal: &seal };
+        let options = PackOptions {
+            mode: *mode,
+            seal: &seal,
+        };
         let (mut t_zip, mut t_pack, mut t_load_pack, mut t_unzip, mut t_restore) =
             (vec![], vec![], vec![], vec![], vec![]);
         let mut sizes = (0, 0);
@@ -99,7 +119,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t_pack.push(t);
             let (t, _) = ms(|| {
                 let data = Dataset::load(&config, &csv).expect("load");
-                writer::pack(&Anonymization { data: &data, ..a }, &original, &options).expect("pack")
+                writer::pack(&Anonymization { data: &data, ..a }, &original, &options)
+                    .expect("pack")
             });
             t_load_pack.push(t);
             let (t, u) = ms(|| unzip_bytes(&z));
@@ -116,7 +137,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let (zip, pack, load_pack) = (median(t_zip), median(t_pack), median(t_load_pack));
         let (unzip, restore) = (median(t_unzip), median(t_restore));
-        println!("mode {mode}: zip {} bytes, karc {} bytes (sealed)", sizes.0, sizes.1);
+        println!(
+            "mode {mode}: zip {} bytes, karc {} bytes (sealed)",
+            sizes.0, sizes.1
+        );
         println!(
             "  write:   zip {zip:8.2} ms   karc pack {pack:8.2} ms   ratio {:.3} (target <= 0.5)   [with CSV load: {load_pack:.2} ms, ratio {:.3}]",
             pack / zip,
