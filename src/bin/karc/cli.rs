@@ -37,6 +37,8 @@ pub enum Command {
     Publish(PublishArgs),
     /// Show a .karc file's sections, sizes per part and column, claim, algorithm and metrics.
     Inspect(InspectArgs),
+    /// Sizes and times against zip (and zstd, xz) per algorithm and k.
+    Compare(CompareArgs),
 }
 
 /// What every anonymizing command takes: the config and its overrides.
@@ -251,4 +253,45 @@ pub struct InspectArgs {
     /// Open the file even if its release breaks its privacy claim (forensics only).
     #[arg(long)]
     pub no_privacy_check: bool,
+}
+
+/// How `karc compare` prints its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The config, and overrides of its privacy and seed settings.
+    #[command(flatten)]
+    pub anonymizer: AnonymizerArgs,
+    /// The input CSV.
+    pub input: PathBuf,
+    /// Algorithms, comma-separated, or "all" (default: paper 004's five).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<String>,
+    /// k values, comma-separated (default: 5,10,50,100 as in paper 004).
+    #[arg(long = "ks", value_delimiter = ',')]
+    pub ks: Vec<usize>,
+    /// Difference modes of the private part, comma-separated (default: all).
+    #[arg(long = "mode", value_delimiter = ',')]
+    pub modes: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Write the rows here instead of standard output (atomically).
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Also write an SVG bar chart of the sizes.
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+    /// Add zstd and xz beside zip.
+    #[arg(long)]
+    pub baselines: bool,
+    /// Timed runs of each step (the fastest counts).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeats: u64,
 }

@@ -10,6 +10,8 @@ mod pack;
 mod publish;
 mod restore;
 mod stream;
+mod compare;
+mod progress;
 mod verify;
 
 use std::process::ExitCode;
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(args),
         Command::Publish(args) => publish::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(code) => code,

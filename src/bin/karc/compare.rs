@@ -1,0 +1,192 @@
+//! `karc compare`: sizes and times against zip (and zstd, xz) for one or
+//! many algorithms and k values, as a table, CSV or JSON, and a chart.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use karc::anonymize::Algorithm;
+use karc::codec::DiffMode;
+use karc::compare::{CompareOptions, CompareRow, compare, size_chart};
+use karc::io::write_atomically;
+
+use crate::anonymize::load_config;
+use crate::cli::{CompareArgs, OutputFormat};
+use crate::progress;
+
+/// Paper 004's five algorithms, the default set.
+const PAPER_ALGORITHMS: [&str; 5] = ["incognito", "datafly", "topdown", "mondrian", "basic-mondrian"];
+
+fn algorithms(names: &[String]) -> Result<Vec<Algorithm>> {
+    if names.is_empty() {
+        return PAPER_ALGORITHMS
+            .iter()
+            .map(|n| Ok(Algorithm::from_name(n)?))
+            .collect();
+    }
+    if names.iter().any(|n| n == "all") {
+        return Ok(Algorithm::ALL.to_vec());
+    }
+    names.iter().map(|n| Ok(Algorithm::from_name(n)?)).collect()
+}
+
+fn modes(names: &[String]) -> Result<Vec<DiffMode>> {
+    if names.is_empty() {
+        return Ok(DiffMode::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            DiffMode::ALL.iter().copied().find(|m| m.name() == n).ok_or_else(|| {
+                let known: Vec<&str> = DiffMode::ALL.iter().map(|m| m.name()).collect();
+                anyhow::anyhow!("--mode: unknown mode {n:?}: expected one of {}", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// The terminal table: bytes, reductions against zip, time ratios.
+fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<24} {:>4} {:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8} {:>10}",
+        "algorithm", "k", "mode", "public", "private", "total", "zip(orig)", "zip(rel)", "-orig", "-rel", "pack/zip", "rest/unzip"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<24} {:>4} {:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8.2} {:>10.2}",
+            r.algorithm,
+            r.k,
+            r.mode,
+            r.public_bytes,
+            r.private_bytes,
+            r.total_bytes,
+            r.zip_original_bytes,
+            r.zip_release_bytes,
+            percent(r.reduction_original_vs_zip),
+            percent(r.reduction_release_vs_zip),
+            r.pack_vs_zip,
+            r.restore_vs_unzip
+        )?;
+    }
+    writeln!(
+        out,
+        "-orig: 1 - private / zip of the original; -rel: 1 - public / zip of the release; times are ratios (lower is faster)"
+    )
+}
+
+/// The rows as CSV, one column per field, baselines flattened.
+fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut header: Vec<String> = [
+        "algorithm", "k", "mode", "rows", "original_bytes", "release_csv_bytes", "zip_original_bytes",
+        "zip_release_bytes", "public_bytes", "private_bytes", "total_bytes", "sealed_bytes", "file_bytes",
+        "rate_original", "rate_release", "zip_rate_original", "zip_rate_release", "reduction_original_vs_zip",
+        "reduction_release_vs_zip", "anonymize_ms", "karc_pack_ms", "zip_ms", "pack_vs_zip", "karc_restore_ms",
+        "unzip_ms", "restore_vs_unzip",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if let Some(first) = rows.first() {
+        for b in &first.baselines {
+            header.push(format!("{}_original_bytes", b.compressor));
+            header.push(format!("{}_release_bytes", b.compressor));
+            header.push(format!("{}_ms", b.compressor));
+        }
+    }
+    w.write_record(&header)?;
+    for r in rows {
+        let mut rec: Vec<String> = vec![
+            r.algorithm.clone(),
+            r.k.to_string(),
+            r.mode.clone(),
+            r.rows.to_string(),
+            r.original_bytes.to_string(),
+            r.release_csv_bytes.to_string(),
+            r.zip_original_bytes.to_string(),
+            r.zip_release_bytes.to_string(),
+            r.public_bytes.to_string(),
+            r.private_bytes.to_string(),
+            r.total_bytes.to_string(),
+            r.sealed_bytes.to_string(),
+            r.file_bytes.to_string(),
+        ];
+        rec.extend(
+            [
+                r.rate_original,
+                r.rate_release,
+                r.zip_rate_original,
+                r.zip_rate_release,
+                r.reduction_original_vs_zip,
+                r.reduction_release_vs_zip,
+                r.anonymize_ms,
+                r.karc_pack_ms,
+                r.zip_ms,
+                r.pack_vs_zip,
+                r.karc_restore_ms,
+                r.unzip_ms,
+                r.restore_vs_unzip,
+            ]
+            .iter()
+            .map(|x| format!("{x:.6}")),
+        );
+        for b in &r.baselines {
+            rec.push(b.original_bytes.to_string());
+            rec.push(b.release_bytes.to_string());
+            rec.push(format!("{:.3}", b.compress_ms));
+        }
+        w.write_record(&rec)?;
+    }
+    w.flush()
+}
+
+pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    let config = load_config(&args.anonymizer)?;
+    if args.anonymizer.k.is_some() || args.anonymizer.algorithm.is_some() {
+        bail!("compare takes --ks and --algorithms (lists) instead of --k and --algorithm");
+    }
+    let options = CompareOptions {
+        algorithms: algorithms(&args.algorithms)?,
+        ks: if args.ks.is_empty() { vec![5, 10, 50, 100] } else { args.ks.clone() },
+        modes: modes(&args.modes)?,
+        baselines: args.baselines,
+        repeats: args.repeats as usize,
+    };
+    let total = (options.algorithms.len() * options.ks.len() * options.modes.len()) as u64;
+    let bar = progress::bar(total, "compare");
+    let rows = compare(&config, &args.input, &options, &mut |row| {
+        bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    let render = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            OutputFormat::Table => table(&rows, out),
+            OutputFormat::Csv => csv_rows(&rows, out),
+            OutputFormat::Json => {
+                serde_json::to_writer_pretty(&mut *out, &rows)?;
+                writeln!(out)
+            }
+        }
+    };
+    match &args.output {
+        Some(path) => write_atomically(path, render)?,
+        None => render(&mut std::io::stdout().lock())?,
+    }
+    if let Some(path) = &args.chart {
+        let title = format!(
+            "karc vs zip on {} ({} rows): bytes",
+            args.input.display(),
+            rows.first().map_or(0, |r| r.rows)
+        );
+        let svg = size_chart(&rows, &title).to_svg();
+        write_atomically(path, |w| w.write_all(svg.as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
