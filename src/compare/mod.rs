@@ -212,7 +212,10 @@ pub fn compare(
                 if restored[..] != original[..] {
                     return Err(Error::ReleaseCheck {
                         algorithm: algorithm.name().to_owned(),
-                        detail: format!("{} mode: restore did not reproduce the input", mode.name()),
+                        detail: format!(
+                            "{} mode: restore did not reproduce the input",
+                            mode.name()
+                        ),
                     });
                 }
                 let inspection = Archive::from_bytes(input, archive.clone(), ClaimCheck::Enforce)?
@@ -239,7 +242,8 @@ pub fn compare(
                     rate_release: public_bytes as f64 / release_bytes as f64,
                     zip_rate_original: zip_original.bytes as f64 / original_bytes as f64,
                     zip_rate_release: zip_release.bytes as f64 / release_bytes as f64,
-                    reduction_original_vs_zip: 1.0 - private_bytes as f64 / zip_original.bytes as f64,
+                    reduction_original_vs_zip: 1.0
+                        - private_bytes as f64 / zip_original.bytes as f64,
                     reduction_release_vs_zip: 1.0 - public_bytes as f64 / zip_release.bytes as f64,
                     anonymize_ms,
                     karc_pack_ms,

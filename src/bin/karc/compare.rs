@@ -15,7 +15,13 @@ use crate::cli::{CompareArgs, OutputFormat};
 use crate::progress;
 
 /// Paper 004's five algorithms, the default set.
-const PAPER_ALGORITHMS: [&str; 5] = ["incognito", "datafly", "topdown", "mondrian", "basic-mondrian"];
+const PAPER_ALGORITHMS: [&str; 5] = [
+    "incognito",
+    "datafly",
+    "topdown",
+    "mondrian",
+    "basic-mondrian",
+];
 
 fn algorithms(names: &[String]) -> Result<Vec<Algorithm>> {
     if names.is_empty() {
@@ -37,10 +43,17 @@ fn modes(names: &[String]) -> Result<Vec<DiffMode>> {
     names
         .iter()
         .map(|n| {
-            DiffMode::ALL.iter().copied().find(|m| m.name() == n).ok_or_else(|| {
-                let known: Vec<&str> = DiffMode::ALL.iter().map(|m| m.name()).collect();
-                anyhow::anyhow!("--mode: unknown mode {n:?}: expected one of {}", known.join(", "))
-            })
+            DiffMode::ALL
+                .iter()
+                .copied()
+                .find(|m| m.name() == n)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = DiffMode::ALL.iter().map(|m| m.name()).collect();
+                    anyhow::anyhow!(
+                        "--mode: unknown mode {n:?}: expected one of {}",
+                        known.join(", ")
+                    )
+                })
         })
         .collect()
 }
@@ -54,7 +67,18 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "{:<24} {:>4} {:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8} {:>10}",
-        "algorithm", "k", "mode", "public", "private", "total", "zip(orig)", "zip(rel)", "-orig", "-rel", "pack/zip", "rest/unzip"
+        "algorithm",
+        "k",
+        "mode",
+        "public",
+        "private",
+        "total",
+        "zip(orig)",
+        "zip(rel)",
+        "-orig",
+        "-rel",
+        "pack/zip",
+        "rest/unzip"
     )?;
     for r in rows {
         writeln!(
@@ -84,11 +108,32 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
 fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header: Vec<String> = [
-        "algorithm", "k", "mode", "rows", "original_bytes", "release_csv_bytes", "zip_original_bytes",
-        "zip_release_bytes", "public_bytes", "private_bytes", "total_bytes", "sealed_bytes", "file_bytes",
-        "rate_original", "rate_release", "zip_rate_original", "zip_rate_release", "reduction_original_vs_zip",
-        "reduction_release_vs_zip", "anonymize_ms", "karc_pack_ms", "zip_ms", "pack_vs_zip", "karc_restore_ms",
-        "unzip_ms", "restore_vs_unzip",
+        "algorithm",
+        "k",
+        "mode",
+        "rows",
+        "original_bytes",
+        "release_csv_bytes",
+        "zip_original_bytes",
+        "zip_release_bytes",
+        "public_bytes",
+        "private_bytes",
+        "total_bytes",
+        "sealed_bytes",
+        "file_bytes",
+        "rate_original",
+        "rate_release",
+        "zip_rate_original",
+        "zip_rate_release",
+        "reduction_original_vs_zip",
+        "reduction_release_vs_zip",
+        "anonymize_ms",
+        "karc_pack_ms",
+        "zip_ms",
+        "pack_vs_zip",
+        "karc_restore_ms",
+        "unzip_ms",
+        "restore_vs_unzip",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -153,7 +198,11 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     }
     let options = CompareOptions {
         algorithms: algorithms(&args.algorithms)?,
-        ks: if args.ks.is_empty() { vec![5, 10, 50, 100] } else { args.ks.clone() },
+        ks: if args.ks.is_empty() {
+            vec![5, 10, 50, 100]
+        } else {
+            args.ks.clone()
+        },
         modes: modes(&args.modes)?,
         baselines: args.baselines,
         repeats: args.repeats as usize,

@@ -16,8 +16,9 @@ pub fn bar(len: u64, message: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{msg:>12} [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{msg:>12} [{bar:30}] {pos}/{len} {elapsed_precise} {wide_msg}",
+    ) {
         pb.set_style(style.progress_chars("=> "));
     }
     pb.set_message(message.to_owned());
