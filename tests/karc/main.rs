@@ -3,6 +3,8 @@
 
 mod common;
 
+mod compare;
+
 mod anonymize;
 mod archive;
 mod bad_input;

@@ -1,0 +1,117 @@
+//! `karc compare`: the JSON rows carry every key, and their numbers agree
+//! with each other (totals add up, ratios match the bytes and times).
+
+use crate::common::{fixture, karc, outcome};
+
+const KEYS: [&str; 14] = [
+    "algorithm",
+    "k",
+    "mode",
+    "original_bytes",
+    "zip_original_bytes",
+    "zip_release_bytes",
+    "public_bytes",
+    "private_bytes",
+    "reduction_original_vs_zip",
+    "reduction_release_vs_zip",
+    "karc_pack_ms",
+    "zip_ms",
+    "karc_restore_ms",
+    "unzip_ms",
+];
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn json_rows_are_complete_and_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("sizes.svg");
+    let config = fixture("adult/adult.toml");
+    let input = fixture("adult/adult.csv");
+    let o = karc(&[
+        "compare",
+        "-c",
+        config.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--algorithms",
+        "datafly,mondrian",
+        "--ks",
+        "5,50",
+        "--repeats",
+        "1",
+        "--format",
+        "json",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    let (code, stdout, stderr) = outcome(&o);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    let modes = rows
+        .iter()
+        .map(|r| r["mode"].as_str().unwrap().to_owned())
+        .collect::<std::collections::BTreeSet<_>>();
+    assert!(modes.len() >= 2, "every mode by default: {modes:?}");
+    assert_eq!(rows.len(), 2 * 2 * modes.len());
+    let original = std::fs::metadata(&input).unwrap().len();
+    for r in &rows {
+        for key in KEYS {
+            assert!(!r[key].is_null(), "{key} missing in {r}");
+        }
+        let f = |key: &str| r[key].as_f64().unwrap();
+        assert_eq!(f("original_bytes"), original as f64);
+        assert_eq!(f("total_bytes"), f("public_bytes") + f("private_bytes"));
+        assert!(
+            f("file_bytes") >= f("public_bytes") + f("sealed_bytes"),
+            "{r}"
+        );
+        assert!(close(
+            f("reduction_original_vs_zip"),
+            1.0 - f("private_bytes") / f("zip_original_bytes")
+        ));
+        assert!(close(
+            f("reduction_release_vs_zip"),
+            1.0 - f("public_bytes") / f("zip_release_bytes")
+        ));
+        assert!(close(
+            f("rate_original"),
+            f("private_bytes") / f("original_bytes")
+        ));
+        assert!(close(
+            f("rate_release"),
+            f("public_bytes") / f("release_csv_bytes")
+        ));
+        assert!(close(f("pack_vs_zip"), f("karc_pack_ms") / f("zip_ms")));
+        assert!(close(
+            f("restore_vs_unzip"),
+            f("karc_restore_ms") / f("unzip_ms")
+        ));
+        // The private part restores the original, so it cannot beat its entropy:
+        // it is never empty, and it is smaller than zip's copy of the original.
+        assert!(f("private_bytes") > 0.0 && f("private_bytes") < f("zip_original_bytes"));
+    }
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("datafly k=5"));
+}
+
+#[test]
+fn unknown_mode_and_algorithm_are_bad_usage() {
+    let config = fixture("adult/adult.toml");
+    let input = fixture("adult/adult.csv");
+    for (flag, value) in [("--mode", "gzip"), ("--algorithms", "magic")] {
+        let o = karc(&[
+            "compare",
+            "-c",
+            config.to_str().unwrap(),
+            input.to_str().unwrap(),
+            flag,
+            value,
+        ]);
+        let (code, _, stderr) = outcome(&o);
+        assert_eq!(code, 2, "{flag} {value}: {stderr}");
+        assert!(stderr.contains(value), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
