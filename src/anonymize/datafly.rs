@@ -8,6 +8,7 @@
 
 use crate::Result;
 use crate::anonymize::Outcome;
+use crate::config::SuppressionPolicy;
 use crate::dataset::Dataset;
 use crate::frequency::{Check, FrequencySet, checks_for, violating_groups, violating_rows};
 use crate::hierarchy::Hierarchy;
@@ -198,12 +199,17 @@ pub(crate) fn datafly_loop(
 ) -> Result<Outcome> {
     data.require_hierarchies(algorithm)?;
     let mut state = GlobalState::new(data, model);
+    // Under `strict` the suppressed rows are one ordinary class (all `*`), so
+    // suppressing is a way out only when that class itself reaches k.
+    let strict = model.policy == SuppressionPolicy::Strict;
+    let suppressible =
+        |count: usize| count <= budget && (!strict || count == 0 || count >= model.max_k());
     loop {
         let count = state.violating_rows();
         let candidates = state.candidates();
         // Every constrained QI at the root puts each constraint's rows in one
         // class of n >= k rows, so `count` is 0 by then.
-        if count <= budget || candidates.is_empty() {
+        if suppressible(count) || candidates.is_empty() {
             break;
         }
         let q = choose(&state, &candidates);

@@ -110,3 +110,25 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
         }
     }
 }
+
+/// Regression: under `strict`, Datafly and MA-Datafly suppressed fewer than
+/// k rows, which then formed a class of all-`*` rows below k.
+#[test]
+fn datafly_strict_never_leaves_a_small_suppressed_class() {
+    for a in ["datafly", "ma-datafly"] {
+        let (mut c, _, _) = adult("adult8", 50);
+        c.privacy.suppressed = karc::config::SuppressionPolicy::Strict;
+        c.privacy.suppression_limit = Some(0.01);
+        c.algorithm.name = a.to_owned();
+        let data =
+            karc::dataset::Dataset::load(&c, &crate::common::fixture("adult/adult.csv")).unwrap();
+        let model = karc::privacy::PrivacyModel::from_config(&c, &data).unwrap();
+        let outcome = anonymize::run(&data, &model, &c.algorithm).unwrap();
+        assert_sound(&data, &model, &outcome, a);
+        let suppressed = outcome.release.suppressed_rows();
+        assert!(
+            suppressed == 0 || suppressed >= 50,
+            "{a}: {suppressed} suppressed rows"
+        );
+    }
+}

@@ -3,15 +3,15 @@
 
 mod anonymize;
 mod cli;
+mod compare;
 mod export;
 mod inspect;
 mod keys;
 mod pack;
+mod progress;
 mod publish;
 mod restore;
 mod stream;
-mod compare;
-mod progress;
 mod verify;
 
 use std::process::ExitCode;

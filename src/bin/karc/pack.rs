@@ -19,7 +19,9 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         None => DiffMode::default(),
     };
     let config = load_config(&args.anonymizer)?;
+    let spinner = crate::progress::spinner("anonymizing");
     let a = anonymize_input(&config, &args.input)?;
+    spinner.set_message("encoding and sealing");
     let model = PrivacyModel::from_config(&config, &a.data)?;
     let original = Input::open(&args.input)?;
     let bytes = writer::pack(
@@ -34,6 +36,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         &PackOptions { mode, seal: &seal },
     )?;
     write_atomically(&args.output, |w| w.write_all(&bytes))?;
+    spinner.finish_and_clear();
     if let Some(path) = &args.report_json {
         write_atomically(path, |w| {
             serde_json::to_writer_pretty(&mut *w, &a.report)?;
