@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::anonymize::Outcome;
+use crate::anonymize::{Algorithm, Outcome};
 use crate::classes::Partition;
 use crate::dataset::Dataset;
 use crate::metrics::{Metrics, measure};
@@ -39,15 +39,18 @@ pub struct Report {
 
 impl Report {
     #[allow(clippy::too_many_arguments)]
+    /// The report of `algorithm`'s `outcome`; the suppression budget is the
+    /// algorithm's own (`Algorithm::suppression_budget`), the one its release
+    /// was checked against and that readers re-check.
     pub fn new(
-        algorithm: &str,
+        algorithm: Algorithm,
         seed: u64,
         data: &Dataset,
         model: &PrivacyModel,
         outcome: &Outcome,
-        budget: usize,
         elapsed_ms: f64,
     ) -> Report {
+        let budget = algorithm.suppression_budget(model, data.rows());
         let release = &outcome.release;
         let suppressed = release.suppressed_mask();
         let constrained = model.constrained_qis(data.qis.len());
@@ -58,7 +61,7 @@ impl Report {
         let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
         let p = Partition::new(&refs, data.rows(), Some(&suppressed));
         Report {
-            algorithm: algorithm.to_owned(),
+            algorithm: algorithm.name().to_owned(),
             k: model.max_k(),
             constraints: model
                 .constraints

@@ -210,14 +210,12 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
     let data = Dataset::load(config, input)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
     let report = Report::new(
-        algorithm.name(),
+        algorithm,
         config.algorithm.seed,
         &data,
         &model,
         &outcome,
-        budget,
         0.0,
     );
     let original = crate::io::Input::open(input)?;

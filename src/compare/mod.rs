@@ -164,14 +164,12 @@ pub fn compare(
             let model = PrivacyModel::from_config(&config, &data)?;
             let (anonymize_ms, outcome) =
                 fastest(1, || anonymize::run(&data, &model, &config.algorithm))?;
-            let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
             let report = Report::new(
-                algorithm.name(),
+                algorithm,
                 config.algorithm.seed,
                 &data,
                 &model,
                 &outcome,
-                budget,
                 anonymize_ms,
             );
             let mut release_csv = Vec::new();

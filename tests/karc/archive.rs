@@ -770,3 +770,32 @@ fn valid_and_compat_vectors_open_and_restore() {
         }
     }
 }
+
+/// Regression: with no `suppression_limit`, Classfly suppresses its leftover
+/// rows, but `pack` recorded the budget of the other methods (0), so the
+/// reader's budget re-check refused the file it had just written.
+#[test]
+fn classfly_without_suppression_limit_reopens_and_restores() {
+    let path = crate::common::fixture("adult/adult.toml");
+    let mut config = karc::config::Config::load(&path).unwrap();
+    config.privacy.suppression_limit = None;
+    config.privacy.k = Some(10);
+    config.algorithm.name = "classfly".to_owned();
+    let input = crate::common::fixture("adult/adult.csv");
+    let seal = karc::archive::seal::Seal::None;
+    let options = karc::archive::writer::PackOptions {
+        mode: karc::codec::DiffMode::default(),
+        seal: &seal,
+    };
+    let bytes = karc::archive::writer::pack_file(&config, &input, &options).unwrap();
+    let archive = karc::archive::reader::Archive::from_bytes(
+        &input,
+        bytes,
+        karc::archive::reader::ClaimCheck::Enforce,
+    )
+    .unwrap();
+    assert_eq!(
+        archive.restore(None).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
+}

@@ -60,14 +60,12 @@ pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anony
     let start = Instant::now();
     let outcome = anonymize::run(&data, &model, &config.algorithm)?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
-    let budget = algorithm.suppression_budget(&model, data.rows());
     let report = Report::new(
-        algorithm.name(),
+        algorithm,
         config.algorithm.seed,
         &data,
         &model,
         &outcome,
-        budget,
         elapsed_ms,
     );
     Ok(Anonymized {

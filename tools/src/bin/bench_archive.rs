@@ -72,14 +72,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let data = Dataset::load(&config, &csv)?;
     let model = PrivacyModel::from_config(&config, &data)?;
     let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    let budget = model.suppression_budget(data.rows(), algorithm.datafly_style());
     let report = Report::new(
-        algorithm.name(),
+        algorithm,
         config.algorithm.seed,
         &data,
         &model,
         &outcome,
-        budget,
         0.0,
     );
     let a = Anonymization {
