@@ -157,16 +157,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         path: table.source.clone(),
         detail: e.to_string(),
     })?;
-    let qi_originals: Vec<QiOriginal<'_>> = data
-        .qis
-        .iter()
-        .map(|qi| QiOriginal {
-            name: &qi.name,
-            value_type: qi.value_type,
-            hierarchy: qi.hierarchy.as_ref(),
-            column: &table.columns[qi.column],
-        })
-        .collect();
+    let qi_originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(data);
     let originals = codec::encode_originals(options.mode, &qi_originals, &released);
     let private = PrivatePart {
         sha256: Sha256::digest(original).into(),

@@ -111,6 +111,21 @@ pub struct QiOriginal<'a> {
     pub column: &'a Column,
 }
 
+impl<'a> QiOriginal<'a> {
+    /// Every QI of `data`, in QI order, as `encode_originals` takes them.
+    pub fn of_dataset(data: &'a crate::dataset::Dataset) -> Vec<QiOriginal<'a>> {
+        data.qis
+            .iter()
+            .map(|qi| QiOriginal {
+                name: &qi.name,
+                value_type: qi.value_type,
+                hierarchy: qi.hierarchy.as_ref(),
+                column: &data.table.columns[qi.column],
+            })
+            .collect()
+    }
+}
+
 /// What decoding needs of a QI (all of it public).
 #[derive(Debug, Clone, Copy)]
 pub struct QiSchema<'a> {

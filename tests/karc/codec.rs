@@ -45,16 +45,7 @@ fn adult_releases_round_trip_in_every_mode() {
                     back
                 })
                 .collect();
-            let originals: Vec<QiOriginal<'_>> = data
-                .qis
-                .iter()
-                .map(|qi| QiOriginal {
-                    name: &qi.name,
-                    value_type: qi.value_type,
-                    hierarchy: qi.hierarchy.as_ref(),
-                    column: &data.table.columns[qi.column],
-                })
-                .collect();
+            let originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(&data);
             let schema: Vec<QiSchema<'_>> = data
                 .qis
                 .iter()

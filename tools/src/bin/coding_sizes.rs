@@ -103,16 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         - entropy_bytes(c.rows.iter())
                 })
                 .sum();
-            let originals: Vec<QiOriginal<'_>> = base
-                .qis
-                .iter()
-                .map(|qi| QiOriginal {
-                    name: &qi.name,
-                    value_type: qi.value_type,
-                    hierarchy: qi.hierarchy.as_ref(),
-                    column: &base.table.columns[qi.column],
-                })
-                .collect();
+            let originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(&base);
             let size = |mode| encode_originals(mode, &originals, &released).bytes.len();
             let paper = size(DiffMode::Paper);
             let per_value = size(DiffMode::PerValue);
