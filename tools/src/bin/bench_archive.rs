@@ -2,57 +2,23 @@
 //! writing the archive (the anonymization excluded; private part sealed for
 //! an X25519 recipient) at most half of zip's time on the same CSV, and
 //! restoring (open with its integrity and claim checks, unseal, decode,
-//! render, SHA-256) no slower than unzip.
+//! render, SHA-256) no slower than unzip. `bench` reports the same
+//! measurement among the others (`karc_tools::bench::archive_vs_zip`).
 //!
 //! ```text
 //! cargo run --release -p karc-tools --bin bench_archive -- [CONFIG CSV [RUNS]]
 //! ```
-//! (default: fixtures/adult/adult.toml, fixtures/adult/adult.csv, 9 runs;
-//! every figure is the median of the runs, the two sides interleaved.)
+//! (default: fixtures/adult/adult.toml, fixtures/adult/adult.csv, 9 runs,
+//! the config's algorithm at k = 5; every figure is the median of the runs,
+//! the two sides interleaved.)
 
-use std::io::{Cursor, Read, Write};
 use std::path::PathBuf;
-use std::time::Instant;
 
-use karc::anonymize::{self, Algorithm};
-use karc::archive::reader::{Archive, ClaimCheck};
-use karc::archive::seal::{Key, Seal};
-use karc::archive::writer::{self, Anonymization, PackOptions};
-use karc::codec::DiffMode;
+use karc::anonymize::Algorithm;
 use karc::config::Config;
-use karc::dataset::Dataset;
-use karc::privacy::PrivacyModel;
-use karc::report::Report;
+use karc_tools::bench::{BoxError, Prepared, archive_vs_zip, with_k};
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
-    let start = Instant::now();
-    let out = f();
-    (start.elapsed().as_secs_f64() * 1e3, out)
-}
-
-fn zip_bytes(name: &str, data: &[u8]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    w.start_file(name, options).expect("zip entry");
-    w.write_all(data).expect("zip write");
-    w.finish().expect("zip finish").into_inner()
-}
-
-fn unzip_bytes(archive: &[u8]) -> Vec<u8> {
-    let mut z = zip::ZipArchive::new(Cursor::new(archive)).expect("zip archive");
-    let mut entry = z.by_index(0).expect("zip entry");
-    let mut out = Vec::with_capacity(entry.size() as usize);
-    entry.read_to_end(&mut out).expect("unzip");
-    out
-}
-
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let config_path = PathBuf::from(
         args.first()
@@ -64,89 +30,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let runs: usize = args.get(2).map_or(Ok(9), |r| r.parse())?;
 
-    let mut config = Config::load(&config_path)?;
-    config.privacy.k = Some(5);
-    config.privacy.constraints.clear();
+    let config = Config::load(&config_path)?;
     let algorithm = Algorithm::from_name(&config.algorithm.name)?;
-    let original = std::fs::read(&csv)?;
-    let data = Dataset::load(&config, &csv)?;
-    let model = PrivacyModel::from_config(&config, &data)?;
-    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    let report = Report::new(
-        algorithm,
-        config.algorithm.seed,
-        &data,
-        &model,
-        &outcome,
-        0.0,
-    );
-    let a = Anonymization {
-        config: &config,
-        data: &data,
-        model: &model,
-        outcome: &outcome,
-        report: &report,
-    };
-    let identity = age::x25519::Identity::generate();
-    let seal = Seal::Recipients(vec![identity.to_public()]);
-    let key = Key::Identities(vec![Box::new(identity)]);
-    let name = csv
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("data.csv");
-
+    let p = Prepared::new(with_k(config, algorithm, 5), &csv)?;
+    let rows = archive_vs_zip(&p, &csv, runs)?;
     println!(
         "{}: {} bytes, {} rows; {} k=5; {runs} runs, medians",
         csv.display(),
-        original.len(),
-        data.rows(),
+        rows.first().map_or(0, |r| r.csv_bytes),
+        p.data.rows(),
         algorithm.name()
     );
-    for mode in DiffMode::ALL {
-        let options = PackOptions {
-            mode: *mode,
-            seal: &seal,
-        };
-        let (mut t_zip, mut t_pack, mut t_load_pack, mut t_unzip, mut t_restore) =
-            (vec![], vec![], vec![], vec![], vec![]);
-        let mut sizes = (0, 0);
-        for _ in 0..runs {
-            let (t, z) = ms(|| zip_bytes(name, &original));
-            t_zip.push(t);
-            let (t, k) = ms(|| writer::pack(&a, &original, &options).expect("pack"));
-            t_pack.push(t);
-            let (t, _) = ms(|| {
-                let data = Dataset::load(&config, &csv).expect("load");
-                writer::pack(&Anonymization { data: &data, ..a }, &original, &options)
-                    .expect("pack")
-            });
-            t_load_pack.push(t);
-            let (t, u) = ms(|| unzip_bytes(&z));
-            t_unzip.push(t);
-            assert!(u == original);
-            let (t, r) = ms(|| {
-                Archive::from_bytes(&PathBuf::from("bench.karc"), k.clone(), ClaimCheck::Enforce)
-                    .and_then(|arc| arc.restore(Some(&key)))
-                    .expect("restore")
-            });
-            t_restore.push(t);
-            assert!(r == original, "restore differs");
-            sizes = (z.len(), k.len());
-        }
-        let (zip, pack, load_pack) = (median(t_zip), median(t_pack), median(t_load_pack));
-        let (unzip, restore) = (median(t_unzip), median(t_restore));
+    for r in &rows {
         println!(
-            "mode {mode}: zip {} bytes, karc {} bytes (sealed)",
-            sizes.0, sizes.1
+            "mode {}: zip {} bytes, karc {} bytes (sealed)",
+            r.mode, r.zip_bytes, r.karc_bytes
         );
         println!(
-            "  write:   zip {zip:8.2} ms   karc pack {pack:8.2} ms   ratio {:.3} (target <= 0.5)   [with CSV load: {load_pack:.2} ms, ratio {:.3}]",
-            pack / zip,
-            load_pack / zip
+            "  write:   zip {:8.2} ms   karc pack {:8.2} ms   ratio {:.3} (target <= 0.5)   [with CSV load: {:.2} ms, ratio {:.3}]",
+            r.zip_ms,
+            r.pack_ms,
+            r.pack_vs_zip(),
+            r.load_pack_ms,
+            r.load_pack_ms / r.zip_ms
         );
         println!(
-            "  restore: unzip {unzip:6.2} ms   karc restore {restore:6.2} ms   ratio {:.3} (target <= 1.0)",
-            restore / unzip
+            "  restore: unzip {:6.2} ms   karc restore {:6.2} ms   ratio {:.3} (target <= 1.0)",
+            r.unzip_ms,
+            r.restore_ms,
+            r.restore_vs_unzip()
         );
     }
     Ok(())

@@ -23,7 +23,7 @@
 //! cargo run --release -p karc-tools --bin bench_huffman -- [--symbols N] [--runs R]
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use bitstream_io::BitWrite;
@@ -140,7 +140,7 @@ fn streams(n: usize) -> Result<Vec<Stream>, Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let raw = root.join("fixtures/adult-raw");
     let config = Config::load(&raw.join("adult-archive.toml"))?;
-    let data = Dataset::load(&config, &PathBuf::from(raw.join("adult.csv")))?;
+    let data = Dataset::load(&config, &raw.join("adult.csv"))?;
     let mut out = Vec::new();
     for column in &data.table.columns {
         let symbols: Vec<u32> = column.codes.iter().copied().cycle().take(n).collect();
