@@ -203,9 +203,16 @@ fn run(args: &Args) -> Result<(), BoxError> {
     // peak); one for the smoke run.
     let repeats = if args.quick { 1 } else { 3 };
     scaling(&mut scaled, &config_path, &csv, &sizes, args.k, repeats)?;
-    anonymization(&mut report, &base, &csv, &name, args.k, runs)?;
+    let source = Source {
+        base: &base,
+        csv: &csv,
+        name: &name,
+        k: args.k,
+        runs,
+    };
+    anonymization(&mut report, &source)?;
     eprintln!("bench: anonymization done");
-    archive(&mut report, &base, &csv, &name, args.k, runs)?;
+    archive(&mut report, &source)?;
     eprintln!("bench: archive done");
     report.push_str(&scaled);
 
@@ -251,15 +258,26 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores, commit {commit}")
 }
 
-/// Section 1: every algorithm on the source table.
-fn anonymization(
-    report: &mut String,
-    base: &Config,
-    csv: &Path,
-    name: &str,
+/// The table of sections 1 and 2, and how they measure it.
+#[derive(Clone, Copy)]
+struct Source<'a> {
+    base: &'a Config,
+    csv: &'a Path,
+    /// The CSV as the report names it.
+    name: &'a str,
     k: usize,
     runs: usize,
-) -> Result<(), BoxError> {
+}
+
+/// Section 1: every algorithm on the source table.
+fn anonymization(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
+    let Source {
+        base,
+        csv,
+        name,
+        k,
+        runs,
+    } = *src;
     let options = base.csv_options()?;
     let read = median_ms(runs, || {
         Table::read(csv, &options).expect("the table loaded once already");
@@ -307,14 +325,14 @@ fn anonymization(
 }
 
 /// Section 2: pack and restore against zip and unzip, every mode.
-fn archive(
-    report: &mut String,
-    base: &Config,
-    csv: &Path,
-    name: &str,
-    k: usize,
-    runs: usize,
-) -> Result<(), BoxError> {
+fn archive(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
+    let Source {
+        base,
+        csv,
+        name,
+        k,
+        runs,
+    } = *src;
     let algorithm = Algorithm::Datafly;
     let p = Prepared::new(with_k(base.clone(), algorithm, k), csv)?;
     let rows = archive_vs_zip(&p, csv, runs)?;

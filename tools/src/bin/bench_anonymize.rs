@@ -13,34 +13,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use karc::anonymize::{self, Algorithm};
 use karc::config::Config;
 use karc::dataset::Dataset;
 use karc::privacy::PrivacyModel;
 use karc::table::Table;
-use karc_tools::cpu_ms;
+use karc_tools::bench::median_ms;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Median wall time and median CPU time of `runs` calls, in milliseconds.
-fn median_ms(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
-    let mut wall = Vec::with_capacity(runs);
-    let mut cpu = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let (start, start_cpu) = (Instant::now(), cpu_ms());
-        f();
-        wall.push(start.elapsed().as_secs_f64() * 1e3);
-        cpu.push(cpu_ms() - start_cpu);
-    }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    (median(wall), median(cpu))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
