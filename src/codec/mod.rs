@@ -8,6 +8,7 @@
 
 mod bytes;
 mod originals;
+mod parents;
 mod plain;
 mod range;
 mod released;

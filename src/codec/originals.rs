@@ -23,8 +23,9 @@ use rustc_hash::FxHashMap;
 
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
+use super::parents;
 use super::plain::{canonical_integer, put_dictionary, read_dictionary};
-use super::range::{Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol};
+use super::range::{Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width};
 use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
@@ -317,6 +318,10 @@ fn ranked(counts: &FxHashMap<u32, u64>) -> Vec<u32> {
     v
 }
 
+/// Below this many QI cells, sections are coded on the calling thread
+/// (spawning costs more than it saves).
+const PARALLEL_CELLS: usize = 1 << 16;
+
 /// Encodes the original QI columns against their released columns.
 ///
 /// Panics when `qis` and `released` disagree in length or rows: the caller
@@ -329,8 +334,6 @@ pub fn encode_originals(
     assert_eq!(qis.len(), released.len(), "one released column per QI");
     let mut bytes = vec![mode.id()];
     put_varint(&mut bytes, qis.len() as u64);
-    let mut column_bytes = Vec::with_capacity(qis.len());
-    let mut earlier: Vec<Vec<u32>> = Vec::with_capacity(qis.len());
     for (qi, rel) in qis.iter().zip(released) {
         assert_eq!(
             qi.column.codes.len(),
@@ -338,17 +341,61 @@ pub fn encode_originals(
             "QI {:?}: rows",
             qi.name
         );
-        let mut section = Vec::new();
-        let values = ValueTable::build(qi, &mut section);
+    }
+    // Every section starts with its value table; the rest of a section
+    // depends only on the value tables (context mode reads earlier QIs'
+    // rows from them), so the sections are coded independently, on as many
+    // threads as pay, and joined in QI order: the bytes do not depend on
+    // the scheduling.
+    let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
+    let tables: Vec<ValueTable> = qis
+        .iter()
+        .zip(&mut sections)
+        .map(|(qi, section)| ValueTable::build(qi, section))
+        .collect();
+    let encode = |q: usize, section: &mut Vec<u8>| {
+        let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
         match mode {
-            DiffMode::Paper => paper_encode(qi, rel, &values, &mut section),
-            DiffMode::PerValue => per_value_encode(qi, rel, &values, &mut section),
-            DiffMode::Context => context_encode(qi, rel, &values, &earlier, &mut section),
+            DiffMode::Paper => paper_encode(qi, rel, values, section),
+            DiffMode::PerValue => per_value_encode(qi, rel, values, section),
+            DiffMode::Context => context_encode(qi, rel, values, &tables[..q], section),
         }
-        earlier.push(values.rows);
+    };
+    let cells = qis.len() * released.first().map_or(0, |r| r.rows.len());
+    let threads = if cells >= PARALLEL_CELLS {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(qis.len())
+    } else {
+        1
+    };
+    if threads <= 1 {
+        for (q, section) in sections.iter_mut().enumerate() {
+            encode(q, section);
+        }
+    } else {
+        // Workers take the next QI from a shared counter.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<&mut Vec<u8>>> =
+            sections.iter_mut().map(std::sync::Mutex::new).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    loop {
+                        let q = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(slot) = slots.get(q) else { break };
+                        let mut section = slot.lock().expect("one worker per section");
+                        encode(q, &mut section);
+                    }
+                });
+            }
+        });
+    }
+    let mut column_bytes = Vec::with_capacity(qis.len());
+    for (qi, section) in qis.iter().zip(&sections) {
         let before = bytes.len();
         put_varint(&mut bytes, section.len() as u64);
-        bytes.extend_from_slice(&section);
+        bytes.extend_from_slice(section);
         column_bytes.push((qi.name.to_owned(), (bytes.len() - before) as u64));
     }
     EncodedOriginals {
@@ -786,30 +833,55 @@ fn symbol_alphabets(
         .collect()
 }
 
-/// The context of a row: its released symbol and its parents' originals.
-#[inline]
-fn context_of(g: u32, parents: &[&[u32]], row: usize) -> [u32; 3] {
-    let mut c = [g, u32::MAX, u32::MAX];
-    for (i, p) in parents.iter().enumerate() {
-        c[i + 1] = p[row];
+/// The parents of a QI with the radix of each one's values: a row's
+/// context `(g, v1, v2)` is numbered `(g * n1 + v1) * n2 + v2`, injective
+/// as long as every value is below its radix.
+pub(super) struct ContextKeys<'a> {
+    parents: Vec<(&'a [u32], u64)>,
+    /// The number of keys: `m * n1 * n2`; `None` when it exceeds 64 bits.
+    pub(super) space: Option<u64>,
+}
+
+impl<'a> ContextKeys<'a> {
+    pub(super) fn new(symbols: usize, parents: Vec<(&'a [u32], u64)>) -> ContextKeys<'a> {
+        let space = parents
+            .iter()
+            .try_fold(symbols as u64, |acc, &(_, n)| acc.checked_mul(n));
+        ContextKeys { parents, space }
     }
-    c
+
+    /// How many keys each released symbol spans: `n1 * n2`.
+    pub(super) fn per_symbol(&self) -> u64 {
+        self.parents.iter().map(|&(_, n)| n).product()
+    }
+
+    #[inline]
+    pub(super) fn key(&self, g: u32, row: usize) -> u64 {
+        self.parents
+            .iter()
+            .fold(u64::from(g), |k, &(p, n)| k * n + u64::from(p[row]))
+    }
+}
+
+/// A QI's rows that carry bits in context mode: each one's row, released
+/// symbol and position in that symbol's alphabet; and each symbol's
+/// alphabet size (0 for unchanged symbols).
+pub(super) struct CodedRows {
+    pub(super) rows: Vec<u32>,
+    pub(super) symbols: Vec<u32>,
+    pub(super) positions: Vec<u32>,
+    pub(super) sizes: Vec<u32>,
 }
 
 /// The range-coded rows of one QI under the given parents.
-fn context_stream(
-    rel: &ReleasedColumn,
-    values: &ValueTable,
-    alphabets: &[Option<(Vec<u32>, FxHashMap<u32, u32>)>],
-    parents: &[&[u32]],
-) -> Vec<u8> {
+fn context_stream(coded: &CodedRows, keys: &ContextKeys<'_>) -> Vec<u8> {
     let mut enc = RangeEncoder::default();
-    let mut models = Models::default();
-    for (row, (&g, &x)) in rel.rows.iter().zip(&values.rows).enumerate() {
-        if let Some((cands, index)) = &alphabets[g as usize] {
-            let ctx = context_of(g, parents, row);
-            encode_symbol(&mut enc, &mut models, ctx, index[&x], cands.len() as u32);
-        }
+    let mut models = Models::new(keys.space.unwrap_or(u64::MAX));
+    let widths: Vec<u32> = coded.sizes.iter().map(|&n| width(n)).collect();
+    for ((&row, &g), &s) in coded.rows.iter().zip(&coded.symbols).zip(&coded.positions) {
+        let size = coded.sizes[g as usize];
+        let block = models.block(keys.key(g, row as usize), widths[g as usize]);
+        encode_symbol(&mut enc, block, s, size);
     }
     enc.finish()
 }
@@ -818,12 +890,14 @@ fn context_encode(
     qi: &QiOriginal<'_>,
     rel: &ReleasedColumn,
     values: &ValueTable,
-    earlier: &[Vec<u32>],
+    earlier: &[ValueTable],
     out: &mut Vec<u8>,
 ) {
     let counts = value_counts(rel, values);
     let mut rules = Vec::with_capacity(rel.symbols.len());
-    let mut alphabets = Vec::with_capacity(rel.symbols.len());
+    // Per symbol: each value's position in its alphabet (dense over `V`).
+    let mut positions: Vec<Option<Vec<u32>>> = Vec::with_capacity(rel.symbols.len());
+    let mut sizes = Vec::with_capacity(rel.symbols.len());
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let unchanged = match symbol {
             ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
@@ -831,7 +905,8 @@ fn context_encode(
         };
         if unchanged {
             rules.push(RULE_UNCHANGED);
-            alphabets.push(None);
+            positions.push(None);
+            sizes.push(0);
             continue;
         }
         let mut cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
@@ -841,53 +916,43 @@ fn context_encode(
             cands = (0..values.texts.len() as u32).collect();
             rules.push(RULE_ANY);
         }
-        let index: FxHashMap<u32, u32> = cands
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| (x, i as u32))
-            .collect();
-        alphabets.push(Some((cands, index)));
+        let mut index = vec![u32::MAX; values.texts.len()];
+        for (i, &x) in cands.iter().enumerate() {
+            index[x as usize] = i as u32;
+        }
+        sizes.push(cands.len() as u32);
+        positions.push(Some(index));
     }
-    // Parents: none, the best single earlier QI among all, and pairs among
-    // the four best singles; the smallest stream wins (ties: fewer parents,
-    // then earlier QIs), measured by coding, so the choice is exact.
-    let mut best: (Vec<u32>, Vec<u8>) = (Vec::new(), context_stream(rel, values, &alphabets, &[]));
-    let mut singles: Vec<(usize, u32)> = (0..earlier.len() as u32)
-        .map(|p| {
-            let s = context_stream(rel, values, &alphabets, &[&earlier[p as usize]]);
-            (s.len(), p)
-        })
-        .collect();
-    singles.sort();
-    if let Some(&(len, p)) = singles.first() {
-        if len < best.1.len() {
-            best = (
-                vec![p],
-                context_stream(rel, values, &alphabets, &[&earlier[p as usize]]),
-            );
+    let mut coded = CodedRows {
+        rows: Vec::new(),
+        symbols: Vec::new(),
+        positions: Vec::new(),
+        sizes,
+    };
+    for (row, (&g, &x)) in rel.rows.iter().zip(&values.rows).enumerate() {
+        if let Some(index) = &positions[g as usize] {
+            coded.rows.push(row as u32);
+            coded.symbols.push(g);
+            coded.positions.push(index[x as usize]);
         }
     }
-    let top: Vec<u32> = singles.iter().take(4).map(|&(_, p)| p).collect();
-    for (i, &a) in top.iter().enumerate() {
-        for &b in &top[i + 1..] {
-            let (a, b) = (a.min(b), a.max(b));
-            let s = context_stream(
-                rel,
-                values,
-                &alphabets,
-                &[&earlier[a as usize], &earlier[b as usize]],
-            );
-            if s.len() < best.1.len() {
-                best = (vec![a, b], s);
-            }
-        }
-    }
-    out.push(best.0.len() as u8);
-    for &p in &best.0 {
+    let parent = |p: u32| {
+        (
+            &earlier[p as usize].rows[..],
+            earlier[p as usize].texts.len() as u64,
+        )
+    };
+    let chosen = parents::choose(&coded, rel.symbols.len(), earlier.len() as u32, &parent);
+    let keys = ContextKeys::new(
+        rel.symbols.len(),
+        chosen.iter().map(|&p| parent(p)).collect(),
+    );
+    out.push(chosen.len() as u8);
+    for &p in &chosen {
         put_varint(out, u64::from(p));
     }
     out.extend_from_slice(&rules);
-    out.extend_from_slice(&best.1);
+    out.extend_from_slice(&context_stream(&coded, &keys));
 }
 
 fn context_decode(
@@ -906,16 +971,24 @@ fn context_decode(
             len: 3,
         });
     }
-    let mut parents: Vec<&[u32]> = Vec::with_capacity(p as usize);
+    // A decoded column's codes are below its dictionary's size: that is
+    // the radix (the encoder's is |V|; any injective numbering of the
+    // contexts names the same models).
+    let mut parents: Vec<(&[u32], u64)> = Vec::with_capacity(p as usize);
     for _ in 0..p {
-        let i = s.index("context parent", earlier.len())?;
-        parents.push(&earlier[i as usize].codes);
+        let i = s.index("context parent", earlier.len())? as usize;
+        parents.push((&earlier[i].codes, earlier[i].dict.len() as u64));
     }
+    let keys = ContextKeys::new(rel.symbols.len(), parents);
     let rules = s.take(rel.symbols.len() as u64, "context rules")?;
     let alphabets = symbol_alphabets(&rel.symbols, rules, qi.hierarchy, leaves, &texts)?;
+    let widths: Vec<u32> = alphabets
+        .iter()
+        .map(|a| a.as_ref().map_or(0, |c| width(c.len() as u32)))
+        .collect();
     let stream = s.take(s.remaining() as u64, "context stream")?;
     let mut dec = RangeDecoder::new(stream);
-    let mut models = Models::default();
+    let mut models = Models::new(keys.space.unwrap_or(u64::MAX));
     let mut b = ColumnBuilder::new(qi.name, &texts);
     for (row, &g) in rel.rows.iter().enumerate() {
         match &alphabets[g as usize] {
@@ -932,8 +1005,8 @@ fn context_decode(
                         detail: format!("released symbol {g} covers no value"),
                     });
                 }
-                let ctx = context_of(g, &parents, row);
-                let i = decode_symbol(&mut dec, &mut models, ctx, cands.len() as u32);
+                let block = models.block(keys.key(g, row), widths[g as usize]);
+                let i = decode_symbol(&mut dec, block, cands.len() as u32);
                 b.push_value(cands[i as usize]);
             }
         }

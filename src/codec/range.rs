@@ -15,6 +15,23 @@ pub const PROB_BITS: u32 = 12;
 pub const COUNT_LIMIT: u32 = 1024;
 const TOP: u32 = 1 << 24;
 
+/// `ceil(2^34 / (2 n + 2))` for every count sum `n` a model can hold: the
+/// dividends of `p0` are below `2^23` and the divisors at most `2^11`, so
+/// `a * r >> 34` is exactly `a / d` (Granlund and Montgomery, "Division by
+/// invariant integers using multiplication", 1994, theorem 4.2), and a
+/// multiply costs a fraction of a division.
+const RECIPROCALS: [u64; COUNT_LIMIT as usize] = {
+    let mut r = [0u64; COUNT_LIMIT as usize];
+    let mut n = 0;
+    while n < COUNT_LIMIT as usize {
+        let d = 2 * n as u64 + 2;
+        r[n] = (1u64 << RECIPROCAL_SHIFT).div_ceil(d);
+        n += 1;
+    }
+    r
+};
+const RECIPROCAL_SHIFT: u32 = 34;
+
 /// An adaptive bit model: the counts of zeros and ones seen, and the
 /// Krichevsky-Trofimov estimate `(n0 + 1/2) / (n0 + n1 + 1)` of a zero.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,7 +44,9 @@ impl BitModel {
     /// The probability of a zero, in `1 ..= 2^PROB_BITS - 1`.
     #[inline]
     pub fn p0(&self) -> u32 {
-        let p = (((2 * self.n0 + 1) as u64) << PROB_BITS) / (2 * (self.n0 + self.n1) + 2) as u64;
+        // ((2 n0 + 1) << 12) / (2 n + 2) by a multiply: see `RECIPROCALS`.
+        let a = u64::from(2 * self.n0 + 1) << PROB_BITS;
+        let p = (a * RECIPROCALS[(self.n0 + self.n1) as usize]) >> RECIPROCAL_SHIFT;
         (p as u32).clamp(1, (1 << PROB_BITS) - 1)
     }
 
@@ -176,60 +195,96 @@ impl<'a> RangeDecoder<'a> {
     }
 }
 
-/// Bit models addressed by a context and a node of the binary tree.
-#[derive(Default)]
+/// Contexts are numbered this densely (an index array over the whole key
+/// space) when the space has at most this many keys; beyond, a hash map.
+const DENSE_CONTEXTS: u64 = 1 << 20;
+
+/// Bit models addressed by a context key and a node of the binary tree:
+/// each context owns one contiguous block of `2^width` models (node ids
+/// `1 .. 2^width`), allocated when the context is first seen, so coding a
+/// bit indexes an array instead of hashing (`(context, node)` models start
+/// at zero counts either way, as the spec says).
 pub struct Models {
-    map: FxHashMap<([u32; 3], u32), BitModel>,
+    index: ContextIndex,
+    models: Vec<BitModel>,
+}
+
+enum ContextIndex {
+    /// `base + 1` of each key's block, 0 when not seen yet.
+    Dense(Vec<u32>),
+    Sparse(FxHashMap<u64, u32>),
 }
 
 impl Models {
-    #[inline]
-    fn get(&mut self, context: [u32; 3], node: u32) -> &mut BitModel {
-        self.map.entry((context, node)).or_default()
+    /// Models for context keys below `space`.
+    pub fn new(space: u64) -> Models {
+        let index = if space <= DENSE_CONTEXTS {
+            ContextIndex::Dense(vec![0; space as usize])
+        } else {
+            ContextIndex::Sparse(FxHashMap::default())
+        };
+        Models {
+            index,
+            models: Vec::new(),
+        }
     }
+
+    /// The block of context `key` (below the `space` given to `new`), whose
+    /// symbols have `width` bits.
+    #[inline]
+    pub fn block(&mut self, key: u64, width: u32) -> &mut [BitModel] {
+        let next = self.models.len() as u32 + 1;
+        let slot = match &mut self.index {
+            ContextIndex::Dense(v) => &mut v[key as usize],
+            ContextIndex::Sparse(m) => m.entry(key).or_insert(0),
+        };
+        if *slot == 0 {
+            *slot = next;
+            self.models
+                .resize(self.models.len() + (1usize << width), BitModel::default());
+        }
+        let base = *slot as usize - 1;
+        &mut self.models[base..base + (1usize << width)]
+    }
+}
+
+/// The number of bits of a position in an alphabet of `size`.
+#[inline]
+pub fn width(size: u32) -> u32 {
+    32 - (size.saturating_sub(1)).leading_zeros()
 }
 
 /// Whether bit `b` (from the top) after `prefix` can be one in an alphabet
 /// of `size`: some completion stays below `size`.
 #[inline]
-fn one_possible(prefix: u32, b: u32, size: u32) -> bool {
+pub fn one_possible(prefix: u32, b: u32, size: u32) -> bool {
     let smallest_with_one = (u64::from(prefix) << 1 | 1) << b;
     smallest_with_one < u64::from(size)
 }
 
 /// Codes `symbol < size` as its bits from the most significant, each under
-/// its tree node's model in `context`; a bit that cannot be one is not coded.
-pub fn encode_symbol(
-    enc: &mut RangeEncoder,
-    models: &mut Models,
-    context: [u32; 3],
-    symbol: u32,
-    size: u32,
-) {
-    let width = 32 - (size.saturating_sub(1)).leading_zeros();
-    let (mut node, mut prefix) = (1u32, 0u32);
-    for b in (0..width).rev() {
+/// its tree node's model in `block` (of at least `2^width(size)` models); a
+/// bit that cannot be one is not coded.
+#[inline]
+pub fn encode_symbol(enc: &mut RangeEncoder, block: &mut [BitModel], symbol: u32, size: u32) {
+    let (mut node, mut prefix) = (1usize, 0u32);
+    for b in (0..width(size)).rev() {
         let bit = (symbol >> b) & 1 == 1;
         if one_possible(prefix, b, size) {
-            enc.encode(models.get(context, node), bit);
+            enc.encode(&mut block[node], bit);
         }
-        node = node.wrapping_mul(2) | u32::from(bit);
+        node = 2 * node + usize::from(bit);
         prefix = prefix << 1 | u32::from(bit);
     }
 }
 
 /// Decodes what [`encode_symbol`] coded; always below `size`.
-pub fn decode_symbol(
-    dec: &mut RangeDecoder<'_>,
-    models: &mut Models,
-    context: [u32; 3],
-    size: u32,
-) -> u32 {
-    let width = 32 - (size.saturating_sub(1)).leading_zeros();
-    let (mut node, mut prefix) = (1u32, 0u32);
-    for b in (0..width).rev() {
-        let bit = one_possible(prefix, b, size) && dec.decode(models.get(context, node));
-        node = node.wrapping_mul(2) | u32::from(bit);
+#[inline]
+pub fn decode_symbol(dec: &mut RangeDecoder<'_>, block: &mut [BitModel], size: u32) -> u32 {
+    let (mut node, mut prefix) = (1usize, 0u32);
+    for b in (0..width(size)).rev() {
+        let bit = one_possible(prefix, b, size) && dec.decode(&mut block[node]);
+        node = 2 * node + usize::from(bit);
         prefix = prefix << 1 | u32::from(bit);
     }
     prefix
@@ -246,17 +301,35 @@ mod tests {
         fn symbols_round_trip(symbols in prop::collection::vec((0u32..1000, 1u32..1000, 0u64..4), 0..400)) {
             let symbols: Vec<(u32, u32, u64)> = symbols.into_iter().map(|(s, n, c)| (s % n, n, c)).collect();
             let mut enc = RangeEncoder::default();
-            let mut models = Models::default();
+            let mut models = Models::new(4 * 1000);
             for &(s, n, c) in &symbols {
-                encode_symbol(&mut enc, &mut models, [c as u32, 0, 0], s, n);
+                encode_symbol(&mut enc, models.block(c * 1000 + u64::from(n), width(n)), s, n);
             }
             let bytes = enc.finish();
-            let mut dec = RangeDecoder::new(&bytes);
-            let mut models = Models::default();
-            for &(s, n, c) in &symbols {
-                prop_assert_eq!(decode_symbol(&mut dec, &mut models, [c as u32, 0, 0], n), s);
+            // The dense index and the hash map give the same stream.
+            for space in [4 * 1000, u64::MAX] {
+                let mut dec = RangeDecoder::new(&bytes);
+                let mut models = Models::new(space);
+                for &(s, n, c) in &symbols {
+                    prop_assert_eq!(decode_symbol(&mut dec, models.block(c * 1000 + u64::from(n), width(n)), n), s);
+                }
+                prop_assert!(dec.finish("test").is_ok());
             }
-            prop_assert!(dec.finish("test").is_ok());
+        }
+    }
+
+    #[test]
+    fn reciprocals_divide_exactly() {
+        for n in 0..COUNT_LIMIT {
+            for n0 in 0..=n {
+                let m = BitModel { n0, n1: n - n0 };
+                let exact = ((u64::from(2 * n0 + 1) << PROB_BITS) / u64::from(2 * n + 2)) as u32;
+                assert_eq!(
+                    m.p0(),
+                    exact.clamp(1, (1 << PROB_BITS) - 1),
+                    "n0 {n0} n {n}"
+                );
+            }
         }
     }
 

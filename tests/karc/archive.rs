@@ -93,6 +93,27 @@ fn adult_restores_byte_identical_with_every_algorithm() {
     }
 }
 
+/// Issue 3's size target: Adult, 9 QIs, k = 5, Datafly and Incognito, the
+/// default mode: public + private part within 1.10 x 69,792 B (the summed
+/// order-0 entropy of the original QI columns), whatever parents the
+/// context coder's estimate picks.
+#[test]
+fn adult_default_mode_stays_within_the_size_target() {
+    for a in [Algorithm::Datafly, Algorithm::Incognito] {
+        let bytes = pack(
+            &fixture("adult/adult.toml"),
+            &fixture("adult/adult.csv"),
+            Some(a.name()),
+            Some(5),
+            DiffMode::default(),
+            &Seal::None,
+        );
+        let info = open(&bytes).unwrap().inspect(None).unwrap();
+        let total = info.public_bytes + info.private_bytes.unwrap();
+        assert!(total <= 76_771, "{}: {total} B", a.name());
+    }
+}
+
 #[test]
 fn raw_adult_with_padding_and_roles_restores_byte_identical() {
     let csv = fixture("adult-raw/adult.csv");

@@ -1,0 +1,282 @@
+//! How the `context` mode's encoder chooses a QI's parents
+//! (`spec/CODING.md`, 6.4, leaves the choice to the encoder: decoding reads
+//! the parents from the section).
+//!
+//! Coding the rows once per candidate to measure it is exact but costs a
+//! full range-coding pass per candidate (about fifteen per QI on Adult).
+//! Instead each candidate's stream length is *estimated from counts*: every
+//! bit model of 6.4 is a Krichevsky-Trofimov estimator, whose code length
+//! for a sequence with `n0` zeros and `n1` ones does not depend on their
+//! order, `log2 (n0 + n1)! - log2 [Γ(n0 + 1/2) / Γ(1/2)] - log2 [Γ(n1 + 1/2)
+//! / Γ(1/2)]` bits. Summed over the tree nodes of every context, that is the
+//! stream's length up to the count halving and the 12-bit probability
+//! clamp, which move it by a few bytes. One sort of the coded rows' (context,
+//! position) keys gives all the counts of a candidate.
+//!
+//! The logarithms are integer fixed point, so the choice (and so the
+//! archive's bytes) is the same on every platform.
+
+use std::sync::OnceLock;
+
+use super::originals::{CodedRows, ContextKeys};
+use super::range::{one_possible, width};
+
+/// Fixed-point logarithms carry this many fractional bits.
+const FRACTION_BITS: u32 = 16;
+/// `log2` of a mantissa is looked up with this many bits after the leading one.
+const MANTISSA_BITS: u32 = 12;
+
+/// `log2(1 + i / 2^MANTISSA_BITS)` in fixed point, for `i` in `0 ..= 2^MANTISSA_BITS`,
+/// computed by repeated squaring (integer arithmetic only).
+fn mantissa_logs() -> &'static [u32] {
+    static TABLE: OnceLock<Vec<u32>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=1u64 << MANTISSA_BITS)
+            .map(|i| {
+                // x in [1, 2] with 32 fractional bits.
+                let mut x = (1u64 << 32) + (i << (32 - MANTISSA_BITS));
+                let mut log = 0u32;
+                for bit in (0..FRACTION_BITS).rev() {
+                    x = ((u128::from(x) * u128::from(x)) >> 32) as u64;
+                    if x >= 2 << 32 {
+                        log |= 1 << bit;
+                        x >>= 1;
+                    }
+                }
+                // log2(2) squares to exactly 2 at every step: all ones, one
+                // unit short of 1.0; round the top entry up.
+                if i == 1 << MANTISSA_BITS {
+                    1 << FRACTION_BITS
+                } else {
+                    log
+                }
+            })
+            .collect()
+    })
+}
+
+/// `log2(x)` for `x >= 1`, in fixed point (about 2^-12 bits of error).
+fn log2_fixed(x: u64) -> i64 {
+    let table = mantissa_logs();
+    let e = 63 - x.leading_zeros();
+    let index = if e > MANTISSA_BITS {
+        // The mantissa's top bits, rounded to nearest.
+        ((x >> (e - MANTISSA_BITS - 1)) + 1) >> 1
+    } else {
+        x << (MANTISSA_BITS - e)
+    } - (1 << MANTISSA_BITS);
+    (i64::from(e) << FRACTION_BITS) + i64::from(table[index as usize])
+}
+
+/// Prefix sums of the logarithms a Krichevsky-Trofimov code length needs.
+struct LogSums {
+    /// `log2 n!`.
+    factorial: Vec<i64>,
+    /// `log2 Γ(n + 1/2) / Γ(1/2)` = sum of `log2 (k + 1/2)` for `k < n`.
+    half: Vec<i64>,
+}
+
+impl LogSums {
+    fn up_to(n: usize) -> LogSums {
+        let mut factorial = Vec::with_capacity(n + 1);
+        let mut half = Vec::with_capacity(n + 1);
+        let (mut f, mut h) = (0i64, 0i64);
+        for k in 0..=n as u64 {
+            factorial.push(f);
+            half.push(h);
+            f += log2_fixed(k + 1);
+            h += log2_fixed(2 * k + 1) - (1 << FRACTION_BITS);
+        }
+        LogSums { factorial, half }
+    }
+
+    /// The code length of `n0` zeros and `n1` ones under one bit model.
+    #[inline]
+    fn bits(&self, n0: u64, n1: u64) -> i64 {
+        self.factorial[(n0 + n1) as usize] - self.half[n0 as usize] - self.half[n1 as usize]
+    }
+}
+
+/// The estimated stream length of `coded` under `keys`, in fixed-point
+/// bits; `None` when (context, position) keys do not fit in 64 bits (the
+/// candidate is then not considered).
+fn estimate(
+    coded: &CodedRows,
+    keys: &ContextKeys<'_>,
+    logs: &LogSums,
+    scratch: &mut Vec<u64>,
+) -> Option<i64> {
+    let alphabet = u64::from(coded.sizes.iter().copied().max().unwrap_or(0)).max(1);
+    let bits = width(alphabet as u32);
+    let bound = keys.space?.checked_mul(1 << bits)?;
+    let per_symbol = keys.per_symbol();
+    scratch.clear();
+    scratch.extend(
+        coded
+            .rows
+            .iter()
+            .zip(&coded.symbols)
+            .zip(&coded.positions)
+            .map(|((&row, &g), &s)| keys.key(g, row as usize) << bits | u64::from(s)),
+    );
+    sort_keys(scratch, bound);
+    let mut total = 0i64;
+    // One context's (position, count) pairs, positions ascending.
+    let mut group: Vec<(u32, u64)> = Vec::new();
+    let mut i = 0;
+    while i < scratch.len() {
+        let context = scratch[i] >> bits;
+        group.clear();
+        while i < scratch.len() && scratch[i] >> bits == context {
+            let key = scratch[i];
+            let start = i;
+            while i < scratch.len() && scratch[i] == key {
+                i += 1;
+            }
+            group.push(((key & ((1 << bits) - 1)) as u32, (i - start) as u64));
+        }
+        let size = coded.sizes[(context / per_symbol) as usize];
+        for b in (0..width(size)).rev() {
+            let mut j = 0;
+            while j < group.len() {
+                let prefix = group[j].0 >> (b + 1);
+                let (mut n0, mut n1) = (0, 0);
+                while j < group.len() && group[j].0 >> (b + 1) == prefix {
+                    if (group[j].0 >> b) & 1 == 1 {
+                        n1 += group[j].1;
+                    } else {
+                        n0 += group[j].1;
+                    }
+                    j += 1;
+                }
+                if one_possible(prefix, b, size) {
+                    total += logs.bits(n0, n1);
+                }
+            }
+        }
+    }
+    Some(total)
+}
+
+/// Sorts `keys`, all below `bound`: least-significant-digit radix sort
+/// (11-bit digits) when the keys need few digits, else a comparison sort.
+fn sort_keys(keys: &mut Vec<u64>, bound: u64) {
+    const DIGIT: u32 = 11;
+    let bits = 64 - bound.saturating_sub(1).leading_zeros();
+    let passes = bits.div_ceil(DIGIT);
+    if passes > 3 || keys.len() < 256 {
+        keys.sort_unstable();
+        return;
+    }
+    let mut other = vec![0u64; keys.len()];
+    let mut counts = vec![0usize; 1 << DIGIT];
+    for pass in 0..passes {
+        let shift = pass * DIGIT;
+        let digit = |k: u64| ((k >> shift) & ((1 << DIGIT) - 1)) as usize;
+        counts.fill(0);
+        for &k in keys.iter() {
+            counts[digit(k)] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let d = digit(k);
+            other[counts[d]] = k;
+            counts[d] += 1;
+        }
+        std::mem::swap(keys, &mut other);
+    }
+}
+
+/// How many of the best single parents are paired.
+const PAIRED: usize = 4;
+
+/// The parents for a QI with `symbols` released symbols and `earlier`
+/// earlier QIs (`parent(p)`: QI `p`'s rows as value indices, and their
+/// radix): no parent, each earlier QI alone, and pairs among the
+/// [`PAIRED`] best single parents; the smallest estimate wins (ties: fewer
+/// parents, then earlier QIs).
+pub(super) fn choose<'a>(
+    coded: &CodedRows,
+    symbols: usize,
+    earlier: u32,
+    parent: &impl Fn(u32) -> (&'a [u32], u64),
+) -> Vec<u32> {
+    if coded.rows.is_empty() {
+        return Vec::new();
+    }
+    let logs = LogSums::up_to(coded.rows.len());
+    let mut scratch = Vec::with_capacity(coded.rows.len());
+    let mut measure = |parents: &[u32]| {
+        let keys = ContextKeys::new(symbols, parents.iter().map(|&p| parent(p)).collect());
+        estimate(coded, &keys, &logs, &mut scratch)
+    };
+    let mut candidates: Vec<(i64, usize, Vec<u32>)> = Vec::new();
+    if let Some(c) = measure(&[]) {
+        candidates.push((c, 0, Vec::new()));
+    }
+    let mut singles: Vec<(i64, u32)> = (0..earlier)
+        .filter_map(|p| measure(&[p]).map(|c| (c, p)))
+        .collect();
+    singles.sort_unstable();
+    candidates.extend(singles.iter().map(|&(c, p)| (c, 1, vec![p])));
+    let top: Vec<u32> = singles.iter().take(PAIRED).map(|&(_, p)| p).collect();
+    for (i, &a) in top.iter().enumerate() {
+        for &b in &top[i + 1..] {
+            let pair = [a.min(b), a.max(b)];
+            if let Some(c) = measure(&pair) {
+                candidates.push((c, 2, pair.to_vec()));
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .min()
+        .map(|(_, _, parents)| parents)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn radix_sort_sorts(mut keys in prop::collection::vec(0u64..1 << 30, 0..2000)) {
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_keys(&mut keys, 1 << 30);
+            prop_assert_eq!(keys, expected);
+        }
+    }
+
+    #[test]
+    fn fixed_point_logarithms() {
+        let one = 1i64 << FRACTION_BITS;
+        for (x, exact) in [
+            (1u64, 0.0),
+            (2, 1.0),
+            (3, 3f64.log2()),
+            (1000, 1000f64.log2()),
+        ] {
+            let got = log2_fixed(x) as f64 / one as f64;
+            assert!(
+                (got - exact).abs() < 1e-3,
+                "log2({x}) = {got}, expected {exact}"
+            );
+        }
+        assert_eq!(log2_fixed(1 << 40), 40 * one);
+        assert!(log2_fixed(4095) < log2_fixed(4096) && log2_fixed(4096) < log2_fixed(4097));
+        // KT: one zero costs one bit; two zeros cost log2(8/3) bits.
+        let logs = LogSums::up_to(4);
+        assert!((logs.bits(1, 0) - one).abs() < 16);
+        let two = logs.bits(2, 0) as f64 / one as f64;
+        assert!((two - (8.0f64 / 3.0).log2()).abs() < 1e-3, "{two}");
+    }
+}
