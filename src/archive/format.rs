@@ -32,8 +32,17 @@ pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 /// The format version this code writes. The major is bumped when a reader
 /// of the previous major could misread a file; the minor when sections are
 /// added that an older reader of the same major may skip.
-pub const VERSION_MAJOR: u16 = 1;
+pub const VERSION_MAJOR: u16 = 2;
 pub const VERSION_MINOR: u16 = 0;
+
+/// The majors this code reads: its own, and 1.0 (files in the wild, whose
+/// QI columns are coded one by one).
+pub const READ_MAJORS: [u16; 2] = [1, 2];
+
+/// The newest minor this code knows of each major it reads.
+const fn known_minor(_major: u16) -> u16 {
+    0
+}
 
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;
@@ -44,7 +53,7 @@ pub const ENTRY_LEN: usize = 24;
 /// skip it. Bits 1..15 are reserved and must be zero.
 pub const FLAG_SKIPPABLE: u16 = 1;
 
-/// The section types of format 1.0.
+/// The section types of format 2.0 (1.0: all but `QiClasses`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SectionKind {
     /// Public metadata (postcard): schema, claim, algorithm, metrics, dialect.
@@ -53,6 +62,8 @@ pub enum SectionKind {
     Hierarchies,
     /// One released column (a codec blob, `spec/CODING.md`), in column order.
     Column,
+    /// Format 2: every released QI column, coded by equivalence class.
+    QiClasses,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -65,6 +76,7 @@ impl SectionKind {
             SectionKind::Meta => 1,
             SectionKind::Hierarchies => 2,
             SectionKind::Column => 3,
+            SectionKind::QiClasses => 4,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -75,6 +87,7 @@ impl SectionKind {
             1 => SectionKind::Meta,
             2 => SectionKind::Hierarchies,
             3 => SectionKind::Column,
+            4 => SectionKind::QiClasses,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -86,9 +99,15 @@ impl SectionKind {
             SectionKind::Meta => "metadata",
             SectionKind::Hierarchies => "hierarchies",
             SectionKind::Column => "column",
+            SectionKind::QiClasses => "QI classes",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }
+    }
+
+    /// Whether files of `major` may hold this section type.
+    pub fn known_in(self, major: u16) -> bool {
+        major >= 2 || self != SectionKind::QiClasses
     }
 
     pub fn is_private(self) -> bool {
@@ -222,7 +241,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
     }
     let major = u16_at(bytes, 8);
     let minor = u16_at(bytes, 10);
-    if major != VERSION_MAJOR {
+    if !READ_MAJORS.contains(&major) {
         return Err(ArchiveError::UnsupportedVersion {
             path: path(),
             major,
@@ -310,10 +329,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
                 });
             }
         }
-        match entry.kind() {
+        match entry.kind().filter(|k| k.known_in(major)) {
             Some(_) => {}
-            None if minor > VERSION_MINOR && entry.flags & FLAG_SKIPPABLE != 0 => {}
-            None if minor > VERSION_MINOR => {
+            None if minor > known_minor(major) && entry.flags & FLAG_SKIPPABLE != 0 => {}
+            None if minor > known_minor(major) => {
                 return Err(ArchiveError::UnsupportedSection {
                     path: path(),
                     code: entry.code,
@@ -403,7 +422,7 @@ mod tests {
         ]);
         let p = Path::new("x.karc");
         let container = parse(p, &file).unwrap();
-        assert_eq!((container.major, container.minor), (1, 0));
+        assert_eq!((container.major, container.minor), (2, 0));
         assert_eq!(container.entries.len(), 3);
         let bodies: Vec<&[u8]> = container
             .entries
@@ -423,11 +442,11 @@ mod tests {
             parse(p, b"PK\x03\x04"),
             Err(ArchiveError::NotKarc { .. })
         ));
-        let mut v2 = file.clone();
-        v2[8] = 2;
+        let mut v3 = file.clone();
+        v3[8] = 3;
         assert!(matches!(
-            parse(p, &v2),
-            Err(ArchiveError::UnsupportedVersion { major: 2, .. })
+            parse(p, &v3),
+            Err(ArchiveError::UnsupportedVersion { major: 3, .. })
         ));
         assert!(matches!(
             parse(p, &file[..file.len() - 1]),

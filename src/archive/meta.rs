@@ -233,6 +233,47 @@ pub fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> 
     Ok(value)
 }
 
+/// The `HIERARCHIES` section of format 2: the postcard records, raw
+/// DEFLATE-compressed (the labels are repetitive text; Adult's nine
+/// hierarchies shrink from 2,091 to about 1,340 bytes).
+pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&to_bytes(&records))
+        .and_then(|()| z.finish())
+        .expect("deflating to memory")
+}
+
+/// The largest inflated hierarchies section read: far above any real
+/// hierarchy set, and a bound on what a corrupt stream can make us allocate.
+const MAX_HIERARCHIES_BYTES: u64 = 1 << 30;
+
+/// Reads a `HIERARCHIES` section of format `major` (1: plain postcard).
+pub fn hierarchies_from_bytes(bytes: &[u8], major: u16) -> Result<Vec<HierarchyRecord>, String> {
+    if major < 2 {
+        return from_bytes(bytes);
+    }
+    use std::io::Read;
+    let mut plain = Vec::new();
+    let mut inflate = flate2::read::DeflateDecoder::new(bytes);
+    (&mut inflate)
+        .take(MAX_HIERARCHIES_BYTES + 1)
+        .read_to_end(&mut plain)
+        .map_err(|e| format!("DEFLATE stream: {e}"))?;
+    if inflate.total_in() != bytes.len() as u64 {
+        return Err(format!(
+            "{} bytes after the DEFLATE stream",
+            bytes.len() as u64 - inflate.total_in()
+        ));
+    }
+    if plain.len() as u64 > MAX_HIERARCHIES_BYTES {
+        return Err(format!(
+            "inflates to more than {MAX_HIERARCHIES_BYTES} bytes"
+        ));
+    }
+    from_bytes(&plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! The `.karc` archive (format 1.0, `spec/FORMAT.md`).
+//! The `.karc` archive (format 2.0, `spec/FORMAT.md`; 1.0 files are read too).
 //!
 //! One file holds a **public part** (the release: every released column as
 //! a codec blob, the privacy claim, hierarchies, algorithm, metrics) and a
@@ -29,7 +29,7 @@ use std::path::PathBuf;
 pub enum ArchiveError {
     #[error("{}: not a karc file: expected the magic 89 4b 52 43 0d 0a 1a 0a, found {found}", path.display())]
     NotKarc { path: PathBuf, found: String },
-    #[error("{}: unsupported format version {major}.{minor}: this karc reads version {}.x; use a newer karc", path.display(), format::VERSION_MAJOR)]
+    #[error("{}: unsupported format version {major}.{minor}: this karc reads versions 1.x and 2.x; use a newer karc", path.display())]
     UnsupportedVersion {
         path: PathBuf,
         major: u16,

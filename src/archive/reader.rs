@@ -40,6 +40,10 @@ pub struct Archive {
     /// Table-entry index of each released column's section, by column index
     /// (`None` for identifiers).
     column_section: Vec<Option<usize>>,
+    /// Table-entry index of the QI classes section (format 2).
+    classes_section: Option<usize>,
+    /// Where the QI classes section's bytes go (format 2).
+    classes_bytes: Option<codec::ClassesBytes>,
     /// Table-entry index of the private section.
     private_section: Option<usize>,
     /// The released QI columns, in claim order.
@@ -95,8 +99,9 @@ impl Archive {
         validate_meta(&meta)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let h_body = format::check_section(path, &bytes, 1, &entries[1], None)?;
-        let records: Vec<HierarchyRecord> = meta::from_bytes(h_body)
-            .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
+        let records: Vec<HierarchyRecord> =
+            meta::hierarchies_from_bytes(h_body, container.major)
+                .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
         let hierarchies = records
             .iter()
             .enumerate()
@@ -130,15 +135,28 @@ impl Archive {
             .into());
         }
 
-        // Column sections follow the non-identifier columns; then at most
-        // one private section, last; unknown skippable sections anywhere after.
+        // Format 2: the QI classes third. Column sections follow the
+        // non-identifier columns (format 2: but the QIs); then at most one
+        // private section, last; unknown skippable sections anywhere after.
+        let by_classes = container.major >= 2;
+        let classes_section = by_classes.then_some(2);
+        if by_classes && kinds.get(2) != Some(&Some(SectionKind::QiClasses)) {
+            return Err(corrupt(
+                "section table".to_owned(),
+                "expected the QI classes section third".to_owned(),
+            )
+            .into());
+        }
         let released_columns: Vec<usize> = (0..meta.columns.len())
-            .filter(|&i| meta.columns[i].role != Role::Identifier)
+            .filter(|&i| {
+                meta.columns[i].role != Role::Identifier
+                    && !(by_classes && meta.columns[i].role == Role::Quasi)
+            })
             .collect();
         let mut column_section = vec![None; meta.columns.len()];
         let mut private_section = None;
         let mut next_column = 0;
-        for (i, kind) in kinds.iter().enumerate().skip(2) {
+        for (i, kind) in kinds.iter().enumerate().skip(2 + usize::from(by_classes)) {
             match kind {
                 Some(SectionKind::Column) => {
                     let Some(&col) = released_columns.get(next_column) else {
@@ -171,10 +189,10 @@ impl Archive {
                     }
                     private_section = Some(i);
                 }
-                Some(_) => {
+                Some(k) => {
                     return Err(corrupt(
                         format::section_label(i, &entries[i], None),
-                        "a second metadata or hierarchies section".to_owned(),
+                        format!("a second {} section", k.name()),
                     )
                     .into());
                 }
@@ -206,20 +224,40 @@ impl Archive {
             meta,
             hierarchies,
             column_section,
+            classes_section,
+            classes_bytes: None,
             private_section,
             released: Vec::new(),
             claim_report: None,
         };
-        archive.released = archive
-            .meta
-            .qis
-            .iter()
-            .map(|&c| {
-                let blob = archive.column_blob(c as usize);
-                codec::decode_released(blob, archive.rows())
-                    .map_err(|e| archive.column_corrupt(c as usize, e.to_string()).into())
-            })
-            .collect::<Result<Vec<_>>>()?;
+        match classes_section {
+            Some(i) => {
+                let body = &archive.bytes[archive.container.entries[i].range()];
+                let (classes, bytes) =
+                    codec::decode_classes(body, archive.meta.qis.len(), archive.rows()).map_err(
+                        |e| {
+                            corrupt(
+                                format::section_label(i, &archive.container.entries[i], None),
+                                e.to_string(),
+                            )
+                        },
+                    )?;
+                archive.released = classes.to_columns();
+                archive.classes_bytes = Some(bytes);
+            }
+            None => {
+                archive.released = archive
+                    .meta
+                    .qis
+                    .iter()
+                    .map(|&c| {
+                        let blob = archive.column_blob(c as usize);
+                        codec::decode_released(blob, archive.rows())
+                            .map_err(|e| archive.column_corrupt(c as usize, e.to_string()).into())
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+            }
+        }
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
             let over_budget = report.suppressed_rows as u64 > archive.meta.claim.suppression_budget;
@@ -260,7 +298,9 @@ impl Archive {
     }
 
     fn column_corrupt(&self, column: usize, detail: String) -> ArchiveError {
-        let i = self.column_section[column].unwrap_or(0);
+        let i = self.column_section[column]
+            .or(self.classes_section)
+            .unwrap_or(0);
         ArchiveError::Corrupt {
             path: self.path.clone(),
             section: format::section_label(
@@ -567,10 +607,15 @@ impl Archive {
                     Role::Quasi => q.and_then(|q| p.originals_columns.get(q).copied()),
                     _ => Some(0),
                 });
+                let classes_bytes = self
+                    .classes_bytes
+                    .as_ref()
+                    .and_then(|b| q.and_then(|q| b.columns.get(q).copied()));
                 ColumnInfo {
                     name: c.name.clone(),
                     role: c.role,
-                    public_bytes: self.column_section[i].map_or(0, len),
+                    public_bytes: classes_bytes
+                        .unwrap_or_else(|| self.column_section[i].map_or(0, len)),
                     private_bytes: private,
                 }
             })
@@ -584,6 +629,7 @@ impl Archive {
             public_bytes,
             metadata_bytes: len(0),
             hierarchies_bytes: len(1),
+            class_rows_bytes: self.classes_bytes.as_ref().map(|b| b.rows),
             private_bytes,
             sealed_bytes: if sealed { Some(private_stored) } else { None },
             private: match self.private_kind() {
@@ -620,6 +666,9 @@ pub struct Inspection {
     pub public_bytes: u64,
     pub metadata_bytes: u64,
     pub hierarchies_bytes: u64,
+    /// Format 2: the rows' equivalence classes, shared by the QIs (each
+    /// QI's symbols and class-table column count as its public bytes).
+    pub class_rows_bytes: Option<u64>,
     /// The private part before encryption (`None` for a published copy).
     pub private_bytes: Option<u64>,
     /// The private part after encryption (`None` unless sealed).

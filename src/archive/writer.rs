@@ -12,7 +12,7 @@ use super::meta::{
 use super::seal::{self, Seal};
 use crate::Result;
 use crate::anonymize::{self, Algorithm, Outcome};
-use crate::codec::{self, DiffMode, QiOriginal, ReleasedColumn};
+use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
@@ -57,7 +57,10 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
     let data = a.data;
     let table = &data.table;
-    let released = released_columns(data, a.outcome);
+    // The private part codes against the QI columns as a reader decodes
+    // them from the classes (the same symbol order, by construction).
+    let classes = ReleasedClasses::from_columns(&released_columns(data, a.outcome));
+    let released = classes.to_columns();
 
     // Public part.
     let mut hierarchies = Vec::new();
@@ -133,16 +136,14 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         missing: data.missing.clone(),
     };
     let meta_bytes = meta::to_bytes(&public);
-    let hierarchy_bytes = meta::to_bytes(&hierarchies);
+    let hierarchy_bytes = meta::hierarchies_to_bytes(&hierarchies);
+    let classes_blob = codec::encode_classes(&classes);
     let column_blobs: Vec<Vec<u8>> = table
         .columns
         .iter()
         .enumerate()
-        .filter(|&(i, _)| data.roles[i] != Role::Identifier)
-        .map(|(i, c)| match qi_of_column[i] {
-            Some(q) => codec::encode_released(&released[q]),
-            None => codec::encode_plain(c),
-        })
+        .filter(|&(i, _)| data.roles[i] != Role::Identifier && qi_of_column[i].is_none())
+        .map(|(_, c)| codec::encode_plain(c))
         .collect();
 
     // Private part.
@@ -179,9 +180,10 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     let private_bytes = meta::to_bytes(&private);
     let sealed = seal::seal(&private_bytes, options.seal)?;
 
-    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(column_blobs.len() + 3);
+    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(column_blobs.len() + 4);
     sections.push((SectionKind::Meta, &meta_bytes));
     sections.push((SectionKind::Hierarchies, &hierarchy_bytes));
+    sections.push((SectionKind::QiClasses, &classes_blob));
     sections.extend(
         column_blobs
             .iter()

@@ -174,6 +174,18 @@ impl<'a> ByteReader<'a> {
         Ok(out)
     }
 
+    /// Bytes read so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Takes every byte left (a last field that runs to the blob's end).
+    pub fn rest(&mut self) -> &'a [u8] {
+        let rest = &self.bytes[self.pos..];
+        self.pos = self.bytes.len();
+        rest
+    }
+
     /// Refuses bytes left over after the last field.
     pub fn finish(&self, what: &'static str) -> Result<(), CodecError> {
         if self.remaining() > 0 {

@@ -7,12 +7,14 @@
 //! without panicking on any byte string, and refuses trailing bytes.
 
 mod bytes;
+mod classes;
 mod originals;
 mod parents;
 mod plain;
 mod range;
 mod released;
 
+pub use classes::{ClassesBytes, ReleasedClasses, decode_classes, encode_classes};
 pub use originals::{
     DiffMode, EncodedOriginals, QiOriginal, QiSchema, decode_originals, encode_originals,
 };

@@ -175,6 +175,12 @@ impl<'a> RangeDecoder<'a> {
         bit
     }
 
+    /// Whether decoding has read well past the end (a corrupt stream: stop
+    /// before decoding more symbols than the input can hold).
+    pub fn overrun(&self) -> bool {
+        self.next > self.bytes.len() + 8
+    }
+
     /// The stream must end exactly where the decoder stopped reading.
     pub fn finish(&self, what: &'static str) -> Result<(), CodecError> {
         if self.next > self.bytes.len() {

@@ -158,7 +158,7 @@ impl ReleasedColumn {
     }
 }
 
-fn put_symbol(out: &mut Vec<u8>, s: &ReleasedSymbol) {
+pub(super) fn put_symbol(out: &mut Vec<u8>, s: &ReleasedSymbol) {
     match s {
         ReleasedSymbol::Value(v) => {
             out.push(TAG_VALUE);
@@ -178,7 +178,7 @@ fn put_symbol(out: &mut Vec<u8>, s: &ReleasedSymbol) {
     }
 }
 
-fn read_symbol(r: &mut ByteReader<'_>) -> Result<ReleasedSymbol, CodecError> {
+pub(super) fn read_symbol(r: &mut ByteReader<'_>) -> Result<ReleasedSymbol, CodecError> {
     let what = "released symbol";
     Ok(match r.byte(what)? {
         TAG_VALUE => ReleasedSymbol::Value(r.string("released value")?.to_owned()),

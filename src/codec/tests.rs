@@ -260,10 +260,42 @@ proptest! {
         prop_assert_eq!(texts(&back), texts(&col));
     }
 
+    /// QI columns coded by class come back with the same labels per row,
+    /// one class per distinct tuple; a cut-short blob is refused.
+    #[test]
+    fn classes_round_trip(g in prop::collection::vec(generated(), 1..4), at in any::<prop::sample::Index>(), xor in 1u8..=255) {
+        let rows = g.iter().map(|g| g.released.rows.len()).min().unwrap();
+        let columns: Vec<ReleasedColumn> = g.iter().map(|g| {
+            let mut c = g.released.clone();
+            c.rows.truncate(rows);
+            ReleasedClasses::from_columns(std::slice::from_ref(&c)).to_columns().remove(0)
+        }).collect();
+        let classes = ReleasedClasses::from_columns(&columns);
+        let tuples: std::collections::HashSet<Vec<u32>> = (0..rows)
+            .map(|r| columns.iter().map(|c| c.rows[r]).collect())
+            .collect();
+        prop_assert_eq!(classes.classes(), tuples.len());
+        let bytes = encode_classes(&classes);
+        let (back, sizes) = decode_classes(&bytes, columns.len(), rows).unwrap();
+        prop_assert_eq!(&back, &classes);
+        prop_assert!(sizes.columns.iter().sum::<u64>() + sizes.rows < bytes.len() as u64 + 1);
+        for ((b, c), g) in back.to_columns().iter().zip(&columns).zip(&g) {
+            let a = b.to_column("q", g.hierarchy.as_ref()).unwrap();
+            let e = c.to_column("q", g.hierarchy.as_ref()).unwrap();
+            prop_assert_eq!(texts(&a), texts(&e));
+        }
+        let i = at.index(bytes.len());
+        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows).is_err());
+        let mut flipped = bytes.clone();
+        flipped[i] ^= xor;
+        let _ = decode_classes(&flipped, columns.len(), rows);
+    }
+
     /// Every decoder on random bytes: an error or a value, never a panic.
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..120), rows in 0usize..50, g in generated()) {
         let _ = decode_released(&bytes, rows);
+        let _ = decode_classes(&bytes, 2, rows);
         let _ = decode_plain(&bytes, "c", rows);
         let _ = decode_all(&bytes, std::slice::from_ref(&g));
         let mut with_mode = bytes.clone();

@@ -92,6 +92,21 @@ fn json_rows_are_complete_and_consistent() {
         // it is never empty, and it is smaller than zip's copy of the original.
         assert!(f("private_bytes") > 0.0 && f("private_bytes") < f("zip_original_bytes"));
     }
+    // Issue 5's targets for the default mode: at least 60 % below zip on
+    // the original and 55 % on the release, and below the paper's mode.
+    for r in rows.iter().filter(|r| r["mode"] == "context") {
+        let f = |key: &str| r[key].as_f64().unwrap();
+        assert!(f("reduction_original_vs_zip") >= 0.60, "{r}");
+        assert!(f("reduction_release_vs_zip") >= 0.55, "{r}");
+        let paper = rows
+            .iter()
+            .find(|p| p["mode"] == "paper" && p["algorithm"] == r["algorithm"] && p["k"] == r["k"])
+            .unwrap();
+        assert!(
+            f("total_bytes") < paper["total_bytes"].as_f64().unwrap(),
+            "{r}"
+        );
+    }
     let svg = std::fs::read_to_string(&chart).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("datafly k=5"));
 }

@@ -63,6 +63,9 @@ fn print_text(i: &Inspection) {
             opt(c.private_bytes)
         );
     }
+    if let Some(rows) = i.class_rows_bytes {
+        println!("{:<24} {:<12} {:>12}", "(rows' classes)", "all QIs", rows);
+    }
     let a = &m.algorithm;
     println!(
         "algorithm: {} seed {}{}{}",

@@ -17,8 +17,8 @@ use karc::archive::meta::{self, PrivatePart};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{self, Seal};
 use karc::archive::writer::{self, PackOptions};
-use karc::codec::{self, DiffMode, ReleasedSymbol};
-use karc::config::{Config, Role};
+use karc::codec::{self, DiffMode, ReleasedClasses, ReleasedSymbol};
+use karc::config::Config;
 
 fn main() {
     let root = PathBuf::from(
@@ -116,13 +116,13 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let archive = Archive::from_bytes(Path::new("plain"), plain.clone(), ClaimCheck::Enforce)?;
     write(&valid, "published_small.karc", &archive.published())?;
 
-    // A version 1.1 file with one extra section, skippable or not.
+    // A version 2.1 file with one extra section, skippable or not.
     let future = |flags: u16| {
         let s = sections_of(&plain);
         let mut raw: Vec<(u16, u16, &[u8])> =
             s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
-        raw.insert(raw.len() - 1, (99, flags, b"a section from version 1.1"));
-        format::assemble_raw(1, 1, &raw)
+        raw.insert(raw.len() - 1, (99, flags, b"a section from version 2.1"));
+        format::assemble_raw(format::VERSION_MAJOR, 1, &raw)
     };
     write(
         &valid,
@@ -135,9 +135,9 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     bad[1] = b'Z';
     write(&invalid, "magic_wrong.karc", &bad)?;
     let mut bad = plain.clone();
-    bad[8] = 2;
+    bad[8] = 3;
     format::reseal_table(&mut bad);
-    write(&invalid, "version_major2.karc", &bad)?;
+    write(&invalid, "version_major3.karc", &bad)?;
     let mut bad = plain.clone();
     bad[20] ^= 0xFF;
     write(&invalid, "table_crc_mismatch.karc", &bad)?;
@@ -162,23 +162,30 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[0].1.push(0);
     write(&invalid, "meta_trailing_bytes.karc", &reassemble(&s))?;
     let mut s = sections_of(&plain);
-    s.remove(2);
+    s.remove(3);
     write(&invalid, "columns_missing.karc", &reassemble(&s))?;
+    let mut s = sections_of(&plain);
+    s.remove(2);
+    write(&invalid, "classes_missing.karc", &reassemble(&s))?;
 
     // The first QI's first row moved into a class of its own, CRCs right.
-    let mut released = archive.released[0].clone();
-    released
+    let mut released = archive.released.clone();
+    released[0]
         .symbols
         .push(ReleasedSymbol::Value("tampered".to_owned()));
-    released.rows[0] = released.symbols.len() as u32 - 1;
-    let first_qi = archive.meta.qis[0] as usize;
-    let index = 2 + archive.meta.columns[..first_qi]
-        .iter()
-        .filter(|c| c.role != Role::Identifier)
-        .count();
+    released[0].rows[0] = released[0].symbols.len() as u32 - 1;
     let mut s = sections_of(&plain);
-    s[index].1 = codec::encode_released(&released);
+    s[2].1 = codec::encode_classes(&ReleasedClasses::from_columns(&released));
     write(&invalid, "claim_below_k.karc", &reassemble(&s))?;
+    // A class no row uses: the coding of a release must be unique.
+    let mut classes = ReleasedClasses::from_columns(&archive.released);
+    for column in &mut classes.table {
+        let first = column[0];
+        column.push(first);
+    }
+    let mut s = sections_of(&plain);
+    s[2].1 = codec::encode_classes(&classes);
+    write(&invalid, "classes_unused.karc", &reassemble(&s))?;
 
     let mut part: PrivatePart = meta::from_bytes(&archive.private_plaintext(None)?)?;
     part.sha256[0] ^= 0xFF;

@@ -1,0 +1,259 @@
+//! The released QI columns of a row group coded together, by equivalence
+//! class (`spec/CODING.md` §4.2, format 2.0).
+//!
+//! A k-anonymous release has few distinct QI tuples (its equivalence
+//! classes), each repeated at least k times. Coding each QI column alone
+//! pays for every column on every row, and a Huffman code at least one bit
+//! per row and column; coding each row's class once, plus the table of the
+//! classes' tuples, pays the entropy of the class distribution instead,
+//! which is at most the sum of the columns' and usually far below it.
+
+use rustc_hash::FxHashMap;
+
+use super::CodecError;
+use super::bytes::{ByteReader, put_coded, put_varint};
+use super::range::{self, Models, RangeDecoder, RangeEncoder};
+use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
+
+/// Row-classes coding: a Huffman-coded stream (fast to decode).
+const ROWS_HUFFMAN: u8 = 0;
+/// Row-classes coding: the adaptive binary range coder (a fraction of a bit
+/// per row below Huffman when a few classes hold most rows).
+const ROWS_RANGE: u8 = 1;
+
+/// Released QI columns as classes: per QI its distinct symbols, the table of
+/// the classes' tuples (symbol indices), and each row's class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleasedClasses {
+    /// `symbols[q]`: QI `q`'s distinct released symbols, in order of first
+    /// appearance in the class table.
+    pub symbols: Vec<Vec<ReleasedSymbol>>,
+    /// `table[q][c]`: class `c`'s symbol index for QI `q`.
+    pub table: Vec<Vec<u32>>,
+    /// Each row's class; classes are numbered in order of first appearance.
+    pub rows: Vec<u32>,
+}
+
+impl ReleasedClasses {
+    /// Groups the rows of `columns` (one per QI, equally long) by tuple.
+    pub fn from_columns(columns: &[ReleasedColumn]) -> ReleasedClasses {
+        let q = columns.len();
+        let n = columns.first().map_or(0, |c| c.rows.len());
+        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        let mut class_tuples: Vec<u32> = Vec::new();
+        let mut tuple = Vec::with_capacity(q);
+        let rows = (0..n)
+            .map(|r| {
+                tuple.clear();
+                tuple.extend(columns.iter().map(|c| c.rows[r]));
+                if let Some(&c) = index.get(&tuple) {
+                    return c;
+                }
+                let c = index.len() as u32;
+                class_tuples.extend_from_slice(&tuple);
+                index.insert(tuple.clone(), c);
+                c
+            })
+            .collect();
+        let classes = index.len();
+        // Renumber each QI's symbols in order of first use by the table, so
+        // that unused symbols (a column's symbols always all occur) and the
+        // symbol order depend on the table only.
+        let mut symbols = Vec::with_capacity(q);
+        let mut table = Vec::with_capacity(q);
+        for (j, col) in columns.iter().enumerate() {
+            let mut renumber = vec![u32::MAX; col.symbols.len()];
+            let mut syms = Vec::new();
+            let column: Vec<u32> = (0..classes)
+                .map(|c| {
+                    let s = class_tuples[c * q + j] as usize;
+                    if renumber[s] == u32::MAX {
+                        renumber[s] = syms.len() as u32;
+                        syms.push(col.symbols[s].clone());
+                    }
+                    renumber[s]
+                })
+                .collect();
+            symbols.push(syms);
+            table.push(column);
+        }
+        ReleasedClasses {
+            symbols,
+            table,
+            rows,
+        }
+    }
+
+    /// Number of classes.
+    pub fn classes(&self) -> usize {
+        self.table.first().map_or(0, Vec::len)
+    }
+
+    /// The QI columns again, one per QI (symbols as in `self.symbols`).
+    pub fn to_columns(&self) -> Vec<ReleasedColumn> {
+        self.symbols
+            .iter()
+            .zip(&self.table)
+            .map(|(symbols, table)| ReleasedColumn {
+                symbols: symbols.clone(),
+                rows: self.rows.iter().map(|&c| table[c as usize]).collect(),
+            })
+            .collect()
+    }
+}
+
+/// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
+/// table column as a coded stream; the rows' classes, Huffman- or
+/// range-coded, whichever is smaller (ties: Huffman).
+pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_varint(&mut out, classes.symbols.len() as u64);
+    for symbols in &classes.symbols {
+        put_varint(&mut out, symbols.len() as u64);
+        for s in symbols {
+            put_symbol(&mut out, s);
+        }
+    }
+    put_varint(&mut out, classes.classes() as u64);
+    for (symbols, column) in classes.symbols.iter().zip(&classes.table) {
+        put_coded(&mut out, symbols.len(), column);
+    }
+    let mut huffman = vec![ROWS_HUFFMAN];
+    put_coded(&mut huffman, classes.classes(), &classes.rows);
+    let ranged = range_coded_rows(classes);
+    out.extend_from_slice(if ranged.len() < huffman.len() {
+        &ranged
+    } else {
+        &huffman
+    });
+    out
+}
+
+/// Each row's class as a symbol of `0..classes` under one adaptive context
+/// (`spec/CODING.md` 6.4's symbol coding, context `(0, 0, 0)`).
+fn range_coded_rows(classes: &ReleasedClasses) -> Vec<u8> {
+    let size = classes.classes() as u32;
+    let mut enc = RangeEncoder::default();
+    let mut models = Models::default();
+    for &c in &classes.rows {
+        range::encode_symbol(&mut enc, &mut models, [0; 3], c, size);
+    }
+    let mut out = vec![ROWS_RANGE];
+    out.extend_from_slice(&enc.finish());
+    out
+}
+
+/// Where a classes blob's bytes go (for `karc inspect`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassesBytes {
+    /// Per QI: its symbols and its column of the class table.
+    pub columns: Vec<u64>,
+    /// The rows' classes (shared by every QI).
+    pub rows: u64,
+}
+
+/// Decodes a blob of [`encode_classes`] holding `qis` QIs over `rows` rows.
+/// Every symbol must be used by the table and every class by a row, so that
+/// one release has one coding (and no class hides from the claim check).
+pub fn decode_classes(
+    bytes: &[u8],
+    qis: usize,
+    rows: usize,
+) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
+    let mut r = ByteReader::new(bytes);
+    let q = r.varint("QI count")?;
+    if q != qis as u64 {
+        return Err(CodecError::CountMismatch {
+            what: "QIs in the classes blob",
+            expected: qis as u64,
+            found: q,
+        });
+    }
+    let mut column_bytes = Vec::with_capacity(qis);
+    let symbols = (0..qis)
+        .map(|_| {
+            let start = r.position();
+            let m = r.count("released symbol count", 1)?;
+            let symbols = (0..m).map(|_| read_symbol(&mut r)).collect();
+            column_bytes.push((r.position() - start) as u64);
+            symbols
+        })
+        .collect::<Result<Vec<Vec<ReleasedSymbol>>, CodecError>>()?;
+    let classes = r.count("class count", 0)?;
+    if (classes == 0) != (rows == 0) || classes > rows {
+        return Err(CodecError::Invalid {
+            what: "class count",
+            detail: format!("{classes} classes for {rows} rows"),
+        });
+    }
+    let mut table = Vec::with_capacity(qis);
+    for (s, bytes) in symbols.iter().zip(&mut column_bytes) {
+        let start = r.position();
+        let column = r.coded("class table", s.len(), classes)?;
+        *bytes += (r.position() - start) as u64;
+        require_all_used(&column, s.len(), "released symbol")?;
+        table.push(column);
+    }
+    let rows_start = r.position();
+    let row_classes = match r.byte("row classes coding")? {
+        ROWS_HUFFMAN => {
+            let rows = r.coded("row classes", classes, rows)?;
+            r.finish("QI classes")?;
+            rows
+        }
+        ROWS_RANGE => {
+            let mut dec = RangeDecoder::new(r.rest());
+            let mut models = Models::default();
+            let size = classes as u32;
+            let mut out = Vec::with_capacity(rows.min(bytes.len() * 8));
+            for _ in 0..rows {
+                if dec.overrun() {
+                    break;
+                }
+                out.push(range::decode_symbol(&mut dec, &mut models, [0; 3], size));
+            }
+            dec.finish("row classes")?;
+            out
+        }
+        id => {
+            return Err(CodecError::UnknownLayout {
+                what: "row classes coding",
+                id,
+                known: "0 Huffman, 1 range",
+            });
+        }
+    };
+    require_all_used(&row_classes, classes, "class")?;
+    if row_classes.len() != rows {
+        return Err(CodecError::CountMismatch {
+            what: "row classes",
+            expected: rows as u64,
+            found: row_classes.len() as u64,
+        });
+    }
+    Ok((
+        ReleasedClasses {
+            symbols,
+            table,
+            rows: row_classes,
+        },
+        ClassesBytes {
+            columns: column_bytes,
+            rows: (bytes.len() - rows_start) as u64,
+        },
+    ))
+}
+
+fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Result<(), CodecError> {
+    let mut used = vec![false; alphabet];
+    for &v in values {
+        used[v as usize] = true;
+    }
+    match used.iter().position(|&u| !u) {
+        Some(unused) => Err(CodecError::Invalid {
+            what,
+            detail: format!("entry {unused} of {alphabet} is never used"),
+        }),
+        None => Ok(()),
+    }
+}
