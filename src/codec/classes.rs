@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint};
-use super::range::{self, Models, RangeDecoder, RangeEncoder};
+use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
 use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
 
 /// Row-classes coding: a Huffman-coded stream (fast to decode).
@@ -134,9 +134,9 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
 fn range_coded_rows(classes: &ReleasedClasses) -> Vec<u8> {
     let size = classes.classes() as u32;
     let mut enc = RangeEncoder::default();
-    let mut models = Models::default();
+    let mut models = vec![BitModel::default(); 1 << range::width(size)];
     for &c in &classes.rows {
-        range::encode_symbol(&mut enc, &mut models, [0; 3], c, size);
+        range::encode_symbol(&mut enc, &mut models, c, size);
     }
     let mut out = vec![ROWS_RANGE];
     out.extend_from_slice(&enc.finish());
@@ -203,14 +203,14 @@ pub fn decode_classes(
         }
         ROWS_RANGE => {
             let mut dec = RangeDecoder::new(r.rest());
-            let mut models = Models::default();
             let size = classes as u32;
+            let mut models = vec![BitModel::default(); 1 << range::width(size)];
             let mut out = Vec::with_capacity(rows.min(bytes.len() * 8));
             for _ in 0..rows {
                 if dec.overrun() {
                     break;
                 }
-                out.push(range::decode_symbol(&mut dec, &mut models, [0; 3], size));
+                out.push(range::decode_symbol(&mut dec, &mut models, size));
             }
             dec.finish("row classes")?;
             out
