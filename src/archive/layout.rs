@@ -19,6 +19,7 @@
 //! canonical rendering misses is stored as it is.
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::table::Column;
 
@@ -256,6 +257,92 @@ fn scan_record(
     })
 }
 
+/// Below this many expected bytes, [`Layout::render_hashed`] hashes after
+/// rendering, on the calling thread.
+const PIPELINE_BYTES: usize = 1 << 20;
+/// The blocks [`Layout::render_hashed`] hands to its hashing thread.
+const BLOCK_BYTES: usize = 1 << 18;
+
+/// Where rendering stands in the layout's exception lists.
+#[derive(Default)]
+struct Cursor {
+    field: usize,
+    record: usize,
+    tail: usize,
+}
+
+/// What rendering records needs, prepared once: each column's values
+/// rendered canonically, and its codes.
+struct Renderer<'a, T: Texts> {
+    layout: &'a Layout,
+    texts: &'a T,
+    rendered: Vec<Rendered>,
+    codes: Vec<&'a [u32]>,
+    records: usize,
+}
+
+impl<'a, T: Texts> Renderer<'a, T> {
+    fn new(layout: &'a Layout, texts: &'a T) -> Self {
+        let alone = texts.columns() == 1;
+        let rendered = (0..texts.columns())
+            .map(|c| Rendered::build(texts.column(c), &layout.padding[c], layout.delimiter, alone))
+            .collect();
+        let codes = (0..texts.columns())
+            .map(|c| &texts.column(c).codes[..])
+            .collect();
+        Renderer {
+            layout,
+            texts,
+            rendered,
+            codes,
+            records: texts.rows() + usize::from(layout.header),
+        }
+    }
+
+    /// Appends record `r` (the records before it rendered with `at`).
+    #[inline]
+    fn record(&self, r: usize, at: &mut Cursor, out: &mut Vec<u8>) {
+        let l = self.layout;
+        let rec = r as u64;
+        if l.records.get(at.record).is_some_and(|e| e.record == rec) {
+            out.extend_from_slice(&l.records[at.record].raw);
+            at.record += 1;
+            return;
+        }
+        let is_header = l.header && r == 0;
+        let row = r.wrapping_sub(usize::from(l.header));
+        if !is_header && l.fields.get(at.field).is_none_or(|e| e.record != rec) {
+            // The common case: every field canonical.
+            for (c, (rendered, codes)) in self.rendered.iter().zip(&self.codes).enumerate() {
+                if c > 0 {
+                    out.push(l.delimiter);
+                }
+                out.extend_from_slice(rendered.get(codes[row]));
+            }
+        } else {
+            for c in 0..self.codes.len() {
+                if c > 0 {
+                    out.push(l.delimiter);
+                }
+                match l.fields.get(at.field) {
+                    Some(e) if e.record == rec && e.column == c as u32 => {
+                        out.extend_from_slice(&e.raw);
+                        at.field += 1;
+                    }
+                    _ if is_header => l.render_header_field(out, self.texts, c),
+                    _ => out.extend_from_slice(self.rendered[c].get(self.codes[c][row])),
+                }
+            }
+        }
+        if l.tails.get(at.tail).is_some_and(|e| e.record == rec) {
+            out.extend_from_slice(&l.tails[at.tail].raw);
+            at.tail += 1;
+        } else {
+            out.extend_from_slice(l.default_tail(r, self.records));
+        }
+    }
+}
+
 /// How many data records the padding is learnt from.
 const PADDING_SAMPLE: usize = 4096;
 
@@ -445,58 +532,60 @@ impl Layout {
 
     /// Writes the original file's bytes from the texts.
     pub fn render<T: Texts>(&self, texts: &T, out: &mut Vec<u8>) {
-        let alone = texts.columns() == 1;
-        let rendered: Vec<Rendered> = (0..texts.columns())
-            .map(|c| Rendered::build(texts.column(c), &self.padding[c], self.delimiter, alone))
-            .collect();
-        self.render_with(texts, &rendered, out);
+        let r = Renderer::new(self, texts);
+        out.extend_from_slice(&self.prefix);
+        let mut at = Cursor::default();
+        for record in 0..r.records {
+            r.record(record, &mut at, out);
+        }
     }
 
-    fn render_with<T: Texts>(&self, texts: &T, rendered: &[Rendered], out: &mut Vec<u8>) {
-        let columns = texts.columns();
-        let records = texts.rows() + usize::from(self.header);
-        let codes: Vec<&[u32]> = (0..columns).map(|c| &texts.column(c).codes[..]).collect();
-        out.extend_from_slice(&self.prefix);
-        let (mut fi, mut ri, mut ti) = (0, 0, 0);
-        for r in 0..records {
-            let rec = r as u64;
-            if self.records.get(ri).is_some_and(|e| e.record == rec) {
-                out.extend_from_slice(&self.records[ri].raw);
-                ri += 1;
-                continue;
+    /// Renders as [`Layout::render`] and returns the bytes with their
+    /// SHA-256. From `expected_len` bytes on (the length the caller
+    /// expects), the bytes are rendered in blocks and a second thread hashes
+    /// and gathers each block while the next one renders.
+    pub fn render_hashed<T: Texts>(&self, texts: &T, expected_len: usize) -> (Vec<u8>, [u8; 32]) {
+        let r = Renderer::new(self, texts);
+        let mut at = Cursor::default();
+        if expected_len < PIPELINE_BYTES {
+            let mut out = Vec::with_capacity(expected_len);
+            out.extend_from_slice(&self.prefix);
+            for record in 0..r.records {
+                r.record(record, &mut at, &mut out);
             }
-            let is_header = self.header && r == 0;
-            let row = r.wrapping_sub(usize::from(self.header));
-            if !is_header && self.fields.get(fi).is_none_or(|e| e.record != rec) {
-                // The common case: every field canonical.
-                for (c, (rendered, codes)) in rendered.iter().zip(&codes).enumerate() {
-                    if c > 0 {
-                        out.push(self.delimiter);
-                    }
-                    out.extend_from_slice(rendered.get(codes[row]));
-                }
-            } else {
-                for c in 0..columns {
-                    if c > 0 {
-                        out.push(self.delimiter);
-                    }
-                    match self.fields.get(fi) {
-                        Some(e) if e.record == rec && e.column == c as u32 => {
-                            out.extend_from_slice(&e.raw);
-                            fi += 1;
-                        }
-                        _ if is_header => self.render_header_field(out, texts, c),
-                        _ => out.extend_from_slice(rendered[c].get(codes[c][row])),
-                    }
-                }
-            }
-            if self.tails.get(ti).is_some_and(|e| e.record == rec) {
-                out.extend_from_slice(&self.tails[ti].raw);
-                ti += 1;
-            } else {
-                out.extend_from_slice(self.default_tail(r, records));
-            }
+            let digest = Sha256::digest(&out).into();
+            return (out, digest);
         }
+        std::thread::scope(|scope| {
+            let (blocks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+            let hasher = scope.spawn(move || {
+                let mut sha = Sha256::new();
+                let mut out = Vec::with_capacity(expected_len);
+                for block in received {
+                    sha.update(&block);
+                    out.extend_from_slice(&block);
+                }
+                (out, sha.finalize().into())
+            });
+            let mut block = Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4);
+            block.extend_from_slice(&self.prefix);
+            for record in 0..r.records {
+                r.record(record, &mut at, &mut block);
+                if block.len() >= BLOCK_BYTES {
+                    let full = std::mem::replace(
+                        &mut block,
+                        Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4),
+                    );
+                    if blocks.send(full).is_err() {
+                        break; // the hasher is gone: its join reports why
+                    }
+                }
+            }
+            // A send fails only when the hasher stopped, which join reports.
+            let _ = blocks.send(block);
+            drop(blocks);
+            hasher.join().expect("the hashing thread does not panic")
+        })
     }
 
     /// Checks the layout against the table shape it is used with: sorted

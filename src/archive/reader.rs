@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::ArchiveError;
 use super::format::{self, Container, SectionEntry, SectionKind};
@@ -522,9 +521,9 @@ impl Archive {
             columns,
             rows: self.rows(),
         };
-        let mut out = Vec::with_capacity(part.original_len.min(1 << 32) as usize);
-        part.layout.render(&texts, &mut out);
-        let digest: [u8; 32] = Sha256::digest(&out).into();
+        let (out, digest) = part
+            .layout
+            .render_hashed(&texts, part.original_len.min(1 << 32) as usize);
         if digest != part.sha256 || out.len() as u64 != part.original_len {
             return Err(ArchiveError::RestoreChecksum {
                 path: self.path.clone(),

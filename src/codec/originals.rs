@@ -450,6 +450,10 @@ pub fn decode_originals(
 struct ColumnBuilder {
     column: Column,
     codes_of_values: Vec<u32>,
+    /// The code of each released symbol's text once a row released
+    /// unchanged used it (`u32::MAX` before): interned once per symbol,
+    /// not once per row.
+    unchanged: Vec<u32>,
 }
 
 impl ColumnBuilder {
@@ -463,7 +467,19 @@ impl ColumnBuilder {
                 codes: Vec::new(),
             },
             codes_of_values,
+            unchanged: Vec::new(),
         }
+    }
+
+    /// A row released unchanged as symbol `g` with text `t`.
+    fn push_unchanged(&mut self, g: usize, t: &str) {
+        if g >= self.unchanged.len() {
+            self.unchanged.resize(g + 1, u32::MAX);
+        }
+        if self.unchanged[g] == u32::MAX {
+            self.unchanged[g] = self.column.dict.intern(t);
+        }
+        self.column.codes.push(self.unchanged[g]);
     }
 
     fn push_value(&mut self, v: u32) {
@@ -607,7 +623,7 @@ fn paper_decode(
                 let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
                     unreachable!("checked above")
                 };
-                b.push_text(t);
+                b.push_unchanged(g, t);
             }
             RULE_INTERVAL => {
                 let x = starts[g]
@@ -772,7 +788,7 @@ fn per_value_decode(
                 let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
                     unreachable!("checked above")
                 };
-                b.push_text(t);
+                b.push_unchanged(g as usize, t);
             }
             Some((cands, decoder)) => {
                 let i = decoder.next(&mut w).map_err(huff)?;
@@ -996,7 +1012,7 @@ fn context_decode(
                 let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
                     unreachable!("checked by symbol_alphabets")
                 };
-                b.push_text(t);
+                b.push_unchanged(g as usize, t);
             }
             Some(cands) => {
                 if cands.is_empty() {

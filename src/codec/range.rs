@@ -33,34 +33,58 @@ const RECIPROCALS: [u64; COUNT_LIMIT as usize] = {
 const RECIPROCAL_SHIFT: u32 = 34;
 
 /// An adaptive bit model: the counts of zeros and ones seen, and the
-/// Krichevsky-Trofimov estimate `(n0 + 1/2) / (n0 + n1 + 1)` of a zero.
-#[derive(Debug, Clone, Copy, Default)]
+/// Krichevsky-Trofimov estimate `(n0 + 1/2) / (n0 + n1 + 1)` of a zero,
+/// kept up to date on each update so that coding a bit does not wait for
+/// its computation.
+#[derive(Debug, Clone, Copy)]
 pub struct BitModel {
-    n0: u32,
-    n1: u32,
+    n0: u16,
+    n1: u16,
+    p0: u16,
+}
+
+impl Default for BitModel {
+    fn default() -> Self {
+        BitModel {
+            n0: 0,
+            n1: 0,
+            p0: Self::estimate(0, 0) as u16,
+        }
+    }
 }
 
 impl BitModel {
+    /// `p0` of the counts: `((2 n0 + 1) << 12) / (2 n + 2)`, by a multiply
+    /// (see `RECIPROCALS`), clamped to `1 ..= 2^PROB_BITS - 1`.
+    #[inline]
+    fn estimate(n0: u32, n1: u32) -> u32 {
+        let a = u64::from(2 * n0 + 1) << PROB_BITS;
+        let p = (a * RECIPROCALS[(n0 + n1) as usize]) >> RECIPROCAL_SHIFT;
+        (p as u32).clamp(1, (1 << PROB_BITS) - 1)
+    }
+
     /// The probability of a zero, in `1 ..= 2^PROB_BITS - 1`.
     #[inline]
     pub fn p0(&self) -> u32 {
-        // ((2 n0 + 1) << 12) / (2 n + 2) by a multiply: see `RECIPROCALS`.
-        let a = u64::from(2 * self.n0 + 1) << PROB_BITS;
-        let p = (a * RECIPROCALS[(self.n0 + self.n1) as usize]) >> RECIPROCAL_SHIFT;
-        (p as u32).clamp(1, (1 << PROB_BITS) - 1)
+        u32::from(self.p0)
     }
 
     #[inline]
     pub fn update(&mut self, bit: bool) {
+        let (mut n0, mut n1) = (u32::from(self.n0), u32::from(self.n1));
         if bit {
-            self.n1 += 1;
+            n1 += 1;
         } else {
-            self.n0 += 1;
+            n0 += 1;
         }
-        if self.n0 + self.n1 >= COUNT_LIMIT {
-            self.n0 = self.n0.div_ceil(2);
-            self.n1 = self.n1.div_ceil(2);
+        if n0 + n1 >= COUNT_LIMIT {
+            n0 = n0.div_ceil(2);
+            n1 = n1.div_ceil(2);
         }
+        // Counts stay below COUNT_LIMIT (1024): they fit in 16 bits.
+        self.n0 = n0 as u16;
+        self.n1 = n1 as u16;
+        self.p0 = Self::estimate(n0, n1) as u16;
     }
 }
 
@@ -328,7 +352,11 @@ mod tests {
     fn reciprocals_divide_exactly() {
         for n in 0..COUNT_LIMIT {
             for n0 in 0..=n {
-                let m = BitModel { n0, n1: n - n0 };
+                let m = BitModel {
+                    n0: n0 as u16,
+                    n1: (n - n0) as u16,
+                    p0: BitModel::estimate(n0, n - n0) as u16,
+                };
                 let exact = ((u64::from(2 * n0 + 1) << PROB_BITS) / u64::from(2 * n + 2)) as u32;
                 assert_eq!(
                     m.p0(),
