@@ -12,7 +12,9 @@
 //!    its own child process (this binary, `bench stage ...`) whose peak
 //!    resident set the parent reads with `wait4`; then the growth from the
 //!    second-largest to the largest table against n log n, and the peak
-//!    memory against 2 GiB.
+//!    memory against 2 GiB;
+//! 4. Huffman decoding, table-driven against bit by bit
+//!    (`karc_tools::huffman_bench`, also the `bench_huffman` runner).
 //!
 //! ```sh
 //! cargo run --release -p karc-tools --bin bench -- [--quick] [--write] [--runs N]
@@ -215,6 +217,11 @@ fn run(args: &Args) -> Result<(), BoxError> {
     archive(&mut report, &source)?;
     eprintln!("bench: archive done");
     report.push_str(&scaled);
+    // Issue 3's decode-speed benchmark (also `bench_huffman`).
+    let symbols = if args.quick { 50_000 } else { 2_000_000 };
+    writeln!(report, "## Huffman decoding\n")?;
+    report.push_str(&karc_tools::huffman_bench::report(symbols, runs)?);
+    writeln!(report)?;
 
     print!("{report}");
     if args.write {
@@ -271,13 +278,7 @@ struct Source<'a> {
 
 /// Section 1: every algorithm on the source table.
 fn anonymization(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
-    let Source {
-        base,
-        csv,
-        name,
-        k,
-        runs,
-    } = *src;
+    let (base, csv, k, runs) = (src.base, src.csv, src.k, src.runs);
     let options = base.csv_options()?;
     let read = median_ms(runs, || {
         Table::read(csv, &options).expect("the table loaded once already");
@@ -287,8 +288,9 @@ fn anonymization(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> 
     let model = PrivacyModel::from_config(&config, &data)?;
     writeln!(
         report,
-        "## Anonymization time per algorithm\n\n`{name}`, {} rows, {} quasi-identifiers, k = {k}; \
+        "## Anonymization time per algorithm\n\n`{}`, {} rows, {} quasi-identifiers, k = {k}; \
          `anonymize::run` (the algorithm, then the release re-verified); median of {runs} run(s).\n",
+        src.name,
         data.rows(),
         data.qis.len()
     )?;
@@ -326,25 +328,20 @@ fn anonymization(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> 
 
 /// Section 2: pack and restore against zip and unzip, every mode.
 fn archive(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
-    let Source {
-        base,
-        csv,
-        name,
-        k,
-        runs,
-    } = *src;
+    let (csv, k, runs) = (src.csv, src.k, src.runs);
     let algorithm = Algorithm::Datafly;
-    let p = Prepared::new(with_k(base.clone(), algorithm, k), csv)?;
+    let p = Prepared::new(with_k(src.base.clone(), algorithm, k), csv)?;
     let rows = archive_vs_zip(&p, csv, runs)?;
     writeln!(
         report,
-        "## Pack and restore against zip\n\n`{name}` anonymized once ({}, k = {k}); per difference \
+        "## Pack and restore against zip\n\n`{}` anonymized once ({}, k = {k}); per difference \
          mode, in the same run and on the same bytes: zip (the zip crate, deflate at its default \
          level) against `writer::pack` (encode both parts, seal the private part for an X25519 \
          recipient; the anonymization excluded), and unzip against restore (open with integrity and \
          privacy-claim checks, unseal, decode, render the CSV, check its SHA-256); both outputs \
          checked byte for byte; medians of {runs} run(s). Issue 3's targets: pack / zip <= 0.5, \
          restore / unzip <= 1.0.\n",
+        src.name,
         algorithm.name()
     )?;
     writeln!(

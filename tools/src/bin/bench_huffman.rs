@@ -1,39 +1,14 @@
-//! Decode speed of karc's table-driven canonical Huffman decoder
-//! (`karc::huffman::Decoder`) against the textbook bit-by-bit canonical
-//! decoder, both run in the same process on the same coded streams; prints a
-//! Markdown table with both speeds and their ratio (median of several runs,
-//! the two decoders interleaved) and checks that both return the symbols that
-//! were coded.
-//!
-//! The streams are realistic ones: the dictionary codes of every column of
-//! the raw 15-column Adult (`fixtures/adult-raw/adult.csv`, from `sex` with 2
-//! symbols to `fnlwgt` with ~20,000, whose longest codes exceed the decoder's
-//! one-lookup width), each tiled to the stream length, and a generated Zipf
-//! alphabet of 4096 symbols. Each stream is coded with its own
-//! `HuffmanCode::from_frequencies`, as the archive codes a column.
-//!
-//! The baseline is written here, independently of karc's own reference
-//! decoder (`huffman::decode_bitwise`, which goes through bitstream-io): the
-//! loop of DEFLATE's reference inflater `puff`, one bit at a time straight
-//! from the byte slice, comparing the code so far with each length's range
-//! of canonical codes. It is the fastest decoder that needs no table, so the
-//! ratio is what the table buys.
+//! Decode speed of the table-driven Huffman decoder against a bit-by-bit
+//! canonical decoder, in the same run (see `karc_tools::huffman_bench`);
+//! prints a Markdown table: MB/s and million symbols/s of both, and their
+//! ratio, medians of several runs.
 //!
 //! ```sh
 //! cargo run --release -p karc-tools --bin bench_huffman -- [--symbols N] [--runs R]
 //! ```
 
-use std::path::Path;
-use std::time::Instant;
-
-use bitstream_io::BitWrite;
 use clap::Parser;
-use karc::config::Config;
-use karc::dataset::Dataset;
-use karc::huffman::{self, DECODE_TABLE_BITS, HuffmanCode, MAX_CODE_LENGTH};
-use karc_tools::bench::median;
-use rand_chacha::ChaCha8Rng;
-use rand_core::{Rng, SeedableRng};
+use karc_tools::bench::BoxError;
 
 #[derive(Debug, Parser)]
 #[command(about = "Huffman decode speed: table-driven against bit-by-bit, in one run")]
@@ -46,198 +21,11 @@ struct Args {
     runs: usize,
 }
 
-/// One coded stream.
-struct Stream {
-    name: String,
-    symbols: Vec<u32>,
-    code: HuffmanCode,
-    bytes: Vec<u8>,
-}
-
-impl Stream {
-    fn new(name: String, symbols: Vec<u32>) -> Stream {
-        let alphabet = symbols.iter().max().map_or(0, |&m| m as usize + 1);
-        let mut freqs = vec![0u64; alphabet];
-        for &s in &symbols {
-            freqs[s as usize] += 1;
-        }
-        let code = HuffmanCode::from_frequencies(&freqs);
-        let mut w = huffman::writer();
-        code.write_symbols(&mut w, symbols.iter().copied())
-            .expect("writing to memory");
-        w.byte_align().expect("writing to memory");
-        Stream {
-            name,
-            symbols,
-            code,
-            bytes: w.into_writer(),
-        }
-    }
-}
-
-/// The bit-by-bit canonical decoder (the loop of zlib's `puff.c`): for each
-/// length in turn, take one more bit and check whether the code so far falls
-/// in that length's range of canonical codes.
-struct BitByBit {
-    /// Codes per length.
-    count: [u32; MAX_CODE_LENGTH as usize + 1],
-    /// Symbols in canonical order (by length, then symbol).
-    sorted: Vec<u32>,
-    single: Option<u32>,
-}
-
-impl BitByBit {
-    fn new(lengths: &[u8]) -> BitByBit {
-        let mut count = [0u32; MAX_CODE_LENGTH as usize + 1];
-        for &l in lengths.iter().filter(|&&l| l > 0) {
-            count[l as usize] += 1;
-        }
-        let mut sorted: Vec<u32> = (0..lengths.len() as u32)
-            .filter(|&s| lengths[s as usize] > 0)
-            .collect();
-        sorted.sort_by_key(|&s| (lengths[s as usize], s));
-        // A single-symbol code costs no bits (spec/CODING.md).
-        let single = (sorted.len() == 1).then(|| sorted[0]);
-        BitByBit {
-            count,
-            sorted,
-            single,
-        }
-    }
-
-    /// Decodes `n` symbols from the start of `bytes` into `out`; `None` on a
-    /// truncated or invalid stream.
-    fn decode(&self, bytes: &[u8], n: usize, out: &mut Vec<u32>) -> Option<()> {
-        if let Some(s) = self.single {
-            out.extend(std::iter::repeat_n(s, n));
-            return Some(());
-        }
-        let mut pos = 0usize;
-        for _ in 0..n {
-            let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
-            let mut symbol = None;
-            for &count in &self.count[1..] {
-                let bit = (bytes.get(pos >> 3)? >> (7 - (pos & 7))) & 1;
-                pos += 1;
-                code |= u32::from(bit);
-                if code.wrapping_sub(first) < count {
-                    symbol = Some(self.sorted[(index + code - first) as usize]);
-                    break;
-                }
-                index += count;
-                first = (first + count) << 1;
-                code <<= 1;
-            }
-            out.push(symbol?);
-        }
-        Some(())
-    }
-}
-
-/// The symbol streams: every column of the raw Adult, tiled, and a Zipf
-/// alphabet.
-fn streams(n: usize) -> Result<Vec<Stream>, Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let raw = root.join("fixtures/adult-raw");
-    let config = Config::load(&raw.join("adult-archive.toml"))?;
-    let data = Dataset::load(&config, &raw.join("adult.csv"))?;
-    let mut out = Vec::new();
-    for column in &data.table.columns {
-        let symbols: Vec<u32> = column.codes.iter().copied().cycle().take(n).collect();
-        out.push(Stream::new(format!("adult `{}`", column.name), symbols));
-    }
-    // Zipf(1.1) over 4096 symbols by inverse transform on the cumulative
-    // weights, from a seeded stream: the long tail of a high-cardinality
-    // column, with codes well past the one-lookup width.
-    let alphabet = 4096;
-    let mut cumulative = Vec::with_capacity(alphabet);
-    let mut total = 0.0;
-    for r in 1..=alphabet {
-        total += (r as f64).powf(-1.1);
-        cumulative.push(total);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let symbols = (0..n)
-        .map(|_| {
-            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-            cumulative.partition_point(|&c| c < u).min(alphabet - 1) as u32
-        })
-        .collect();
-    out.push(Stream::new(
-        format!("Zipf(1.1), {alphabet} symbols"),
-        symbols,
-    ));
-    Ok(out)
-}
-
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), BoxError> {
     let args = Args::parse();
-    assert!(args.runs > 0, "--runs must be at least 1");
-    let streams = streams(args.symbols)?;
-    println!(
-        "Huffman decoding, table-driven ({DECODE_TABLE_BITS}-bit first lookup) against bit by bit; \
-         {} symbols per stream, median of {} runs\n",
-        args.symbols, args.runs
-    );
-    println!(
-        "| stream | alphabet | max code bits | bits/symbol | table-driven MB/s | table-driven Msym/s | bit-by-bit MB/s | bit-by-bit Msym/s | ratio |"
-    );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let (mut total_table, mut total_bitwise, mut total_bytes, mut total_symbols) =
-        (0.0, 0.0, 0usize, 0usize);
-    for s in &streams {
-        let n = s.symbols.len();
-        let decoder = s.code.decoder();
-        let baseline = BitByBit::new(s.code.lengths());
-        let (mut table, mut bitwise) = (Vec::new(), Vec::new());
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..args.runs {
-            out.clear();
-            let start = Instant::now();
-            decoder.decode(&s.bytes, 0, n, &mut out)?;
-            table.push(start.elapsed().as_secs_f64());
-            assert!(out == s.symbols, "{}: table-driven decoder differs", s.name);
-            out.clear();
-            let start = Instant::now();
-            baseline
-                .decode(&s.bytes, n, &mut out)
-                .ok_or_else(|| format!("{}: bit-by-bit decoder: truncated stream", s.name))?;
-            bitwise.push(start.elapsed().as_secs_f64());
-            assert!(out == s.symbols, "{}: bit-by-bit decoder differs", s.name);
-        }
-        let (table, bitwise) = (median(table), median(bitwise));
-        let mb = s.bytes.len() as f64 / 1e6;
-        let msym = n as f64 / 1e6;
-        let max_len = s.code.lengths().iter().copied().max().unwrap_or(0);
-        println!(
-            "| {} | {} | {max_len} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |",
-            s.name,
-            s.code.lengths().iter().filter(|&&l| l > 0).count(),
-            s.bytes.len() as f64 * 8.0 / n as f64,
-            mb / table,
-            msym / table,
-            mb / bitwise,
-            msym / bitwise,
-            bitwise / table
-        );
-        total_table += table;
-        total_bitwise += bitwise;
-        total_bytes += s.bytes.len();
-        total_symbols += n;
-    }
-    let (mb, msym) = (total_bytes as f64 / 1e6, total_symbols as f64 / 1e6);
-    println!(
-        "| all streams | | | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |",
-        total_bytes as f64 * 8.0 / total_symbols as f64,
-        mb / total_table,
-        msym / total_table,
-        mb / total_bitwise,
-        msym / total_bitwise,
-        total_bitwise / total_table
-    );
-    println!(
-        "\nratio = bit-by-bit time / table-driven time; MB/s counts coded bytes; \
-         both decoders' output checked against the coded symbols on every run."
+    print!(
+        "{}",
+        karc_tools::huffman_bench::report(args.symbols, args.runs)?
     );
     Ok(())
 }
