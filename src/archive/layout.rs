@@ -452,9 +452,39 @@ impl Layout {
             .collect();
         let codes: Vec<&[u32]> = (0..columns).map(|c| &texts.column(c).codes[..]).collect();
         let mut scratch = Vec::new();
+        let mut line = Vec::new();
         let mut at = 0;
         let mut r = 0usize;
-        while let Some(rec) = scan_record(bytes, at, delimiter, &mut fields) {
+        loop {
+            // The common case first: a data record whose bytes are its
+            // canonical rendering and the terminator, with no blank line
+            // after it, has no exception, and `render` writes exactly those
+            // bytes there: no need to tokenize it.
+            if r > 0 && r >= usize::from(header) && r < records && columns > 0 {
+                let row = r - usize::from(header);
+                line.clear();
+                for (c, (rendered, codes)) in rendered.iter().zip(&codes).enumerate() {
+                    if c > 0 {
+                        line.push(delimiter);
+                    }
+                    line.extend_from_slice(rendered.get(codes[row]));
+                }
+                line.extend_from_slice(&layout.terminator);
+                let end = at + line.len();
+                if bytes.get(at..end) == Some(&line[..])
+                    && !matches!(bytes.get(end), Some(b'\n' | b'\r'))
+                {
+                    if end == bytes.len() {
+                        layout.final_terminator = true;
+                    }
+                    at = end;
+                    r += 1;
+                    continue;
+                }
+            }
+            let Some(rec) = scan_record(bytes, at, delimiter, &mut fields) else {
+                break;
+            };
             at = rec.next;
             if r >= records {
                 r += 1;

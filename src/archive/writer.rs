@@ -146,22 +146,27 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         .map(|(_, c)| codec::encode_plain(c))
         .collect();
 
-    // Private part.
-    let layout = Layout::capture(
-        original,
-        table,
-        table.delimiter,
-        table.header,
-        a.config.input.trim,
-    )
-    .map_err(|e| ArchiveError::Layout {
+    // Private part; the original's SHA-256 on a second thread meanwhile.
+    let qi_originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(data);
+    let (layout, originals, sha256) = std::thread::scope(|scope| {
+        let digest = scope.spawn(|| -> [u8; 32] { Sha256::digest(original).into() });
+        let layout = Layout::capture(
+            original,
+            table,
+            table.delimiter,
+            table.header,
+            a.config.input.trim,
+        );
+        let originals = codec::encode_originals(options.mode, &qi_originals, &released);
+        let sha256 = digest.join().expect("hashing does not panic");
+        (layout, originals, sha256)
+    });
+    let layout = layout.map_err(|e| ArchiveError::Layout {
         path: table.source.clone(),
         detail: e.to_string(),
     })?;
-    let qi_originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(data);
-    let originals = codec::encode_originals(options.mode, &qi_originals, &released);
     let private = PrivatePart {
-        sha256: Sha256::digest(original).into(),
+        sha256,
         original_len: original.len() as u64,
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),

@@ -382,8 +382,12 @@ pub fn encode_originals(
             for _ in 0..threads {
                 scope.spawn(|| {
                     loop {
-                        let q = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(slot) = slots.get(q) else { break };
+                        // Later QIs first: they weigh more parent candidates.
+                        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(q) = slots.len().checked_sub(taken + 1) else {
+                            break;
+                        };
+                        let slot = &slots[q];
                         let mut section = slot.lock().expect("one worker per section");
                         encode(q, &mut section);
                     }

@@ -192,14 +192,15 @@ fn sort_keys(keys: &mut Vec<u64>, bound: u64) {
     }
 }
 
-/// How many of the best single parents are paired.
+/// The best single parent is paired with each of the next `PAIRED - 1`.
 const PAIRED: usize = 4;
 
 /// The parents for a QI with `symbols` released symbols and `earlier`
 /// earlier QIs (`parent(p)`: QI `p`'s rows as value indices, and their
-/// radix): no parent, each earlier QI alone, and pairs among the
-/// [`PAIRED`] best single parents; the smallest estimate wins (ties: fewer
-/// parents, then earlier QIs).
+/// radix): no parent, each earlier QI alone, and the best single parent
+/// paired with each of the next `PAIRED - 1` (on Adult the best pair always
+/// holds the best single); the smallest estimate wins (ties: fewer parents,
+/// then earlier QIs).
 pub(super) fn choose<'a>(
     coded: &CodedRows,
     symbols: usize,
@@ -224,9 +225,8 @@ pub(super) fn choose<'a>(
         .collect();
     singles.sort_unstable();
     candidates.extend(singles.iter().map(|&(c, p)| (c, 1, vec![p])));
-    let top: Vec<u32> = singles.iter().take(PAIRED).map(|&(_, p)| p).collect();
-    for (i, &a) in top.iter().enumerate() {
-        for &b in &top[i + 1..] {
+    if let Some(&(_, a)) = singles.first() {
+        for &(_, b) in singles.iter().skip(1).take(PAIRED - 1) {
             let pair = [a.min(b), a.max(b)];
             if let Some(c) = measure(&pair) {
                 candidates.push((c, 2, pair.to_vec()));
