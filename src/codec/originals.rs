@@ -425,8 +425,10 @@ pub fn decode_originals(
             found: q,
         });
     }
-    let mut out = Vec::with_capacity(qis.len());
-    for (qi, rel) in qis.iter().zip(released) {
+    // First the frame: each section's value table and (context mode) its
+    // parents; then the sections' rows, each once its parents are decoded.
+    let mut sections = Vec::with_capacity(qis.len());
+    for (q, (qi, rel)) in qis.iter().zip(released).enumerate() {
         let len = r.varint("QI section length")?;
         let mut s = ByteReader::new(r.take(len, "QI section")?);
         if let Some(&bad) = rel.rows.iter().find(|&&g| g as usize >= rel.symbols.len()) {
@@ -437,16 +439,109 @@ pub fn decode_originals(
             });
         }
         let (texts, leaves) = ValueTable::read(&mut s, qi)?;
+        let parents = match mode {
+            DiffMode::Context => context_parents(&mut s, q)?,
+            _ => Vec::new(),
+        };
+        sections.push(Section {
+            reader: s,
+            texts,
+            leaves,
+            parents,
+        });
+    }
+    r.finish("original QI columns")?;
+
+    let decode = |q: usize, section: Section<'_>, parents: &[&Column]| {
+        let (qi, rel) = (&qis[q], &released[q]);
+        let Section {
+            reader: mut s,
+            texts,
+            leaves,
+            ..
+        } = section;
         let column = match mode {
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s)?,
-            DiffMode::Context => context_decode(qi, rel, texts, leaves, &out, &mut s)?,
+            DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
         };
         s.finish("QI section")?;
-        out.push(column);
+        Ok(column)
+    };
+    let cells = qis.len() * released.first().map_or(0, |r| r.rows.len());
+    let threads = if cells >= PARALLEL_CELLS {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(qis.len())
+    } else {
+        1
+    };
+    // A section is ready when its parents (always earlier QIs) are decoded;
+    // workers take the first ready one and wait while none is. The lowest
+    // section not taken has its parents taken already, so some worker
+    // always makes progress.
+    let results: Vec<std::sync::OnceLock<Result<Column, CodecError>>> =
+        (0..qis.len()).map(|_| std::sync::OnceLock::new()).collect();
+    let parents_of: Vec<Vec<usize>> = sections.iter().map(|s| s.parents.clone()).collect();
+    let pending: std::sync::Mutex<Vec<Option<Section<'_>>>> =
+        std::sync::Mutex::new(sections.into_iter().map(Some).collect());
+    let changed = std::sync::Condvar::new();
+    let work = || {
+        let mut board = pending.lock().expect("no worker panics");
+        loop {
+            if board.iter().all(Option::is_none) {
+                return;
+            }
+            let ready = (0..board.len()).find(|&q| {
+                board[q].is_some() && parents_of[q].iter().all(|&p| results[p].get().is_some())
+            });
+            let Some(q) = ready else {
+                board = changed.wait(board).expect("no worker panics");
+                continue;
+            };
+            let section = board[q].take().expect("checked above");
+            drop(board);
+            let parents: Option<Vec<&Column>> = parents_of[q]
+                .iter()
+                .map(|&p| results[p].get().and_then(|r| r.as_ref().ok()))
+                .collect();
+            // A parent that failed fails its children too; the parent's
+            // error comes first in QI order and is the one reported.
+            let result = match parents {
+                Some(parents) => decode(q, section, &parents),
+                None => Err(CodecError::Invalid {
+                    what: "context parent",
+                    detail: format!("QI {q}: a parent section failed to decode"),
+                }),
+            };
+            let _ = results[q].set(result);
+            board = pending.lock().expect("no worker panics");
+            changed.notify_all();
+        }
+    };
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(work);
+            }
+            work();
+        });
     }
-    r.finish("original QI columns")?;
-    Ok(out)
+    results
+        .into_iter()
+        .map(|r| r.into_inner().expect("every section decoded"))
+        .collect()
+}
+
+/// One QI's section, its value table read.
+struct Section<'a> {
+    reader: ByteReader<'a>,
+    texts: Vec<String>,
+    leaves: bool,
+    /// Context mode: the parent QIs (earlier ones).
+    parents: Vec<usize>,
 }
 
 /// Builds the decoded column: each row's text, by value-table index or as
@@ -975,14 +1070,8 @@ fn context_encode(
     out.extend_from_slice(&context_stream(&coded, &keys));
 }
 
-fn context_decode(
-    qi: &QiSchema<'_>,
-    rel: &ReleasedColumn,
-    texts: Vec<String>,
-    leaves: bool,
-    earlier: &[Column],
-    s: &mut ByteReader<'_>,
-) -> Result<Column, CodecError> {
+/// The parents a context section of QI `q` names.
+fn context_parents(s: &mut ByteReader<'_>, q: usize) -> Result<Vec<usize>, CodecError> {
     let p = s.byte("context parent count")?;
     if p > 2 {
         return Err(CodecError::IndexOutOfRange {
@@ -991,14 +1080,26 @@ fn context_decode(
             len: 3,
         });
     }
+    (0..p)
+        .map(|_| s.index("context parent", q).map(|i| i as usize))
+        .collect()
+}
+
+fn context_decode(
+    qi: &QiSchema<'_>,
+    rel: &ReleasedColumn,
+    texts: Vec<String>,
+    leaves: bool,
+    parents: &[&Column],
+    s: &mut ByteReader<'_>,
+) -> Result<Column, CodecError> {
     // A decoded column's codes are below its dictionary's size: that is
     // the radix (the encoder's is |V|; any injective numbering of the
     // contexts names the same models).
-    let mut parents: Vec<(&[u32], u64)> = Vec::with_capacity(p as usize);
-    for _ in 0..p {
-        let i = s.index("context parent", earlier.len())? as usize;
-        parents.push((&earlier[i].codes, earlier[i].dict.len() as u64));
-    }
+    let parents: Vec<(&[u32], u64)> = parents
+        .iter()
+        .map(|c| (&c.codes[..], c.dict.len() as u64))
+        .collect();
     let keys = ContextKeys::new(rel.symbols.len(), parents);
     let rules = s.take(rel.symbols.len() as u64, "context rules")?;
     let alphabets = symbol_alphabets(&rel.symbols, rules, qi.hierarchy, leaves, &texts)?;
