@@ -164,60 +164,99 @@ fn cell_cost(
 pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metrics {
     let n = data.rows();
     let q = data.qis.len();
-    let cells = (n * q) as f64;
-    let (mut level_sum, mut ncp, mut ncp_k, mut glm) = (0.0, 0.0, 0.0, 0.0);
-    let mut precision_defined = true;
-    for (qi, column) in data.qis.iter().zip(&release.cells) {
-        let domain = if qi.value_type.is_numeric() {
-            qi.domain()
-        } else {
-            None
-        };
-        let mut leaf_numbers: Vec<f64> = match &qi.hierarchy {
-            Some(h) if qi.value_type.is_numeric() => (0..h.leaf_count() as u32)
-                .filter_map(|leaf| h.label(0, leaf).parse::<f64>().ok())
-                .collect(),
-            _ => Vec::new(),
-        };
-        leaf_numbers.sort_by(f64::total_cmp);
-        let mut counts: FxHashMap<Cell, u64> = FxHashMap::default();
+    let mut tally = Tally::new(q);
+    for (counts, column) in tally.cells.iter_mut().zip(&release.cells) {
         for cell in column {
             *counts.entry(*cell).or_default() += 1;
         }
-        for (cell, count) in counts {
-            let c = cell_cost(qi, &cell, domain, &leaf_numbers);
-            let w = count as f64;
-            match c.level {
-                Some(l) => level_sum += l * w,
-                None => precision_defined = false,
-            }
-            ncp += c.ncp * w;
-            ncp_k += c.ncp_kaylode * w;
-            glm += c.glm * w;
-        }
     }
     let suppressed = release.suppressed_mask();
-    let suppressed_rows = suppressed.iter().filter(|&&s| s).count();
+    tally.rows = n as u64;
+    tally.suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
     let columns: Vec<Vec<u32>> = (0..q).map(|i| release.qi_column(data, i).codes).collect();
     let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
     let p = Partition::new(&refs, n, Some(&suppressed));
-    let dm = p
-        .sizes
-        .iter()
-        .map(|&s| (s as f64) * (s as f64))
-        .sum::<f64>()
-        + (n as f64) * suppressed_rows as f64;
-    let cavg = if p.classes() == 0 {
-        0.0
-    } else {
-        ((n - suppressed_rows) as f64 / p.classes() as f64) / model.max_k() as f64
-    };
-    Metrics {
-        precision: precision_defined.then(|| 1.0 - level_sum / cells),
-        ncp: ncp / cells,
-        ncp_kaylode: ncp_k / cells,
-        glm: glm / cells,
-        dm,
-        cavg,
+    let qis: Vec<&QuasiIdentifier> = data.qis.iter().collect();
+    tally.metrics(&qis, p.sizes.iter().map(|&s| u64::from(s)), model.max_k())
+}
+
+/// What the metrics need of a release, gathered in one pass over a table or
+/// a stream: how many rows carry each distinct cell of each QI, and how many
+/// rows there are and are suppressed. Memory grows with the distinct cells,
+/// not with the rows.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Per QI (claim order): rows per distinct cell.
+    pub cells: Vec<FxHashMap<Cell, u64>>,
+    pub rows: u64,
+    pub suppressed: u64,
+}
+
+impl Tally {
+    pub fn new(qis: usize) -> Tally {
+        Tally {
+            cells: vec![FxHashMap::default(); qis],
+            rows: 0,
+            suppressed: 0,
+        }
+    }
+
+    /// The metrics, with `class_sizes` the sizes of the classes of the rows
+    /// that are not suppressed and `max_k` the largest k of the claim. Each
+    /// numeric QI's domain is the range of its values (`qi.numbers`).
+    pub fn metrics(
+        &self,
+        qis: &[&QuasiIdentifier],
+        class_sizes: impl Iterator<Item = u64>,
+        max_k: usize,
+    ) -> Metrics {
+        let cells = (self.rows as usize * qis.len()) as f64;
+        let (mut level_sum, mut ncp, mut ncp_k, mut glm) = (0.0, 0.0, 0.0, 0.0);
+        let mut precision_defined = true;
+        for (qi, counts) in qis.iter().zip(&self.cells) {
+            let domain = if qi.value_type.is_numeric() {
+                qi.domain()
+            } else {
+                None
+            };
+            let mut leaf_numbers: Vec<f64> = match &qi.hierarchy {
+                Some(h) if qi.value_type.is_numeric() => (0..h.leaf_count() as u32)
+                    .filter_map(|leaf| h.label(0, leaf).parse::<f64>().ok())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            leaf_numbers.sort_by(f64::total_cmp);
+            for (cell, &count) in counts {
+                let c = cell_cost(qi, cell, domain, &leaf_numbers);
+                let w = count as f64;
+                match c.level {
+                    Some(l) => level_sum += l * w,
+                    None => precision_defined = false,
+                }
+                ncp += c.ncp * w;
+                ncp_k += c.ncp_kaylode * w;
+                glm += c.glm * w;
+            }
+        }
+        let (mut dm, mut classes) = (0.0, 0u64);
+        for s in class_sizes {
+            dm += (s as f64) * (s as f64);
+            classes += 1;
+        }
+        dm += self.rows as f64 * self.suppressed as f64;
+        let cavg = if classes == 0 {
+            0.0
+        } else {
+            ((self.rows - self.suppressed) as f64 / classes as f64) / max_k as f64
+        };
+        let per_cell = |x: f64| if cells > 0.0 { x / cells } else { 0.0 };
+        Metrics {
+            precision: precision_defined.then(|| 1.0 - per_cell(level_sum)),
+            ncp: per_cell(ncp),
+            ncp_kaylode: per_cell(ncp_k),
+            glm: per_cell(glm),
+            dm,
+            cavg,
+        }
     }
 }

@@ -33,15 +33,19 @@ pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 /// of the previous major could misread a file; the minor when sections are
 /// added that an older reader of the same major may skip.
 pub const VERSION_MAJOR: u16 = 2;
-pub const VERSION_MINOR: u16 = 0;
+pub const VERSION_MINOR: u16 = 1;
 
 /// The majors this code reads: its own, and 1.0 (files in the wild, whose
 /// QI columns are coded one by one).
 pub const READ_MAJORS: [u16; 2] = [1, 2];
 
 /// The newest minor this code knows of each major it reads.
-const fn known_minor(_major: u16) -> u16 {
-    0
+const fn known_minor(major: u16) -> u16 {
+    if major == VERSION_MAJOR {
+        VERSION_MINOR
+    } else {
+        0
+    }
 }
 
 /// Size of the fixed header.
@@ -64,6 +68,8 @@ pub enum SectionKind {
     Column,
     /// Format 2: every released QI column, coded by equivalence class.
     QiClasses,
+    /// Format 2.1: the rows of each row group (a streamed file).
+    RowGroups,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -77,6 +83,7 @@ impl SectionKind {
             SectionKind::Hierarchies => 2,
             SectionKind::Column => 3,
             SectionKind::QiClasses => 4,
+            SectionKind::RowGroups => 5,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -88,6 +95,7 @@ impl SectionKind {
             2 => SectionKind::Hierarchies,
             3 => SectionKind::Column,
             4 => SectionKind::QiClasses,
+            5 => SectionKind::RowGroups,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -100,6 +108,7 @@ impl SectionKind {
             SectionKind::Hierarchies => "hierarchies",
             SectionKind::Column => "column",
             SectionKind::QiClasses => "QI classes",
+            SectionKind::RowGroups => "row groups",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }
@@ -107,7 +116,7 @@ impl SectionKind {
 
     /// Whether files of `major` may hold this section type.
     pub fn known_in(self, major: u16) -> bool {
-        major >= 2 || self != SectionKind::QiClasses
+        major >= 2 || !matches!(self, SectionKind::QiClasses | SectionKind::RowGroups)
     }
 
     pub fn is_private(self) -> bool {
@@ -158,12 +167,29 @@ pub fn assemble(sections: &[(SectionKind, &[u8])]) -> Vec<u8> {
     assemble_raw(VERSION_MAJOR, VERSION_MINOR, &raw)
 }
 
-/// Writes a container with any version and any (type, flags, bytes)
-/// sections: what a future writer could write (test vectors).
-pub fn assemble_raw(major: u16, minor: u16, sections: &[(u16, u16, &[u8])]) -> Vec<u8> {
+/// One section of a container written piece by piece: its kind, CRC-32
+/// and length (its bytes follow the table, in order, written by the caller).
+#[derive(Debug, Clone, Copy)]
+pub struct SectionSummary {
+    pub kind: SectionKind,
+    pub crc: u32,
+    pub length: u64,
+}
+
+/// The header and section table of a container of this version whose
+/// sections, written after them in this order, are `sections`.
+pub fn header_and_table(sections: &[SectionSummary]) -> Vec<u8> {
+    let raw: Vec<(u16, u16, u32, u64)> = sections
+        .iter()
+        .map(|s| (s.kind.code(), 0, s.crc, s.length))
+        .collect();
+    header_and_table_raw(VERSION_MAJOR, VERSION_MINOR, &raw)
+}
+
+/// Header and table for any version and (type, flags, CRC, length) entries.
+fn header_and_table_raw(major: u16, minor: u16, sections: &[(u16, u16, u32, u64)]) -> Vec<u8> {
     let table_end = HEADER_LEN + ENTRY_LEN * sections.len();
-    let total = table_end + sections.iter().map(|(_, _, b)| b.len()).sum::<usize>();
-    let mut out = Vec::with_capacity(total);
+    let mut out = Vec::with_capacity(table_end);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&major.to_le_bytes());
     out.extend_from_slice(&minor.to_le_bytes());
@@ -171,16 +197,27 @@ pub fn assemble_raw(major: u16, minor: u16, sections: &[(u16, u16, &[u8])]) -> V
     out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
     out.extend_from_slice(&[0; 4]); // table CRC, filled in below
     let mut offset = table_end as u64;
-    for (code, flags, bytes) in sections {
+    for &(code, flags, crc, length) in sections {
         out.extend_from_slice(&code.to_le_bytes());
         out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&crc32(bytes).to_le_bytes());
+        out.extend_from_slice(&crc.to_le_bytes());
         out.extend_from_slice(&offset.to_le_bytes());
-        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        offset += bytes.len() as u64;
+        out.extend_from_slice(&length.to_le_bytes());
+        offset += length;
     }
-    let crc = table_crc(&out[..table_end]);
+    let crc = table_crc(&out);
     out[20..24].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Writes a container with any version and any (type, flags, bytes)
+/// sections: what a future writer could write (test vectors).
+pub fn assemble_raw(major: u16, minor: u16, sections: &[(u16, u16, &[u8])]) -> Vec<u8> {
+    let entries: Vec<(u16, u16, u32, u64)> = sections
+        .iter()
+        .map(|&(code, flags, bytes)| (code, flags, crc32(bytes), bytes.len() as u64))
+        .collect();
+    let mut out = header_and_table_raw(major, minor, &entries);
     for (_, _, bytes) in sections {
         out.extend_from_slice(bytes);
     }
@@ -422,7 +459,7 @@ mod tests {
         ]);
         let p = Path::new("x.karc");
         let container = parse(p, &file).unwrap();
-        assert_eq!((container.major, container.minor), (2, 0));
+        assert_eq!((container.major, container.minor), (2, 1));
         assert_eq!(container.entries.len(), 3);
         let bodies: Vec<&[u8]> = container
             .entries

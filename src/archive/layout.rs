@@ -343,6 +343,25 @@ impl<'a, T: Texts> Renderer<'a, T> {
     }
 }
 
+/// The end of the first `records` whole records of `bytes` (with the blank
+/// lines after the last), as CSV parsers split them, and how many there
+/// are. With `complete == false` (more bytes may follow), a record reaching
+/// the end of `bytes` is not counted: its terminator may be still to come.
+pub fn records_end(bytes: &[u8], records: usize, delimiter: u8, complete: bool) -> (usize, usize) {
+    let mut fields = Vec::new();
+    let (mut at, mut n) = (0, 0);
+    while n < records {
+        match scan_record(bytes, at, delimiter, &mut fields) {
+            Some(rec) if complete || rec.next < bytes.len() => {
+                at = rec.next;
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    (at, n)
+}
+
 /// How many data records the padding is learnt from.
 const PADDING_SAMPLE: usize = 4096;
 
@@ -357,14 +376,25 @@ impl Layout {
         header: bool,
         trim: bool,
     ) -> Result<Layout, CaptureError> {
-        let columns = texts.columns();
-        let records = texts.rows() + usize::from(header);
-        let mut fields: Vec<(usize, usize)> = Vec::with_capacity(columns);
+        let padding = if trim {
+            Layout::learn_padding(bytes, texts.columns(), delimiter, header)
+        } else {
+            vec![Padding::default(); texts.columns()]
+        };
+        Layout::capture_with_padding(bytes, texts, delimiter, header, padding)
+    }
 
-        // Each column's most frequent padding, learnt from the first data
-        // records (files read with `trim`; none otherwise).
+    /// Each column's most frequent padding (spaces and tabs around unquoted
+    /// fields), learnt from the first data records of `bytes`.
+    pub fn learn_padding(
+        bytes: &[u8],
+        columns: usize,
+        delimiter: u8,
+        header: bool,
+    ) -> Vec<Padding> {
+        let mut fields: Vec<(usize, usize)> = Vec::with_capacity(columns);
         let mut padding = vec![Padding::default(); columns];
-        if trim {
+        {
             type Count<'b> = ((&'b [u8], &'b [u8]), usize);
             let mut counts: Vec<Vec<Count<'_>>> = vec![Vec::new(); columns];
             let mut at = 0;
@@ -405,7 +435,21 @@ impl Layout {
                 }
             }
         }
+        padding
+    }
 
+    /// As [`Layout::capture`], with the columns' padding given: a row
+    /// group of a streamed file uses the padding learnt from the first.
+    pub fn capture_with_padding<T: Texts>(
+        bytes: &[u8],
+        texts: &T,
+        delimiter: u8,
+        header: bool,
+        padding: Vec<Padding>,
+    ) -> Result<Layout, CaptureError> {
+        let columns = texts.columns();
+        let records = texts.rows() + usize::from(header);
+        let mut fields: Vec<(usize, usize)> = Vec::with_capacity(columns);
         let first = scan_record(bytes, 0, delimiter, &mut fields);
         let terminator = first
             .as_ref()
