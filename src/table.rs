@@ -32,6 +32,13 @@ impl Column {
         self.dict.value(self.codes[row])
     }
 
+    /// Appends the rows of `other` (its texts re-coded in this dictionary).
+    pub fn append(&mut self, other: &Column) {
+        let map: Vec<u32> = other.dict.values().map(|v| self.dict.intern(v)).collect();
+        self.codes
+            .extend(other.codes.iter().map(|&c| map[c as usize]));
+    }
+
     pub fn push(&mut self, value: &str) {
         let code = self.dict.intern(value);
         self.codes.push(code);

@@ -210,6 +210,39 @@ pub struct PrivatePart {
     pub identifiers: Vec<IdentifierColumn>,
 }
 
+/// The end of a private part of several row groups: the whole original
+/// file's checksum (each group's [`PrivatePart`] has its own).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrivateTrailer {
+    pub sha256: [u8; 32],
+    pub original_len: u64,
+}
+
+/// A decoded private part: one [`PrivatePart`] per row group, and the
+/// whole file's SHA-256 and length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrivateParts {
+    pub groups: Vec<PrivatePart>,
+    pub sha256: [u8; 32],
+    pub original_len: u64,
+}
+
+/// Appends one frame of a private part of several row groups: the
+/// structure's postcard length as a varint, then its bytes.
+pub fn put_frame(out: &mut Vec<u8>, bytes: &[u8]) {
+    crate::codec::put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// Takes one frame of [`put_frame`] from the front of `rest`.
+pub fn take_frame<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], String> {
+    let mut r = crate::codec::ByteReader::new(rest);
+    let n = r.varint("frame length").map_err(|e| e.to_string())?;
+    let frame = r.take(n, "frame").map_err(|e| e.to_string())?;
+    *rest = &rest[r.position()..];
+    Ok(frame)
+}
+
 /// One identifier column, never released.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdentifierColumn {

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod meta;
 pub mod reader;
 pub mod seal;
+pub mod stream_pack;
 pub mod writer;
 
 use std::path::PathBuf;

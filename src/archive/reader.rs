@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::ArchiveError;
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::layout::Texts;
-use super::meta::{self, HierarchyRecord, PrivatePart, PublicMeta};
+use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
 use crate::codec::{self, QiSchema, ReleasedColumn};
@@ -28,6 +29,20 @@ pub enum ClaimCheck {
     Skip,
 }
 
+/// One row group's public sections, decoded QI columns included.
+struct Group {
+    rows: usize,
+    /// Table-entry index of the QI classes section (format 2).
+    classes_section: Option<usize>,
+    /// Table-entry index of each released column's section, by column index
+    /// (`None` for identifiers, and QIs in format 2).
+    column_section: Vec<Option<usize>>,
+    /// The group's released QI columns (symbols as its blobs number them).
+    released: Vec<ReleasedColumn>,
+    /// Where the QI classes section's bytes go (format 2).
+    classes_bytes: Option<codec::ClassesBytes>,
+}
+
 /// An opened, checked archive over a memory map.
 pub struct Archive {
     path: PathBuf,
@@ -36,16 +51,14 @@ pub struct Archive {
     pub meta: PublicMeta,
     /// One per `HIERARCHIES` record.
     pub hierarchies: Vec<Hierarchy>,
-    /// Table-entry index of each released column's section, by column index
-    /// (`None` for identifiers).
-    column_section: Vec<Option<usize>>,
-    /// Table-entry index of the QI classes section (format 2).
-    classes_section: Option<usize>,
-    /// Where the QI classes section's bytes go (format 2).
-    classes_bytes: Option<codec::ClassesBytes>,
+    /// The row groups, in row order (one unless the file was streamed).
+    groups: Vec<Group>,
+    /// Whether the file has a `ROW_GROUPS` section, and so a private part
+    /// framed group by group (`spec/FORMAT.md` §7.4).
+    framed: bool,
     /// Table-entry index of the private section.
     private_section: Option<usize>,
-    /// The released QI columns, in claim order.
+    /// The released QI columns of the whole table, in claim order.
     pub released: Vec<ReleasedColumn>,
     /// The claim as re-checked on open (`None` when skipped).
     pub claim_report: Option<ClaimReport>,
@@ -134,84 +147,129 @@ impl Archive {
             .into());
         }
 
-        // Format 2: the QI classes third. Column sections follow the
-        // non-identifier columns (format 2: but the QIs); then at most one
-        // private section, last; unknown skippable sections anywhere after.
+        // Format 2.1: the row groups third when there are several. Each row
+        // group: its QI classes (format 2), then a column section per
+        // released non-QI column (1.0: per released column); then at most
+        // one private section, last; unknown skippable sections anywhere.
         let by_classes = container.major >= 2;
-        let classes_section = by_classes.then_some(2);
-        if by_classes && kinds.get(2) != Some(&Some(SectionKind::QiClasses)) {
-            return Err(corrupt(
-                "section table".to_owned(),
-                "expected the QI classes section third".to_owned(),
-            )
-            .into());
-        }
         let released_columns: Vec<usize> = (0..meta.columns.len())
             .filter(|&i| {
                 meta.columns[i].role != Role::Identifier
                     && !(by_classes && meta.columns[i].role == Role::Quasi)
             })
             .collect();
-        let mut column_section = vec![None; meta.columns.len()];
-        let mut private_section = None;
-        let mut next_column = 0;
-        for (i, kind) in kinds.iter().enumerate().skip(2 + usize::from(by_classes)) {
-            match kind {
-                Some(SectionKind::Column) => {
-                    let Some(&col) = released_columns.get(next_column) else {
+        let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
+        let mut walk = known.iter().copied().peekable();
+        let framed = walk
+            .peek()
+            .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
+        let group_rows: Vec<u64> = match walk.peek() {
+            Some(&i) if kinds[i] == Some(SectionKind::RowGroups) => {
+                walk.next();
+                let body = format::check_section(path, &bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let rows: Vec<u64> = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                if rows.is_empty()
+                    || rows.contains(&0)
+                    || rows.iter().try_fold(0u64, |a, &r| a.checked_add(r)) != Some(meta.rows)
+                {
+                    return Err(corrupt(
+                        label(),
+                        format!(
+                            "row groups {rows:?} do not split the {} rows into non-empty groups",
+                            meta.rows
+                        ),
+                    )
+                    .into());
+                }
+                rows
+            }
+            _ => vec![meta.rows],
+        };
+        let mut groups = Vec::with_capacity(group_rows.len());
+        for (g, &rows) in group_rows.iter().enumerate() {
+            let classes_section = if by_classes {
+                match walk.next() {
+                    Some(i) if kinds[i] == Some(SectionKind::QiClasses) => Some(i),
+                    found => {
                         return Err(corrupt(
-                            format::section_label(i, &entries[i], None),
+                            "section table".to_owned(),
                             format!(
-                                "more column sections than the {} released columns",
+                                "expected the QI classes section{}, found {}",
+                                if group_rows.len() == 1 {
+                                    " third".to_owned()
+                                } else {
+                                    format!(" of row group {g}")
+                                },
+                                found.map_or("the end".to_owned(), |i| format::section_label(
+                                    i,
+                                    &entries[i],
+                                    None
+                                ))
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            } else {
+                None
+            };
+            let mut column_section = vec![None; meta.columns.len()];
+            for (n, &col) in released_columns.iter().enumerate() {
+                match walk.next() {
+                    Some(i) if kinds[i] == Some(SectionKind::Column) => {
+                        column_section[col] = Some(i);
+                    }
+                    _ => {
+                        return Err(corrupt(
+                            "section table".to_owned(),
+                            format!(
+                                "expected {} column sections in row group {g}, found {n}",
                                 released_columns.len()
                             ),
                         )
                         .into());
-                    };
-                    if private_section.is_some() {
-                        return Err(corrupt(
-                            format::section_label(i, &entries[i], None),
-                            "a column section after the private part".to_owned(),
-                        )
-                        .into());
                     }
-                    column_section[col] = Some(i);
-                    next_column += 1;
                 }
-                Some(k) if k.is_private() => {
-                    if private_section.is_some() {
-                        return Err(corrupt(
-                            format::section_label(i, &entries[i], None),
-                            "a second private part".to_owned(),
-                        )
-                        .into());
-                    }
-                    private_section = Some(i);
-                }
-                Some(k) => {
-                    return Err(corrupt(
-                        format::section_label(i, &entries[i], None),
-                        format!("a second {} section", k.name()),
-                    )
-                    .into());
-                }
-                None => {} // unknown and skippable (checked by format::parse)
             }
+            groups.push(Group {
+                rows: rows as usize,
+                classes_section,
+                column_section,
+                released: Vec::new(),
+                classes_bytes: None,
+            });
         }
-        if next_column != released_columns.len() {
+        let private_section = match walk.next() {
+            Some(i) if kinds[i].is_some_and(SectionKind::is_private) => Some(i),
+            None => None,
+            Some(i) => {
+                return Err(corrupt(
+                    format::section_label(i, &entries[i], None),
+                    format!(
+                        "unexpected after the {} row group(s){}",
+                        groups.len(),
+                        if kinds[i] == Some(SectionKind::Column) {
+                            ": more column sections than the released columns"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .into());
+            }
+        };
+        if let Some(i) = walk.next() {
             return Err(corrupt(
-                "section table".to_owned(),
-                format!(
-                    "expected {} column sections, found {next_column}",
-                    released_columns.len()
-                ),
+                format::section_label(i, &entries[i], None),
+                "a section after the private part".to_owned(),
             )
             .into());
         }
         for (i, e) in entries.iter().enumerate().skip(2) {
-            let column = column_section
+            let column = groups
                 .iter()
-                .position(|&s| s == Some(i))
+                .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
                 .map(|c| meta.columns[c].name.as_str());
             format::check_section(path, &bytes, i, e, column)?;
         }
@@ -222,41 +280,50 @@ impl Archive {
             container,
             meta,
             hierarchies,
-            column_section,
-            classes_section,
-            classes_bytes: None,
+            groups,
+            framed,
             private_section,
             released: Vec::new(),
             claim_report: None,
         };
-        match classes_section {
-            Some(i) => {
-                let body = &archive.bytes[archive.container.entries[i].range()];
-                let (classes, bytes) =
-                    codec::decode_classes(body, archive.meta.qis.len(), archive.rows()).map_err(
-                        |e| {
+        for g in 0..archive.groups.len() {
+            let rows = archive.groups[g].rows;
+            let (released, classes_bytes) = match archive.groups[g].classes_section {
+                Some(i) => {
+                    let body = &archive.bytes[archive.container.entries[i].range()];
+                    let (classes, bytes) =
+                        codec::decode_classes(body, archive.meta.qis.len(), rows).map_err(|e| {
                             corrupt(
                                 format::section_label(i, &archive.container.entries[i], None),
                                 e.to_string(),
                             )
-                        },
-                    )?;
-                archive.released = classes.to_columns();
-                archive.classes_bytes = Some(bytes);
-            }
-            None => {
-                archive.released = archive
-                    .meta
-                    .qis
-                    .iter()
-                    .map(|&c| {
-                        let blob = archive.column_blob(c as usize);
-                        codec::decode_released(blob, archive.rows())
-                            .map_err(|e| archive.column_corrupt(c as usize, e.to_string()).into())
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-            }
+                        })?;
+                    (classes.to_columns(), Some(bytes))
+                }
+                None => (
+                    archive
+                        .meta
+                        .qis
+                        .iter()
+                        .map(|&c| {
+                            let blob = archive.column_blob(g, c as usize);
+                            codec::decode_released(blob, rows).map_err(|e| {
+                                archive.column_corrupt(g, c as usize, e.to_string()).into()
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?,
+                    None,
+                ),
+            };
+            archive.groups[g].released = released;
+            archive.groups[g].classes_bytes = classes_bytes;
         }
+        archive.released = match &archive.groups[..] {
+            [one] => one.released.clone(),
+            groups => (0..archive.meta.qis.len())
+                .map(|q| ReleasedColumn::concat(groups.iter().map(|g| &g.released[q])))
+                .collect(),
+        };
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
             let over_budget = report.suppressed_rows as u64 > archive.meta.claim.suppression_budget;
@@ -291,15 +358,14 @@ impl Archive {
         (self.container.major, self.container.minor)
     }
 
-    fn column_blob(&self, column: usize) -> &[u8] {
-        let i = self.column_section[column].expect("released column has a section");
+    fn column_blob(&self, group: usize, column: usize) -> &[u8] {
+        let i = self.groups[group].column_section[column].expect("released column has a section");
         &self.bytes[self.container.entries[i].range()]
     }
 
-    fn column_corrupt(&self, column: usize, detail: String) -> ArchiveError {
-        let i = self.column_section[column]
-            .or(self.classes_section)
-            .unwrap_or(0);
+    fn column_corrupt(&self, group: usize, column: usize, detail: String) -> ArchiveError {
+        let g = &self.groups[group];
+        let i = g.column_section[column].or(g.classes_section).unwrap_or(0);
         ArchiveError::Corrupt {
             path: self.path.clone(),
             section: format::section_label(
@@ -322,17 +388,27 @@ impl Archive {
         let c = self.meta.qis[q] as usize;
         self.released[q]
             .to_column(&self.meta.columns[c].name, self.hierarchy_of(c))
-            .map_err(|e| self.column_corrupt(c, e.to_string()).into())
+            .map_err(|e| self.column_corrupt(0, c, e.to_string()).into())
     }
 
-    /// A sensitive or insensitive column's texts.
+    /// A sensitive or insensitive column's texts, over every row group.
     pub fn plain_column(&self, column: usize) -> Result<Column> {
+        let mut parts = (0..self.groups.len()).map(|g| self.group_plain_column(g, column));
+        let first = parts.next().expect("at least one row group")?;
+        parts.try_fold(first, |mut all, part| {
+            all.append(&part?);
+            Ok(all)
+        })
+    }
+
+    /// Row group `g`'s part of a sensitive or insensitive column.
+    fn group_plain_column(&self, g: usize, column: usize) -> Result<Column> {
         codec::decode_plain(
-            self.column_blob(column),
+            self.column_blob(g, column),
             &self.meta.columns[column].name,
-            self.rows(),
+            self.groups[g].rows,
         )
-        .map_err(|e| self.column_corrupt(column, e.to_string()).into())
+        .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
     }
 
     /// Recomputes the privacy claim from the released QI columns.
@@ -421,30 +497,96 @@ impl Archive {
         }
     }
 
-    /// The decoded private part.
-    pub fn private_part(&self, key: Option<&Key>) -> Result<PrivatePart> {
+    /// The decoded private part: one [`PrivatePart`] per row group, then
+    /// (several groups) the whole file's checksum (`spec/FORMAT.md` §7.4).
+    pub fn private_parts(&self, key: Option<&Key>) -> Result<PrivateParts> {
         let plain = self.private_plaintext(key)?;
-        let part: PrivatePart = meta::from_bytes(&plain).map_err(|e| ArchiveError::Corrupt {
+        let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
             path: self.path.clone(),
-            section: self.private_label(),
-            detail: e,
-        })?;
-        part.layout
-            .validate(self.meta.columns.len(), self.rows())
-            .map_err(|e| ArchiveError::Corrupt {
-                path: self.path.clone(),
-                section: format!("{} (layout)", self.private_label()),
-                detail: e,
-            })?;
-        Ok(part)
+            section,
+            detail,
+        };
+        let label = self.private_label();
+        let check_layout = |part: &PrivatePart, g: usize| {
+            part.layout
+                .validate(self.meta.columns.len(), self.groups[g].rows)
+                .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
+        };
+        if !self.framed {
+            let part: PrivatePart =
+                meta::from_bytes(&plain).map_err(|e| corrupt(label.clone(), e))?;
+            check_layout(&part, 0)?;
+            return Ok(PrivateParts {
+                sha256: part.sha256,
+                original_len: part.original_len,
+                groups: vec![part],
+            });
+        }
+        let mut rest = &plain[..];
+        let mut groups = Vec::with_capacity(self.groups.len());
+        for g in 0..self.groups.len() {
+            let frame = meta::take_frame(&mut rest)
+                .map_err(|e| corrupt(format!("{label} (row group {g})"), e))?;
+            let part: PrivatePart = meta::from_bytes(frame)
+                .map_err(|e| corrupt(format!("{label} (row group {g})"), e))?;
+            check_layout(&part, g)?;
+            groups.push(part);
+        }
+        let trailer: PrivateTrailer =
+            meta::from_bytes(rest).map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        Ok(PrivateParts {
+            sha256: trailer.sha256,
+            original_len: trailer.original_len,
+            groups,
+        })
     }
 
-    /// Restores the original file's bytes, checked against its SHA-256.
+    /// Restores the original file's bytes, checked against its SHA-256
+    /// (and, in a file of several row groups, each group's).
     pub fn restore(&self, key: Option<&Key>) -> Result<Vec<u8>> {
-        let part = self.private_part(key)?;
+        let parts = self.private_parts(key)?;
+        if let ([part], false) = (&parts.groups[..], self.framed) {
+            return self.restore_group(0, part);
+        }
+        let mut out = Vec::with_capacity(parts.original_len.min(1 << 32) as usize);
+        for (g, part) in parts.groups.iter().enumerate() {
+            out.extend_from_slice(&self.restore_group(g, part)?);
+        }
+        let digest: [u8; 32] = Sha256::digest(&out).into();
+        self.check_restored(&out, digest, parts.sha256, parts.original_len)?;
+        Ok(out)
+    }
+
+    fn check_restored(
+        &self,
+        out: &[u8],
+        digest: [u8; 32],
+        sha256: [u8; 32],
+        len: u64,
+    ) -> Result<()> {
+        if digest != sha256 || out.len() as u64 != len {
+            return Err(ArchiveError::RestoreChecksum {
+                path: self.path.clone(),
+                expected: hex(&sha256),
+                found: hex(&digest),
+                expected_len: len,
+                found_len: out.len() as u64,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Restores row group `g`'s bytes of the original from its private part.
+    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
+        let rows = self.groups[g].rows;
         let corrupt = |detail: String| ArchiveError::Corrupt {
             path: self.path.clone(),
-            section: self.private_label(),
+            section: if self.groups.len() == 1 {
+                self.private_label()
+            } else {
+                format!("{} (row group {g})", self.private_label())
+            },
             detail,
         };
         let schemas: Vec<QiSchema<'_>> = self
@@ -460,8 +602,9 @@ impl Archive {
                 }
             })
             .collect();
-        let originals = codec::decode_originals(&part.originals, &schemas, &self.released)
-            .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
+        let originals =
+            codec::decode_originals(&part.originals, &schemas, &self.groups[g].released)
+                .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
         let mut identifiers = part.identifiers.iter();
         let mut owned: Vec<Option<Column>> = Vec::with_capacity(self.meta.columns.len());
         for (i, c) in self.meta.columns.iter().enumerate() {
@@ -475,11 +618,11 @@ impl Archive {
                             corrupt(format!("identifier column {:?} is missing", c.name))
                         })?;
                     Some(
-                        codec::decode_plain(&id.bytes, &c.name, self.rows())
+                        codec::decode_plain(&id.bytes, &c.name, rows)
                             .map_err(|e| corrupt(format!("identifier column {:?}: {e}", c.name)))?,
                     )
                 }
-                _ => Some(self.plain_column(i)?),
+                _ => Some(self.group_plain_column(g, i)?),
             });
         }
         if identifiers.next().is_some() {
@@ -506,34 +649,24 @@ impl Archive {
         if let Some((c, col)) = columns
             .iter()
             .enumerate()
-            .find(|(_, c)| c.codes.len() != self.rows())
+            .find(|(_, c)| c.codes.len() != rows)
         {
             return Err(corrupt(format!(
-                "column {:?} has {} rows, expected {}",
+                "column {:?} has {} rows, expected {rows}",
                 self.meta.columns[c].name,
                 col.codes.len(),
-                self.rows()
             ))
             .into());
         }
         let texts = RestoreTexts {
             names: self.meta.columns.iter().map(|c| c.name.as_str()).collect(),
             columns,
-            rows: self.rows(),
+            rows,
         };
         let (out, digest) = part
             .layout
             .render_hashed(&texts, part.original_len.min(1 << 32) as usize);
-        if digest != part.sha256 || out.len() as u64 != part.original_len {
-            return Err(ArchiveError::RestoreChecksum {
-                path: self.path.clone(),
-                expected: hex(&part.sha256),
-                found: hex(&digest),
-                expected_len: part.original_len,
-                found_len: out.len() as u64,
-            }
-            .into());
-        }
+        self.check_restored(&out, digest, part.sha256, part.original_len)?;
         Ok(out)
     }
 
@@ -566,9 +699,9 @@ impl Archive {
                 length: e.length,
                 crc: format!("{:08x}", e.crc),
                 column: self
-                    .column_section
+                    .groups
                     .iter()
-                    .position(|&s| s == Some(i))
+                    .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
                     .map(|c| self.meta.columns[c].name.clone()),
             })
             .collect();
@@ -581,10 +714,11 @@ impl Archive {
         let sealed = self.private_kind() == Some(SectionKind::PrivateSealed);
         let part = match (self.private_kind(), key) {
             (Some(SectionKind::PrivatePlain), _) | (Some(_), Some(_)) => {
-                Some(self.private_part(key)?)
+                Some(self.private_parts(key)?)
             }
             _ => None,
         };
+
         let private_bytes = match (&part, self.private_section) {
             (Some(_), _) if !sealed => Some(private_stored),
             (_, Some(i)) if sealed => age_plaintext_len(&self.bytes[entries[i].range()]),
@@ -597,24 +731,32 @@ impl Archive {
             .enumerate()
             .map(|(i, c)| {
                 let q = self.meta.qis.iter().position(|&x| x as usize == i);
-                let private = part.as_ref().and_then(|p| match c.role {
-                    Role::Identifier => p
-                        .identifiers
+                let private = part.as_ref().and_then(|p| {
+                    p.groups
                         .iter()
-                        .find(|id| id.column as usize == i)
-                        .map(|id| id.bytes.len() as u64),
-                    Role::Quasi => q.and_then(|q| p.originals_columns.get(q).copied()),
-                    _ => Some(0),
+                        .map(|p| match c.role {
+                            Role::Identifier => p
+                                .identifiers
+                                .iter()
+                                .find(|id| id.column as usize == i)
+                                .map(|id| id.bytes.len() as u64),
+                            Role::Quasi => q.and_then(|q| p.originals_columns.get(q).copied()),
+                            _ => Some(0),
+                        })
+                        .sum::<Option<u64>>()
                 });
-                let classes_bytes = self
-                    .classes_bytes
-                    .as_ref()
-                    .and_then(|b| q.and_then(|q| b.columns.get(q).copied()));
+                let public = self
+                    .groups
+                    .iter()
+                    .map(|g| match (&g.classes_bytes, q) {
+                        (Some(b), Some(q)) => b.columns.get(q).copied().unwrap_or(0),
+                        _ => g.column_section[i].map_or(0, len),
+                    })
+                    .sum();
                 ColumnInfo {
                     name: c.name.clone(),
                     role: c.role,
-                    public_bytes: classes_bytes
-                        .unwrap_or_else(|| self.column_section[i].map_or(0, len)),
+                    public_bytes: public,
                     private_bytes: private,
                 }
             })
@@ -628,7 +770,12 @@ impl Archive {
             public_bytes,
             metadata_bytes: len(0),
             hierarchies_bytes: len(1),
-            class_rows_bytes: self.classes_bytes.as_ref().map(|b| b.rows),
+            class_rows_bytes: self
+                .groups
+                .iter()
+                .map(|g| g.classes_bytes.as_ref().map(|b| b.rows))
+                .sum(),
+            row_groups: self.groups.len(),
             private_bytes,
             sealed_bytes: if sealed { Some(private_stored) } else { None },
             private: match self.private_kind() {
@@ -637,10 +784,18 @@ impl Archive {
                 Some(_) => "sealed (age)",
             }
             .to_owned(),
-            layout_verbatim_bytes: part.as_ref().map(|p| p.layout.verbatim_bytes() as u64),
-            difference_mode: part.as_ref().and_then(|p| p.originals.first()).map(|&id| {
-                codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
+            layout_verbatim_bytes: part.as_ref().map(|p| {
+                p.groups
+                    .iter()
+                    .map(|g| g.layout.verbatim_bytes() as u64)
+                    .sum()
             }),
+            difference_mode: part
+                .as_ref()
+                .and_then(|p| p.groups[0].originals.first())
+                .map(|&id| {
+                    codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
+                }),
             original_bytes: part.as_ref().map(|p| p.original_len),
             original_sha256: part.as_ref().map(|p| hex(&p.sha256)),
             columns,
@@ -668,6 +823,8 @@ pub struct Inspection {
     /// Format 2: the rows' equivalence classes, shared by the QIs (each
     /// QI's symbols and class-table column count as its public bytes).
     pub class_rows_bytes: Option<u64>,
+    /// Row groups (1 unless the file was packed from a stream).
+    pub row_groups: usize,
     /// The private part before encryption (`None` for a published copy).
     pub private_bytes: Option<u64>,
     /// The private part after encryption (`None` unless sealed).

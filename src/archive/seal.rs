@@ -101,7 +101,8 @@ fn key_error(path: &Path, message: String) -> ArchiveError {
 }
 
 /// Seals `plain`; `None` for [`Seal::None`].
-pub fn seal(plain: &[u8], how: &Seal) -> Result<Option<Vec<u8>>, ArchiveError> {
+/// The age encryptor of `how` (`None` for an unencrypted private part).
+pub fn encryptor(how: &Seal) -> Result<Option<age::Encryptor>, ArchiveError> {
     let encryptor = match how {
         Seal::None => return Ok(None),
         Seal::Recipients(rs) => {
@@ -124,6 +125,13 @@ pub fn seal(plain: &[u8], how: &Seal) -> Result<Option<Vec<u8>>, ArchiveError> {
             age::Encryptor::with_recipients(std::iter::once(&r as &dyn age::Recipient))
                 .map_err(|e| ArchiveError::Seal(e.to_string()))?
         }
+    };
+    Ok(Some(encryptor))
+}
+
+pub fn seal(plain: &[u8], how: &Seal) -> Result<Option<Vec<u8>>, ArchiveError> {
+    let Some(encryptor) = encryptor(how)? else {
+        return Ok(None);
     };
     let mut out = Vec::with_capacity(plain.len() + plain.len() / 4096 * 16 + 256);
     let mut w = encryptor

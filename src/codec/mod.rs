@@ -14,6 +14,7 @@ mod plain;
 mod range;
 mod released;
 
+pub use bytes::{ByteReader, put_varint};
 pub use classes::{ClassesBytes, ReleasedClasses, decode_classes, encode_classes};
 pub use originals::{
     DiffMode, EncodedOriginals, QiOriginal, QiSchema, decode_originals, encode_originals,

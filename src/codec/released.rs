@@ -148,6 +148,30 @@ impl ReleasedColumn {
         })
     }
 
+    /// The rows of `parts` one after the other, symbols merged (in order
+    /// of first appearance).
+    pub fn concat<'a>(parts: impl Iterator<Item = &'a ReleasedColumn>) -> ReleasedColumn {
+        let mut index: FxHashMap<&'a ReleasedSymbol, u32> = FxHashMap::default();
+        let mut all = ReleasedColumn {
+            symbols: Vec::new(),
+            rows: Vec::new(),
+        };
+        for part in parts {
+            let map: Vec<u32> = part
+                .symbols
+                .iter()
+                .map(|s| {
+                    *index.entry(s).or_insert_with(|| {
+                        all.symbols.push(s.clone());
+                        all.symbols.len() as u32 - 1
+                    })
+                })
+                .collect();
+            all.rows.extend(part.rows.iter().map(|&r| map[r as usize]));
+        }
+        all
+    }
+
     /// How many rows carry each symbol.
     pub fn counts(&self) -> Vec<u64> {
         let mut c = vec![0u64; self.symbols.len()];

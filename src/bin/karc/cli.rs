@@ -127,6 +127,22 @@ pub struct StreamArgs {
     /// Distinct persons per released class, overriding [privacy] k.
     #[arg(long, short = 'k')]
     pub k: Option<usize>,
+    /// Seed of the random choices, overriding [algorithm] seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub params: StreamParamArgs,
+    /// Name of the output column with each row's original row number.
+    #[arg(long, default_value = "row")]
+    pub row_column: String,
+    /// Also write the summary as JSON (rows, suppressed, avg_infoloss, elapsed_ms, parameters).
+    #[arg(long)]
+    pub report_json: Option<PathBuf>,
+}
+
+/// The streaming anonymizers' parameters (`karc stream`, `karc pack --stream`).
+#[derive(Debug, Args)]
+pub struct StreamParamArgs {
     /// Delay bound delta: a row leaves before this many further rows arrive ([algorithm] delay).
     #[arg(long)]
     pub delay: Option<usize>,
@@ -145,16 +161,8 @@ pub struct StreamArgs {
     /// Column holding the person id: rows of one person count once toward k.
     #[arg(long)]
     pub pid: Option<String>,
-    /// Seed of the random choices, overriding [algorithm] seed.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Name of the output column with each row's original row number.
-    #[arg(long, default_value = "row")]
-    pub row_column: String,
-    /// Also write the summary as JSON (rows, suppressed, avg_infoloss, elapsed_ms, parameters).
-    #[arg(long)]
-    pub report_json: Option<PathBuf>,
 }
+
 /// How the private part of a new archive is sealed (exactly one way).
 #[derive(Debug, Args)]
 pub struct SealArgs {
@@ -190,9 +198,18 @@ pub struct KeyArgs {
 pub struct PackArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// Difference coding of the private part: paper (paper 004, for reproduction) or per-value (default).
+    /// Difference coding of the private part: context (default), per-value, or paper (paper 004, for reproduction).
     #[arg(long)]
     pub mode: Option<String>,
+    /// Anonymize as a stream (--algorithm fads or castle) and pack row group by row group, in memory
+    /// bounded by the group size and the delay, not by the input.
+    #[arg(long)]
+    pub stream: bool,
+    #[command(flatten)]
+    pub stream_params: StreamParamArgs,
+    /// Rows per row group with --stream (default 65536).
+    #[arg(long, requires = "stream")]
+    pub group_rows: Option<usize>,
     /// The input CSV.
     pub input: PathBuf,
     /// Where to write the .karc file (written atomically).

@@ -19,6 +19,9 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         None => DiffMode::default(),
     };
     let config = load_config(&args.anonymizer)?;
+    if args.stream {
+        return pack_stream(&args, &config, mode, &seal);
+    }
     let spinner = crate::progress::spinner("anonymizing");
     let a = anonymize_input(&config, &args.input)?;
     spinner.set_message("encoding and sealing");
@@ -50,6 +53,63 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         bytes.len(),
         mode,
         original.len()
+    );
+    if args.seal.no_encryption {
+        eprintln!(
+            "karc: warning: --no-encryption: the private part is NOT encrypted; anyone with {} can restore the original data",
+            args.output.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `karc pack --stream`: FADS or CASTLE feeding the archive writer.
+fn pack_stream(
+    args: &PackArgs,
+    config: &karc::config::Config,
+    mode: DiffMode,
+    seal: &karc::archive::seal::Seal,
+) -> Result<ExitCode> {
+    use karc::archive::stream_pack::{self, StreamPackOptions};
+    let algorithm = karc::stream::StreamAlgorithm::from_name(&config.algorithm.name)?;
+    let params = crate::stream::stream_params(
+        config,
+        args.anonymizer.k,
+        args.anonymizer.seed,
+        &args.stream_params,
+    )?;
+    let spinner = crate::progress::spinner("anonymizing and packing the stream");
+    let start = std::time::Instant::now();
+    let report = stream_pack::pack_stream(
+        config,
+        &args.input,
+        &args.output,
+        &StreamPackOptions {
+            mode,
+            seal,
+            algorithm,
+            params,
+            pid: args.stream_params.pid.as_deref(),
+            group_rows: args.group_rows.unwrap_or(stream_pack::DEFAULT_GROUP_ROWS),
+        },
+    )?;
+    spinner.finish_and_clear();
+    let s = &report.summary;
+    eprintln!(
+        "karc pack --stream: {}: {} rows in {} row group(s), {} suppressed, average information loss {:.4}, {:.0} ms",
+        algorithm.name(),
+        s.rows,
+        report.groups,
+        s.suppressed,
+        s.avg_infoloss,
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    eprintln!(
+        "{}: {} bytes ({} mode) from {} bytes of CSV",
+        args.output.display(),
+        report.file_bytes,
+        mode,
+        report.original_len
     );
     if args.seal.no_encryption {
         eprintln!(

@@ -12,7 +12,7 @@ use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary, heade
 use karc::table::detect_delimiter;
 use serde::Serialize;
 
-use crate::cli::StreamArgs;
+use crate::cli::{StreamArgs, StreamParamArgs};
 
 /// The `--report-json` of `karc stream`.
 #[derive(Debug, Serialize)]
@@ -46,6 +46,31 @@ fn count(config: &Config, name: &str) -> Result<Option<usize>> {
     Ok(param(config, name)?.map(|x| x.max(0.0) as usize))
 }
 
+/// The stream parameters from the flags, then the config's `[algorithm]`
+/// keys, then the defaults.
+pub fn stream_params(
+    config: &Config,
+    k: Option<usize>,
+    seed: Option<u64>,
+    args: &StreamParamArgs,
+) -> Result<StreamParams> {
+    let k = k
+        .or(config.privacy.k)
+        .context("no k: give --k or [privacy] k")?;
+    let delta = match args.delay {
+        Some(d) => d,
+        None => count(config, "delay")?.context("no delay: give --delay or [algorithm] delay")?,
+    };
+    let mut params = StreamParams::new(k, delta);
+    params.tau = args.tau.or(param(config, "tau")?).unwrap_or(params.tau);
+    params.c0 = args.c0.or(param(config, "c0")?).unwrap_or(params.c0);
+    params.beta = args.beta.or(count(config, "beta")?).unwrap_or(params.beta);
+    params.mu = args.mu.or(count(config, "mu")?).unwrap_or(params.mu);
+    params.seed = seed.unwrap_or(config.algorithm.seed);
+    params.validate()?;
+    Ok(params)
+}
+
 pub fn run(args: StreamArgs) -> Result<ExitCode> {
     let config = Config::load(&args.config)?;
     let algorithm = StreamAlgorithm::from_name(
@@ -53,21 +78,7 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
             .as_deref()
             .unwrap_or(config.algorithm.name.as_str()),
     )?;
-    let k = args
-        .k
-        .or(config.privacy.k)
-        .context("no k: give --k or [privacy] k")?;
-    let delta = match args.delay {
-        Some(d) => d,
-        None => count(&config, "delay")?.context("no delay: give --delay or [algorithm] delay")?,
-    };
-    let mut params = StreamParams::new(k, delta);
-    params.tau = args.tau.or(param(&config, "tau")?).unwrap_or(params.tau);
-    params.c0 = args.c0.or(param(&config, "c0")?).unwrap_or(params.c0);
-    params.beta = args.beta.or(count(&config, "beta")?).unwrap_or(params.beta);
-    params.mu = args.mu.or(count(&config, "mu")?).unwrap_or(params.mu);
-    params.seed = args.seed.unwrap_or(config.algorithm.seed);
-    params.validate()?;
+    let params = stream_params(&config, args.k, args.seed, &args.params)?;
 
     let stdin = std::io::stdin().lock();
     let mut input = BufReader::with_capacity(1 << 16, stdin);
@@ -100,7 +111,7 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
     let schema = Schema::bind(
         &config,
         &header_names(&config, &record),
-        args.pid.as_deref(),
+        args.params.pid.as_deref(),
     )?;
     let mut stream = Stream::new(schema, algorithm, params)?;
     let mut pending = None;
