@@ -16,9 +16,11 @@ use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{self, Seal};
+use karc::archive::stream_pack::{self, StreamPackOptions};
 use karc::archive::writer::{self, PackOptions};
 use karc::codec::{self, DiffMode, ReleasedClasses, ReleasedSymbol};
 use karc::config::Config;
+use karc::stream::{StreamAlgorithm, StreamParams};
 
 fn main() {
     let root = PathBuf::from(
@@ -116,20 +118,43 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let archive = Archive::from_bytes(Path::new("plain"), plain.clone(), ClaimCheck::Enforce)?;
     write(&valid, "published_small.karc", &archive.published())?;
 
-    // A version 2.1 file with one extra section, skippable or not.
+    // Packed from a stream: FADS, k = 2, row groups of 2 rows (format 2.1's
+    // ROW_GROUPS and per-group private frames).
+    let mut params = StreamParams::new(2, 3);
+    params.seed = 0;
+    stream_pack::pack_stream(
+        &config,
+        &csv,
+        &valid.join("streamed_small_groups.karc"),
+        &StreamPackOptions {
+            mode: DiffMode::default(),
+            seal: &Seal::None,
+            algorithm: StreamAlgorithm::Fads,
+            params,
+            pid: None,
+            group_rows: 2,
+        },
+    )?;
+
+    // A file of the next minor version with one extra section, skippable
+    // or not.
     let future = |flags: u16| {
         let s = sections_of(&plain);
         let mut raw: Vec<(u16, u16, &[u8])> =
             s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
-        raw.insert(raw.len() - 1, (99, flags, b"a section from version 2.1"));
-        format::assemble_raw(format::VERSION_MAJOR, 1, &raw)
+        raw.insert(raw.len() - 1, (99, flags, b"a section from a newer minor"));
+        format::assemble_raw(format::VERSION_MAJOR, format::VERSION_MINOR + 1, &raw)
     };
     write(
         &valid,
-        "version_minor1_skippable.karc",
+        "version_newer_minor_skippable.karc",
         &future(format::FLAG_SKIPPABLE),
     )?;
-    write(&invalid, "version_minor1_unknown_section.karc", &future(0))?;
+    write(
+        &invalid,
+        "version_newer_minor_unknown_section.karc",
+        &future(0),
+    )?;
 
     let mut bad = plain.clone();
     bad[1] = b'Z';
