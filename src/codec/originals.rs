@@ -322,6 +322,19 @@ fn ranked(counts: &FxHashMap<u32, u64>) -> Vec<u32> {
 /// (spawning costs more than it saves).
 const PARALLEL_CELLS: usize = 1 << 16;
 
+/// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
+/// else the machine's parallelism, at most one per QI.
+fn section_threads(released: &[ReleasedColumn]) -> usize {
+    let cells = released.len() * released.first().map_or(0, |r| r.rows.len());
+    if cells >= PARALLEL_CELLS {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(released.len())
+    } else {
+        1
+    }
+}
+
 /// Encodes the original QI columns against their released columns.
 ///
 /// Panics when `qis` and `released` disagree in length or rows: the caller
@@ -361,14 +374,7 @@ pub fn encode_originals(
             DiffMode::Context => context_encode(qi, rel, values, &tables[..q], section),
         }
     };
-    let cells = qis.len() * released.first().map_or(0, |r| r.rows.len());
-    let threads = if cells >= PARALLEL_CELLS {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(qis.len())
-    } else {
-        1
-    };
+    let threads = section_threads(released);
     if threads <= 1 {
         for (q, section) in sections.iter_mut().enumerate() {
             encode(q, section);
@@ -468,14 +474,7 @@ pub fn decode_originals(
         s.finish("QI section")?;
         Ok(column)
     };
-    let cells = qis.len() * released.first().map_or(0, |r| r.rows.len());
-    let threads = if cells >= PARALLEL_CELLS {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(qis.len())
-    } else {
-        1
-    };
+    let threads = section_threads(released);
     // A section is ready when its parents (always earlier QIs) are decoded;
     // workers take the first ready one and wait while none is. The lowest
     // section not taken has its parents taken already, so some worker
@@ -626,15 +625,14 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
             }
         }
     }
+    let integers: Vec<Option<i64>> = values.texts.iter().map(|t| canonical_integer(t)).collect();
     let deltas: Vec<i64> = rel
         .rows
         .iter()
         .zip(&values.rows)
         .map(|(&g, &x)| match rules[g as usize] {
             RULE_UNCHANGED => 0,
-            RULE_INTERVAL => {
-                canonical_integer(&values.texts[x as usize]).expect("checked") - starts[g as usize]
-            }
+            RULE_INTERVAL => integers[x as usize].expect("checked") - starts[g as usize],
             _ => i64::from(rank_of[g as usize][&x]),
         })
         .collect();
@@ -646,12 +644,14 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
     for &d in &alphabet {
         put_varint(out, zigzag(d));
     }
-    let index: FxHashMap<i64, u32> = alphabet
+    let symbols: Vec<u32> = deltas
         .iter()
-        .enumerate()
-        .map(|(i, &d)| (d, i as u32))
+        .map(|d| {
+            alphabet
+                .binary_search(d)
+                .expect("every delta is in the alphabet") as u32
+        })
         .collect();
-    let symbols: Vec<u32> = deltas.iter().map(|d| index[d]).collect();
     put_coded(out, alphabet.len(), &symbols);
 }
 
