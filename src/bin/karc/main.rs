@@ -20,7 +20,22 @@ use clap::Parser;
 
 use cli::{Cli, Command};
 
+/// A closed pipe (`karc inspect f.karc | head`) ends the process quietly, as
+/// for any Unix filter, instead of failing a print with a panic.
+#[cfg(unix)]
+fn quiet_on_closed_pipe() {
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn quiet_on_closed_pipe() {}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Anonymize(args) => anonymize::run(args),
