@@ -136,7 +136,7 @@ fn range_coded_rows(classes: &ReleasedClasses) -> Vec<u8> {
     let mut enc = RangeEncoder::default();
     let mut models = vec![BitModel::default(); 1 << range::width(size)];
     for &c in &classes.rows {
-        range::encode_symbol(&mut enc, &mut models, c, size);
+        range::encode_symbol(&mut enc, &mut models[..], c, size);
     }
     let mut out = vec![ROWS_RANGE];
     out.extend_from_slice(&enc.finish());
@@ -210,7 +210,7 @@ pub fn decode_classes(
                 if dec.overrun() {
                     break;
                 }
-                out.push(range::decode_symbol(&mut dec, &mut models, size));
+                out.push(range::decode_symbol(&mut dec, &mut models[..], size));
             }
             dec.finish("row classes")?;
             out

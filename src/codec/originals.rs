@@ -995,8 +995,8 @@ fn context_stream(coded: &CodedRows, keys: &ContextKeys<'_>) -> Vec<u8> {
     let widths: Vec<u32> = coded.sizes.iter().map(|&n| width(n)).collect();
     for ((&row, &g), &s) in coded.rows.iter().zip(&coded.symbols).zip(&coded.positions) {
         let size = coded.sizes[g as usize];
-        let block = models.block(keys.key(g, row as usize), widths[g as usize]);
-        encode_symbol(&mut enc, block, s, size);
+        let mut block = models.block(keys.key(g, row as usize), widths[g as usize]);
+        encode_symbol(&mut enc, &mut block, s, size);
     }
     enc.finish()
 }
@@ -1126,8 +1126,8 @@ fn context_decode(
                         detail: format!("released symbol {g} covers no value"),
                     });
                 }
-                let block = models.block(keys.key(g, row), widths[g as usize]);
-                let i = decode_symbol(&mut dec, block, cands.len() as u32);
+                let mut block = models.block(keys.key(g, row), widths[g as usize]);
+                let i = decode_symbol(&mut dec, &mut block, cands.len() as u32);
                 b.push_value(cands[i as usize]);
             }
         }

@@ -237,6 +237,45 @@ const DENSE_CONTEXTS: u64 = 1 << 20;
 pub struct Models {
     index: ContextIndex,
     models: Vec<BitModel>,
+    /// Models of the contexts whose alphabets are wider than
+    /// [`DENSE_WIDTH`] bits, by (context, node): a high-cardinality numeric
+    /// QI (fnlwgt) has covers of tens of thousands of values, whose full
+    /// trees per context would take gigabytes while few nodes are used.
+    wide: FxHashMap<(u64, u32), BitModel>,
+}
+
+/// Alphabets of at most this many bits get a dense block per context.
+const DENSE_WIDTH: u32 = 12;
+
+/// The tree-node models of one context.
+pub trait NodeModels {
+    fn node(&mut self, node: usize) -> &mut BitModel;
+}
+
+impl NodeModels for [BitModel] {
+    #[inline]
+    fn node(&mut self, node: usize) -> &mut BitModel {
+        &mut self[node]
+    }
+}
+
+/// One context's models: a dense block, or nodes of the shared map.
+pub enum Block<'a> {
+    Dense(&'a mut [BitModel]),
+    Wide {
+        map: &'a mut FxHashMap<(u64, u32), BitModel>,
+        key: u64,
+    },
+}
+
+impl NodeModels for Block<'_> {
+    #[inline]
+    fn node(&mut self, node: usize) -> &mut BitModel {
+        match self {
+            Block::Dense(b) => &mut b[node],
+            Block::Wide { map, key } => map.entry((*key, node as u32)).or_default(),
+        }
+    }
 }
 
 enum ContextIndex {
@@ -256,13 +295,20 @@ impl Models {
         Models {
             index,
             models: Vec::new(),
+            wide: FxHashMap::default(),
         }
     }
 
     /// The block of context `key` (below the `space` given to `new`), whose
     /// symbols have `width` bits.
     #[inline]
-    pub fn block(&mut self, key: u64, width: u32) -> &mut [BitModel] {
+    pub fn block(&mut self, key: u64, width: u32) -> Block<'_> {
+        if width > DENSE_WIDTH {
+            return Block::Wide {
+                map: &mut self.wide,
+                key,
+            };
+        }
         let next = self.models.len() as u32 + 1;
         let slot = match &mut self.index {
             ContextIndex::Dense(v) => &mut v[key as usize],
@@ -274,7 +320,7 @@ impl Models {
                 .resize(self.models.len() + (1usize << width), BitModel::default());
         }
         let base = *slot as usize - 1;
-        &mut self.models[base..base + (1usize << width)]
+        Block::Dense(&mut self.models[base..base + (1usize << width)])
     }
 }
 
@@ -296,12 +342,17 @@ pub fn one_possible(prefix: u32, b: u32, size: u32) -> bool {
 /// its tree node's model in `block` (of at least `2^width(size)` models); a
 /// bit that cannot be one is not coded.
 #[inline]
-pub fn encode_symbol(enc: &mut RangeEncoder, block: &mut [BitModel], symbol: u32, size: u32) {
+pub fn encode_symbol<B: NodeModels + ?Sized>(
+    enc: &mut RangeEncoder,
+    block: &mut B,
+    symbol: u32,
+    size: u32,
+) {
     let (mut node, mut prefix) = (1usize, 0u32);
     for b in (0..width(size)).rev() {
         let bit = (symbol >> b) & 1 == 1;
         if one_possible(prefix, b, size) {
-            enc.encode(&mut block[node], bit);
+            enc.encode(block.node(node), bit);
         }
         node = 2 * node + usize::from(bit);
         prefix = prefix << 1 | u32::from(bit);
@@ -310,10 +361,14 @@ pub fn encode_symbol(enc: &mut RangeEncoder, block: &mut [BitModel], symbol: u32
 
 /// Decodes what [`encode_symbol`] coded; always below `size`.
 #[inline]
-pub fn decode_symbol(dec: &mut RangeDecoder<'_>, block: &mut [BitModel], size: u32) -> u32 {
+pub fn decode_symbol<B: NodeModels + ?Sized>(
+    dec: &mut RangeDecoder<'_>,
+    block: &mut B,
+    size: u32,
+) -> u32 {
     let (mut node, mut prefix) = (1usize, 0u32);
     for b in (0..width(size)).rev() {
-        let bit = one_possible(prefix, b, size) && dec.decode(&mut block[node]);
+        let bit = one_possible(prefix, b, size) && dec.decode(block.node(node));
         node = 2 * node + usize::from(bit);
         prefix = prefix << 1 | u32::from(bit);
     }
@@ -333,7 +388,7 @@ mod tests {
             let mut enc = RangeEncoder::default();
             let mut models = Models::new(4 * 1000);
             for &(s, n, c) in &symbols {
-                encode_symbol(&mut enc, models.block(c * 1000 + u64::from(n), width(n)), s, n);
+                encode_symbol(&mut enc, &mut models.block(c * 1000 + u64::from(n), width(n)), s, n);
             }
             let bytes = enc.finish();
             // The dense index and the hash map give the same stream.
@@ -341,7 +396,7 @@ mod tests {
                 let mut dec = RangeDecoder::new(&bytes);
                 let mut models = Models::new(space);
                 for &(s, n, c) in &symbols {
-                    prop_assert_eq!(decode_symbol(&mut dec, models.block(c * 1000 + u64::from(n), width(n)), n), s);
+                    prop_assert_eq!(decode_symbol(&mut dec, &mut models.block(c * 1000 + u64::from(n), width(n)), n), s);
                 }
                 prop_assert!(dec.finish("test").is_ok());
             }
