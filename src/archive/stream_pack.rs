@@ -19,8 +19,8 @@ use super::ArchiveError;
 use super::format::{self, SectionKind, SectionSummary};
 use super::layout::{self, Layout, Padding};
 use super::meta::{
-    self, AlgorithmMeta, Claim, ColumnMeta, ConstraintMeta, Dialect, HierarchyRecord,
-    IdentifierColumn, MetricsMeta, PrivatePart, PrivateTrailer, PublicMeta,
+    self, AlgorithmMeta, Claim, ColumnMeta, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta,
+    PrivatePart, PrivateTrailer, PublicMeta,
 };
 use super::seal::{self, Seal};
 use crate::cell::Cell;
@@ -534,16 +534,7 @@ fn write_group(
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
         originals: originals.bytes,
-        identifiers: table
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| schema.roles[i] == Role::Identifier)
-            .map(|(i, c)| IdentifierColumn {
-                column: i as u32,
-                bytes: codec::encode_plain(c),
-            })
-            .collect(),
+        identifiers: super::writer::identifier_columns(table, &schema.roles),
     };
     let mut frame = Vec::new();
     meta::put_frame(&mut frame, &meta::to_bytes(&part));

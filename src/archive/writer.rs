@@ -17,7 +17,7 @@ use crate::config::{Config, Role};
 use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
 use crate::report::Report;
-use crate::table::LineEnding;
+use crate::table::{LineEnding, Table};
 use std::path::Path;
 
 /// What `pack` needs beyond the anonymization.
@@ -171,16 +171,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
         originals: originals.bytes,
-        identifiers: table
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| data.roles[i] == Role::Identifier)
-            .map(|(i, c)| IdentifierColumn {
-                column: i as u32,
-                bytes: codec::encode_plain(c),
-            })
-            .collect(),
+        identifiers: identifier_columns(table, &data.roles),
     };
     let private_bytes = meta::to_bytes(&private);
     let sealed = seal::seal(&private_bytes, options.seal)?;
@@ -199,6 +190,21 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
     }
     Ok(format::assemble(&sections))
+}
+
+/// The identifier columns of `table` (never released), as the private part
+/// stores them.
+pub(crate) fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<IdentifierColumn> {
+    table
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| roles[i] == Role::Identifier)
+        .map(|(i, c)| IdentifierColumn {
+            column: i as u32,
+            bytes: codec::encode_plain(c),
+        })
+        .collect()
 }
 
 /// Loads `input` with `config`, anonymizes it and packs it: `karc pack`
