@@ -28,7 +28,7 @@ use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::{Config, Role, SuppressionPolicy, ValueType};
 use crate::dataset::QuasiIdentifier;
 use crate::metrics::Tally;
-use crate::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary};
+use crate::stream::{Schema, Stream, StreamAlgorithm, StreamError, StreamParams, Summary};
 use crate::table::{CsvError, CsvOptions, LineEnding, Table, detect_delimiter};
 use crate::{Error, Result};
 
@@ -186,9 +186,9 @@ pub fn pack_stream(
     schema.source = input.to_owned();
     let names = schema.names.clone();
     if config.privacy.l.is_some() {
-        return Err(ArchiveError::Seal(
-            "l-diversity is not available for streams: FADS and CASTLE guarantee k only".to_owned(),
-        )
+        return Err(StreamError::LDiversityUnsupported {
+            config: config.path.clone(),
+        }
         .into());
     }
     let crlf = LineEnding::detect(&first) == LineEnding::CrLf;
@@ -269,13 +269,11 @@ pub fn pack_stream(
     stream.finish();
     take_published(&mut stream, &mut pending, first_row, &mut sink);
     write_complete(&mut pending, &mut first_row, &stream, options, &mut sink)?;
-    if !pending.is_empty() {
-        return Err(ArchiveError::Seal(format!(
-            "the {} anonymizer ended without publishing every row",
-            options.algorithm.name()
-        ))
-        .into());
-    }
+    assert!(
+        pending.is_empty(),
+        "the {} anonymizer publishes every row by the end of the stream",
+        options.algorithm.name()
+    );
 
     let summary = stream.summary();
     let schema = stream.schema();
@@ -284,10 +282,10 @@ pub fn pack_stream(
         && summary.suppressed > 0
         && (summary.suppressed as usize) < k
     {
-        return Err(ArchiveError::Seal(format!(
-            "the stream suppressed {} rows at its end, fewer than k = {k}: a strict suppression policy does not allow that; use `suppressed = \"mask\"`",
-            summary.suppressed
-        ))
+        return Err(StreamError::StrictLeftover {
+            suppressed: summary.suppressed,
+            k,
+        }
         .into());
     }
 

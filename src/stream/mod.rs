@@ -87,6 +87,15 @@ pub enum StreamError {
         expected: usize,
         found: usize,
     },
+    #[error(
+        "{}: the config claims l-diversity, which FADS and CASTLE do not provide (they guarantee k); drop [privacy] l for a stream",
+        config.display()
+    )]
+    LDiversityUnsupported { config: PathBuf },
+    #[error(
+        "the stream suppressed {suppressed} rows at its end, fewer than k = {k}: the config's strict suppression policy would count them as a class below k; use suppressed = \"mask\""
+    )]
+    StrictLeftover { suppressed: u64, k: usize },
     #[error("{}:{line}: column {column:?}: value {found:?} is absent from the hierarchy {}", input.display(), hierarchy.display())]
     AbsentFromHierarchy {
         input: PathBuf,
