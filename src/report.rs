@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::anonymize::{Algorithm, Outcome};
+use crate::anonymize::{self, Algorithm, Outcome};
 use crate::classes::Partition;
+use crate::config::AlgorithmConfig;
 use crate::dataset::Dataset;
 use crate::metrics::{Metrics, measure};
 use crate::privacy::PrivacyModel;
@@ -38,6 +39,22 @@ pub struct Report {
 }
 
 impl Report {
+    /// Runs `config`'s algorithm on `data` under `model`, timed, and
+    /// reports on its release: what `anonymize`, `pack`, `compare` and the
+    /// benchmarks all do.
+    pub fn anonymize(
+        data: &Dataset,
+        model: &PrivacyModel,
+        config: &AlgorithmConfig,
+    ) -> crate::Result<(Outcome, Report)> {
+        let algorithm = Algorithm::from_name(&config.name)?;
+        let start = std::time::Instant::now();
+        let outcome = anonymize::run(data, model, config)?;
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+        let report = Report::new(algorithm, config.seed, data, model, &outcome, elapsed_ms);
+        Ok((outcome, report))
+    }
+
     #[allow(clippy::too_many_arguments)]
     /// The report of `algorithm`'s `outcome`; the suppression budget is the
     /// algorithm's own (`Algorithm::suppression_budget`), the one its release

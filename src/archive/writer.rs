@@ -11,7 +11,7 @@ use super::meta::{
 };
 use super::seal::{self, Seal};
 use crate::Result;
-use crate::anonymize::{self, Algorithm, Outcome};
+use crate::anonymize::Outcome;
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
@@ -210,18 +210,9 @@ pub(crate) fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<Identifie
 /// Loads `input` with `config`, anonymizes it and packs it: `karc pack`
 /// without the command line (tests, tools and test-vector generation).
 pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Result<Vec<u8>> {
-    let algorithm = Algorithm::from_name(&config.algorithm.name)?;
     let data = Dataset::load(config, input)?;
     let model = PrivacyModel::from_config(config, &data)?;
-    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    let report = Report::new(
-        algorithm,
-        config.algorithm.seed,
-        &data,
-        &model,
-        &outcome,
-        0.0,
-    );
+    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
     let original = crate::io::Input::open(input)?;
     pack(
         &Anonymization {

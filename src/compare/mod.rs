@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::anonymize::{self, Algorithm};
+use crate::anonymize::Algorithm;
 use crate::archive::reader::{Archive, ClaimCheck};
 use crate::archive::seal::{Key, Seal};
 use crate::archive::writer::{Anonymization, PackOptions, pack};
@@ -162,16 +162,8 @@ pub fn compare(
             config.privacy.k = Some(k);
             config.privacy.constraints.clear();
             let model = PrivacyModel::from_config(&config, &data)?;
-            let (anonymize_ms, outcome) =
-                fastest(1, || anonymize::run(&data, &model, &config.algorithm))?;
-            let report = Report::new(
-                algorithm,
-                config.algorithm.seed,
-                &data,
-                &model,
-                &outcome,
-                anonymize_ms,
-            );
+            let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+            let anonymize_ms = report.elapsed_ms;
             let mut release_csv = Vec::new();
             outcome
                 .release

@@ -79,17 +79,8 @@ impl Prepared {
 
     /// Anonymizes an already loaded table.
     pub fn of(config: Config, data: Dataset) -> Result<Prepared, BoxError> {
-        let algorithm = Algorithm::from_name(&config.algorithm.name)?;
         let model = PrivacyModel::from_config(&config, &data)?;
-        let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-        let report = Report::new(
-            algorithm,
-            config.algorithm.seed,
-            &data,
-            &model,
-            &outcome,
-            0.0,
-        );
+        let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
         Ok(Prepared {
             config,
             data,

@@ -1,7 +1,6 @@
 //! `karc anonymize`: CSV + config -> release CSV and report.
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::Result;
 use karc::anonymize::{self, Algorithm};
@@ -44,7 +43,8 @@ pub struct Anonymized {
 
 /// Loads the input, anonymizes it and measures the release.
 pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anonymized> {
-    let algorithm = Algorithm::from_name(&config.algorithm.name)?;
+    // An unknown algorithm is refused before the table is read.
+    Algorithm::from_name(&config.algorithm.name)?;
     let data = Dataset::load(config, input)?;
     // Name where the model comes from: the table for a k it cannot reach,
     // the config's [privacy] section for the rest.
@@ -57,17 +57,7 @@ pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anony
         };
         anyhow::Error::new(e).context(place)
     })?;
-    let start = Instant::now();
-    let outcome = anonymize::run(&data, &model, &config.algorithm)?;
-    let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
-    let report = Report::new(
-        algorithm,
-        config.algorithm.seed,
-        &data,
-        &model,
-        &outcome,
-        elapsed_ms,
-    );
+    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
     Ok(Anonymized {
         data,
         outcome,
