@@ -77,22 +77,24 @@ impl Chunks {
                 }
                 return Ok(Some(self.buf.drain(..end).collect()));
             }
-            let at = self.buf.len();
-            self.buf.resize(at + (4 << 20), 0);
-            let got = self.file.read(&mut self.buf[at..])?;
-            self.buf.truncate(at + got);
-            self.eof = got == 0;
+            self.read_more(4 << 20)?;
         }
+    }
+
+    /// Appends up to `bytes` more bytes of the file to the buffer.
+    fn read_more(&mut self, bytes: usize) -> std::io::Result<()> {
+        let at = self.buf.len();
+        self.buf.resize(at + bytes, 0);
+        let got = self.file.read(&mut self.buf[at..])?;
+        self.buf.truncate(at + got);
+        self.eof = got == 0;
+        Ok(())
     }
 
     /// The first bytes, to detect the delimiter.
     fn peek(&mut self) -> std::io::Result<&[u8]> {
         while self.buf.len() < 1 << 16 && !self.eof {
-            let at = self.buf.len();
-            self.buf.resize(at + (1 << 16), 0);
-            let got = self.file.read(&mut self.buf[at..])?;
-            self.buf.truncate(at + got);
-            self.eof = got == 0;
+            self.read_more(1 << 16)?;
         }
         Ok(&self.buf)
     }
