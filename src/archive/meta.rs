@@ -34,6 +34,30 @@ pub struct PublicMeta {
     pub missing: Vec<String>,
 }
 
+/// What `PublicMeta::writer` says of this program.
+pub const WRITER: &str = concat!("karc ", env!("CARGO_PKG_VERSION"));
+
+/// The `META` column list of a table and its `HIERARCHIES` records (one per
+/// column that has a hierarchy, numbered in column order), from each
+/// column's name, role, type and hierarchy.
+pub fn columns_and_hierarchies<'a>(
+    columns: impl Iterator<Item = (String, Role, ValueType, Option<&'a Hierarchy>)>,
+) -> (Vec<ColumnMeta>, Vec<HierarchyRecord>) {
+    let mut hierarchies = Vec::new();
+    let columns = columns
+        .map(|(name, role, value_type, hierarchy)| ColumnMeta {
+            name,
+            role,
+            value_type,
+            hierarchy: hierarchy.map(|h| {
+                hierarchies.push(HierarchyRecord::from_hierarchy(h));
+                hierarchies.len() as u32 - 1
+            }),
+        })
+        .collect();
+    (columns, hierarchies)
+}
+
 /// One column of the original table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColumnMeta {

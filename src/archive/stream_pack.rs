@@ -19,8 +19,8 @@ use super::ArchiveError;
 use super::format::{self, SectionKind, SectionSummary};
 use super::layout::{self, Layout, Padding};
 use super::meta::{
-    self, AlgorithmMeta, Claim, ColumnMeta, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta,
-    PrivatePart, PrivateTrailer, PublicMeta,
+    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, MetricsMeta, PrivatePart, PrivateTrailer,
+    PublicMeta,
 };
 use super::seal::{self, Seal};
 use crate::cell::Cell;
@@ -301,37 +301,26 @@ pub fn pack_stream(
     sink.body.flush().map_err(out_io)?;
 
     // Public metadata, now that the stream's figures are known.
-    let mut hierarchies = Vec::new();
-    let columns: Vec<ColumnMeta> = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
+    let (columns, hierarchies) =
+        meta::columns_and_hierarchies(names.iter().enumerate().map(|(i, name)| {
             let sq = schema.qis.iter().find(|s| s.qi.column == i);
-            let hierarchy = sq.and_then(|s| s.qi.hierarchy.as_ref()).map(|h| {
-                hierarchies.push(HierarchyRecord::from_hierarchy(h));
-                hierarchies.len() as u32 - 1
-            });
-            ColumnMeta {
-                name: name.clone(),
-                role: schema.roles[i],
-                value_type: sq.map_or_else(
-                    || {
-                        config
-                            .columns
-                            .iter()
-                            .find(|c| &c.name == name)
-                            .map_or(ValueType::Categorical, |c| c.value_type)
-                    },
-                    |s| s.qi.value_type,
-                ),
-                hierarchy,
-            }
-        })
-        .collect();
+            let value_type = sq.map_or_else(
+                || {
+                    config
+                        .columns
+                        .iter()
+                        .find(|c| &c.name == name)
+                        .map_or(ValueType::Categorical, |c| c.value_type)
+                },
+                |s| s.qi.value_type,
+            );
+            let hierarchy = sq.and_then(|s| s.qi.hierarchy.as_ref());
+            (name.clone(), schema.roles[i], value_type, hierarchy)
+        }));
     let qis: Vec<&QuasiIdentifier> = schema.qis.iter().map(|s| &s.qi).collect();
     let metrics = sink.tally.metrics(&qis, sink.classes.values().copied(), k);
     let public = PublicMeta {
-        writer: concat!("karc ", env!("CARGO_PKG_VERSION")).to_owned(),
+        writer: meta::WRITER.to_owned(),
         rows: sink.group_rows.iter().sum(),
         columns,
         qis: schema.qis.iter().map(|s| s.qi.column as u32).collect(),

@@ -6,8 +6,8 @@ use super::ArchiveError;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{
-    self, AlgorithmMeta, Claim, ColumnMeta, ConstraintMeta, Dialect, HierarchyRecord,
-    IdentifierColumn, MetricsMeta, PrivatePart, PublicMeta,
+    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, IdentifierColumn, MetricsMeta,
+    PrivatePart, PublicMeta,
 };
 use super::seal::{self, Seal};
 use crate::Result;
@@ -63,33 +63,18 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     let released = classes.to_columns();
 
     // Public part.
-    let mut hierarchies = Vec::new();
     let mut qi_of_column = vec![None; table.columns.len()];
     for (q, qi) in data.qis.iter().enumerate() {
         qi_of_column[qi.column] = Some(q);
     }
-    let columns: Vec<ColumnMeta> = table
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let hierarchy = qi_of_column[i]
-                .and_then(|q| data.qis[q].hierarchy.as_ref())
-                .map(|h| {
-                    hierarchies.push(HierarchyRecord::from_hierarchy(h));
-                    hierarchies.len() as u32 - 1
-                });
-            ColumnMeta {
-                name: c.name.clone(),
-                role: data.roles[i],
-                value_type: data.types[i],
-                hierarchy,
-            }
-        })
-        .collect();
+    let (columns, hierarchies) =
+        meta::columns_and_hierarchies(table.columns.iter().enumerate().map(|(i, c)| {
+            let hierarchy = qi_of_column[i].and_then(|q| data.qis[q].hierarchy.as_ref());
+            (c.name.clone(), data.roles[i], data.types[i], hierarchy)
+        }));
     let budget = a.report.suppression_budget as u64;
     let public = PublicMeta {
-        writer: concat!("karc ", env!("CARGO_PKG_VERSION")).to_owned(),
+        writer: meta::WRITER.to_owned(),
         rows: data.rows() as u64,
         columns,
         qis: data.qis.iter().map(|q| q.column as u32).collect(),

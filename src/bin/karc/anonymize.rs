@@ -69,12 +69,19 @@ pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     let config = load_config(&args.anonymizer)?;
     let a = anonymize_input(&config, &args.input)?;
     write_atomically(&args.output, |w| a.outcome.release.write_csv(&a.data, w))?;
-    if let Some(path) = &args.report_json {
+    tell_report(&a.report, args.report_json.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the report as JSON when asked (`--report-json`) and its summary
+/// on stderr: the end of `anonymize` and of `pack`.
+pub fn tell_report(report: &Report, json: Option<&std::path::Path>) -> Result<()> {
+    if let Some(path) = json {
         write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &a.report)?;
+            serde_json::to_writer_pretty(&mut *w, report)?;
             w.write_all(b"\n")
         })?;
     }
-    eprintln!("{}", a.report.summary());
-    Ok(ExitCode::SUCCESS)
+    eprintln!("{}", report.summary());
+    Ok(())
 }

@@ -40,19 +40,17 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     )?;
     write_atomically(&args.output, |w| w.write_all(&bytes))?;
     spinner.finish_and_clear();
-    if let Some(path) = &args.report_json {
-        write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &a.report)?;
-            w.write_all(b"\n")
-        })?;
-    }
-    eprintln!("{}", a.report.summary());
+    crate::anonymize::tell_report(&a.report, args.report_json.as_deref())?;
+    tell_written(&args, bytes.len() as u64, mode, original.len() as u64);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What every pack says at the end: the file's size against the CSV's, and
+/// the warning an unencrypted private part deserves.
+fn tell_written(args: &PackArgs, file_bytes: u64, mode: DiffMode, csv_bytes: u64) {
     eprintln!(
-        "{}: {} bytes ({} mode) from {} bytes of CSV",
+        "{}: {file_bytes} bytes ({mode} mode) from {csv_bytes} bytes of CSV",
         args.output.display(),
-        bytes.len(),
-        mode,
-        original.len()
     );
     if args.seal.no_encryption {
         eprintln!(
@@ -60,7 +58,6 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `karc pack --stream`: FADS or CASTLE feeding the archive writer.
@@ -104,18 +101,6 @@ fn pack_stream(
         s.avg_infoloss,
         start.elapsed().as_secs_f64() * 1e3
     );
-    eprintln!(
-        "{}: {} bytes ({} mode) from {} bytes of CSV",
-        args.output.display(),
-        report.file_bytes,
-        mode,
-        report.original_len
-    );
-    if args.seal.no_encryption {
-        eprintln!(
-            "karc: warning: --no-encryption: the private part is NOT encrypted; anyone with {} can restore the original data",
-            args.output.display()
-        );
-    }
+    tell_written(args, report.file_bytes, mode, report.original_len);
     Ok(ExitCode::SUCCESS)
 }
