@@ -98,6 +98,23 @@ impl PrivacyModel {
             .collect()
     }
 
+    /// Each constraint as (positions of its QIs in `constrained`, k), where
+    /// `constrained` is [`PrivacyModel::constrained_qis`]: the form the
+    /// frequency-set methods check.
+    pub fn constraints_within(&self, constrained: &[usize]) -> Vec<(Vec<usize>, usize)> {
+        self.constraints
+            .iter()
+            .map(|c| {
+                let attrs = c
+                    .qis
+                    .iter()
+                    .map(|q| constrained.binary_search(q).expect("constrained QI"))
+                    .collect();
+                (attrs, c.k)
+            })
+            .collect()
+    }
+
     /// Builds and checks the model for `data`: k >= 1, k <= rows, constraint
     /// columns are QIs.
     pub fn from_config(config: &Config, data: &Dataset) -> Result<PrivacyModel> {

@@ -44,18 +44,7 @@ impl<'a> GlobalState<'a> {
         let heights = data.qis.iter().map(|q| q.height().unwrap_or(0)).collect();
         let levels = vec![0; data.qis.len()];
         let constrained = model.constrained_qis(data.qis.len());
-        let constraints: Vec<(Vec<usize>, usize)> = model
-            .constraints
-            .iter()
-            .map(|c| {
-                let attrs = c
-                    .qis
-                    .iter()
-                    .map(|q| constrained.binary_search(q).expect("constrained QI"))
-                    .collect();
-                (attrs, c.k)
-            })
-            .collect();
+        let constraints = model.constraints_within(&constrained);
         let positions: Vec<usize> = (0..constrained.len()).collect();
         let checks = checks_for(&positions, &constraints);
         let leaves: Vec<Vec<u32>> = constrained

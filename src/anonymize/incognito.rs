@@ -334,18 +334,7 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
         }
         .into());
     }
-    let constraints: Vec<(Vec<usize>, usize)> = model
-        .constraints
-        .iter()
-        .map(|c| {
-            let attrs = c
-                .qis
-                .iter()
-                .map(|q| qis.binary_search(q).expect("constrained QI"))
-                .collect();
-            (attrs, c.k)
-        })
-        .collect();
+    let constraints = model.constraints_within(&qis);
     // The one pass over the rows: their distinct tuples of leaves.
     let leaves: Vec<Vec<u32>> = qis
         .iter()
