@@ -37,7 +37,8 @@ struct Group {
     /// Table-entry index of each released column's section, by column index
     /// (`None` for identifiers, and QIs in format 2).
     column_section: Vec<Option<usize>>,
-    /// The group's released QI columns (symbols as its blobs number them).
+    /// The group's released QI columns (symbols as its blobs number them);
+    /// empty when the file has one group, whose columns are the table's.
     released: Vec<ReleasedColumn>,
     /// Where the QI classes section's bytes go (format 2).
     classes_bytes: Option<codec::ClassesBytes>,
@@ -318,8 +319,9 @@ impl Archive {
             archive.groups[g].released = released;
             archive.groups[g].classes_bytes = classes_bytes;
         }
-        archive.released = match &archive.groups[..] {
-            [one] => one.released.clone(),
+        archive.released = match &mut archive.groups[..] {
+            // One group: its columns are the table's (the group keeps none).
+            [one] => std::mem::take(&mut one.released),
             groups => (0..archive.meta.qis.len())
                 .map(|q| ReleasedColumn::concat(groups.iter().map(|g| &g.released[q])))
                 .collect(),
@@ -356,6 +358,14 @@ impl Archive {
 
     pub fn version(&self) -> (u16, u16) {
         (self.container.major, self.container.minor)
+    }
+
+    /// Row group `g`'s released QI columns (symbols as its blobs number them).
+    fn group_released(&self, g: usize) -> &[ReleasedColumn] {
+        match &self.groups[..] {
+            [_] => &self.released,
+            groups => &groups[g].released,
+        }
     }
 
     fn column_blob(&self, group: usize, column: usize) -> &[u8] {
@@ -602,9 +612,8 @@ impl Archive {
                 }
             })
             .collect();
-        let originals =
-            codec::decode_originals(&part.originals, &schemas, &self.groups[g].released)
-                .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
+        let originals = codec::decode_originals(&part.originals, &schemas, self.group_released(g))
+            .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
         let mut identifiers = part.identifiers.iter();
         let mut owned: Vec<Option<Column>> = Vec::with_capacity(self.meta.columns.len());
         for (i, c) in self.meta.columns.iter().enumerate() {
