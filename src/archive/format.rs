@@ -32,19 +32,19 @@ pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 /// The format version this code writes. The major is bumped when a reader
 /// of the previous major could misread a file; the minor when sections are
 /// added that an older reader of the same major may skip.
-pub const VERSION_MAJOR: u16 = 2;
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MAJOR: u16 = 3;
+pub const VERSION_MINOR: u16 = 0;
 
-/// The majors this code reads: its own, and 1.0 (files in the wild, whose
-/// QI columns are coded one by one).
-pub const READ_MAJORS: [u16; 2] = [1, 2];
+/// The majors this code reads: its own, 2.x (SHA-256 digests) and 1.0
+/// (QI columns coded one by one): files in the wild.
+pub const READ_MAJORS: [u16; 3] = [1, 2, 3];
 
 /// The newest minor this code knows of each major it reads.
 const fn known_minor(major: u16) -> u16 {
-    if major == VERSION_MAJOR {
-        VERSION_MINOR
-    } else {
-        0
+    match major {
+        VERSION_MAJOR => VERSION_MINOR,
+        2 => 1,
+        _ => 0,
     }
 }
 
@@ -459,7 +459,10 @@ mod tests {
         ]);
         let p = Path::new("x.karc");
         let container = parse(p, &file).unwrap();
-        assert_eq!((container.major, container.minor), (2, 1));
+        assert_eq!(
+            (container.major, container.minor),
+            (VERSION_MAJOR, VERSION_MINOR)
+        );
         assert_eq!(container.entries.len(), 3);
         let bodies: Vec<&[u8]> = container
             .entries
@@ -479,11 +482,11 @@ mod tests {
             parse(p, b"PK\x03\x04"),
             Err(ArchiveError::NotKarc { .. })
         ));
-        let mut v3 = file.clone();
-        v3[8] = 3;
+        let mut next = file.clone();
+        next[8] = (VERSION_MAJOR + 1) as u8;
         assert!(matches!(
-            parse(p, &v3),
-            Err(ArchiveError::UnsupportedVersion { major: 3, .. })
+            parse(p, &next),
+            Err(ArchiveError::UnsupportedVersion { major, .. }) if major == VERSION_MAJOR + 1
         ));
         assert!(matches!(
             parse(p, &file[..file.len() - 1]),

@@ -18,8 +18,8 @@
 //! concatenation of its field spans, delimiters and tail, and a span the
 //! canonical rendering misses is stored as it is.
 
+use super::digest::DigestKind;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::table::Column;
 
@@ -615,10 +615,15 @@ impl Layout {
     }
 
     /// Renders as [`Layout::render`] and returns the bytes with their
-    /// SHA-256. From `expected_len` bytes on (the length the caller
+    /// digest of `kind`. From `expected_len` bytes on (the length the caller
     /// expects), the bytes are rendered in blocks and a second thread hashes
     /// and gathers each block while the next one renders.
-    pub fn render_hashed<T: Texts>(&self, texts: &T, expected_len: usize) -> (Vec<u8>, [u8; 32]) {
+    pub fn render_hashed<T: Texts>(
+        &self,
+        texts: &T,
+        expected_len: usize,
+        kind: DigestKind,
+    ) -> (Vec<u8>, [u8; 32]) {
         let r = Renderer::new(self, texts);
         let mut at = Cursor::default();
         if expected_len < PIPELINE_BYTES {
@@ -627,19 +632,19 @@ impl Layout {
             for record in 0..r.records {
                 r.record(record, &mut at, &mut out);
             }
-            let digest = Sha256::digest(&out).into();
+            let digest = kind.digest(&out);
             return (out, digest);
         }
         std::thread::scope(|scope| {
             let (blocks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
             let hasher = scope.spawn(move || {
-                let mut sha = Sha256::new();
+                let mut hasher = kind.hasher();
                 let mut out = Vec::with_capacity(expected_len);
                 for block in received {
-                    sha.update(&block);
+                    hasher.update(&block);
                     out.extend_from_slice(&block);
                 }
-                (out, sha.finalize().into())
+                (out, hasher.finalize())
             });
             let mut block = Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4);
             block.extend_from_slice(&self.prefix);

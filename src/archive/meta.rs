@@ -221,8 +221,9 @@ impl HierarchyRecord {
 /// The plaintext of the private part.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrivatePart {
-    /// SHA-256 of the original file.
-    pub sha256: [u8; 32],
+    /// The original file's digest: SHA-256 in formats 1 and 2, BLAKE3 from 3
+    /// on ([`super::digest::DigestKind::of_major`]).
+    pub digest: [u8; 32],
     /// Length of the original file in bytes.
     pub original_len: u64,
     pub layout: Layout,
@@ -238,16 +239,16 @@ pub struct PrivatePart {
 /// file's checksum (each group's [`PrivatePart`] has its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrivateTrailer {
-    pub sha256: [u8; 32],
+    pub digest: [u8; 32],
     pub original_len: u64,
 }
 
 /// A decoded private part: one [`PrivatePart`] per row group, and the
-/// whole file's SHA-256 and length.
+/// whole file's digest and length.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateParts {
     pub groups: Vec<PrivatePart>,
-    pub sha256: [u8; 32],
+    pub digest: [u8; 32],
     pub original_len: u64,
 }
 

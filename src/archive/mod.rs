@@ -4,7 +4,7 @@
 //! a codec blob, the privacy claim, hierarchies, algorithm, metrics) and a
 //! **private part** (what restores the original file byte for byte: the
 //! difference coding of the QI columns, the identifier columns, the layout
-//! of the original CSV and its SHA-256), sealed in an `age` envelope.
+//! of the original CSV and its digest), sealed in an `age` envelope.
 //!
 //! Modules follow the format's structure: [`format`] (magic, version,
 //! section table, CRC-32), [`meta`] (the postcard structures), [`layout`]
@@ -12,6 +12,7 @@
 //! envelope), [`writer`] and [`reader`] (which checks integrity and the
 //! privacy claim every time a file is opened).
 
+pub mod digest;
 pub mod format;
 pub mod layout;
 pub mod meta;
@@ -77,9 +78,11 @@ pub enum ArchiveError {
     NeedsIdentity { path: PathBuf },
     #[error("{}: the private part's age envelope failed authentication or is malformed: {detail}", path.display())]
     Envelope { path: PathBuf, detail: String },
-    #[error("{}: restored {found_len} bytes with SHA-256 {found}, but the original had {expected_len} bytes with SHA-256 {expected}", path.display())]
+    #[error("{}: restored {found_len} bytes with {digest} {found}, but the original had {expected_len} bytes with {digest} {expected}", path.display())]
     RestoreChecksum {
         path: PathBuf,
+        /// `SHA-256` or `BLAKE3`, as the file's version stores.
+        digest: &'static str,
         expected: String,
         found: String,
         expected_len: u64,

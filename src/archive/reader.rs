@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::ArchiveError;
+use super::digest::DigestKind;
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::layout::Texts;
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
@@ -527,7 +527,7 @@ impl Archive {
                 meta::from_bytes(&plain).map_err(|e| corrupt(label.clone(), e))?;
             check_layout(&part, 0)?;
             return Ok(PrivateParts {
-                sha256: part.sha256,
+                digest: part.digest,
                 original_len: part.original_len,
                 groups: vec![part],
             });
@@ -545,13 +545,13 @@ impl Archive {
         let trailer: PrivateTrailer =
             meta::from_bytes(rest).map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
         Ok(PrivateParts {
-            sha256: trailer.sha256,
+            digest: trailer.digest,
             original_len: trailer.original_len,
             groups,
         })
     }
 
-    /// Restores the original file's bytes, checked against its SHA-256
+    /// Restores the original file's bytes, checked against its digest
     /// (and, in a file of several row groups, each group's).
     pub fn restore(&self, key: Option<&Key>) -> Result<Vec<u8>> {
         let parts = self.private_parts(key)?;
@@ -562,22 +562,28 @@ impl Archive {
         for (g, part) in parts.groups.iter().enumerate() {
             out.extend_from_slice(&self.restore_group(g, part)?);
         }
-        let digest: [u8; 32] = Sha256::digest(&out).into();
-        self.check_restored(&out, digest, parts.sha256, parts.original_len)?;
+        let digest = self.digest_kind().digest(&out);
+        self.check_restored(&out, digest, parts.digest, parts.original_len)?;
         Ok(out)
+    }
+
+    /// The hash of this file's `digest` fields (fixed by its major version).
+    pub fn digest_kind(&self) -> DigestKind {
+        DigestKind::of_major(self.container.major)
     }
 
     fn check_restored(
         &self,
         out: &[u8],
         digest: [u8; 32],
-        sha256: [u8; 32],
+        expected: [u8; 32],
         len: u64,
     ) -> Result<()> {
-        if digest != sha256 || out.len() as u64 != len {
+        if digest != expected || out.len() as u64 != len {
             return Err(ArchiveError::RestoreChecksum {
                 path: self.path.clone(),
-                expected: hex(&sha256),
+                digest: self.digest_kind().name(),
+                expected: hex(&expected),
                 found: hex(&digest),
                 expected_len: len,
                 found_len: out.len() as u64,
@@ -672,10 +678,12 @@ impl Archive {
             columns,
             rows,
         };
-        let (out, digest) = part
-            .layout
-            .render_hashed(&texts, part.original_len.min(1 << 32) as usize);
-        self.check_restored(&out, digest, part.sha256, part.original_len)?;
+        let (out, digest) = part.layout.render_hashed(
+            &texts,
+            part.original_len.min(1 << 32) as usize,
+            self.digest_kind(),
+        );
+        self.check_restored(&out, digest, part.digest, part.original_len)?;
         Ok(out)
     }
 
@@ -806,7 +814,8 @@ impl Archive {
                     codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
                 }),
             original_bytes: part.as_ref().map(|p| p.original_len),
-            original_sha256: part.as_ref().map(|p| hex(&p.sha256)),
+            original_digest: part.as_ref().map(|p| hex(&p.digest)),
+            digest: self.digest_kind().name(),
             columns,
             sections,
             claim: self.claim_report.clone(),
@@ -842,7 +851,10 @@ pub struct Inspection {
     pub layout_verbatim_bytes: Option<u64>,
     pub difference_mode: Option<String>,
     pub original_bytes: Option<u64>,
-    pub original_sha256: Option<String>,
+    /// The original's digest (hex), of the kind `digest` names.
+    pub original_digest: Option<String>,
+    /// `SHA-256` (formats 1, 2) or `BLAKE3` (format 3).
+    pub digest: &'static str,
     pub columns: Vec<ColumnInfo>,
     pub sections: Vec<SectionInfo>,
     pub claim: Option<ClaimReport>,

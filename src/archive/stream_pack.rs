@@ -13,9 +13,9 @@ use std::io::{BufWriter, Read, Seek, Write};
 use std::path::Path;
 
 use rustc_hash::FxHashMap;
-use sha2::{Digest, Sha256};
 
 use super::ArchiveError;
+use super::digest::{DigestKind, Hasher};
 use super::format::{self, SectionKind, SectionSummary};
 use super::layout::{self, Layout, Padding};
 use super::meta::{
@@ -144,7 +144,7 @@ struct Sink {
     private: PrivateStream,
     group_rows: Vec<u64>,
     padding: Option<Vec<Padding>>,
-    sha: Sha256,
+    digest: Hasher,
     original_len: u64,
     tally: Tally,
     classes: FxHashMap<Vec<Cell>, u64>,
@@ -219,7 +219,7 @@ pub fn pack_stream(
         private,
         group_rows: Vec::new(),
         padding: None,
-        sha: Sha256::new(),
+        digest: DigestKind::current().hasher(),
         original_len: 0,
         tally: Tally::new(q),
         classes: FxHashMap::default(),
@@ -293,7 +293,7 @@ pub fn pack_stream(
 
     // The private part's trailer: the whole file's checksum.
     let trailer = meta::to_bytes(&PrivateTrailer {
-        sha256: sink.sha.finalize().into(),
+        digest: sink.digest.finalize(),
         original_len: sink.original_len,
     });
     sink.private.write_all(&trailer).map_err(out_io)?;
@@ -518,7 +518,7 @@ fn write_group(
         .collect();
     let originals = codec::encode_originals(options.mode, &qi_originals, &released);
     let part = PrivatePart {
-        sha256: Sha256::digest(&group.bytes).into(),
+        digest: DigestKind::current().digest(&group.bytes),
         original_len: group.bytes.len() as u64,
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
@@ -528,7 +528,7 @@ fn write_group(
     let mut frame = Vec::new();
     meta::put_frame(&mut frame, &meta::to_bytes(&part));
     sink.private.write_all(&frame).map_err(out_err)?;
-    sink.sha.update(&group.bytes);
+    sink.digest.update(&group.bytes);
     sink.original_len += group.bytes.len() as u64;
     sink.group_rows.push(table.rows as u64);
     Ok(())

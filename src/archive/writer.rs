@@ -1,8 +1,7 @@
 //! Writing an archive from an anonymized dataset (`karc pack`).
 
-use sha2::{Digest, Sha256};
-
 use super::ArchiveError;
+use super::digest::DigestKind;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{
@@ -131,10 +130,10 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         .map(|(_, c)| codec::encode_plain(c))
         .collect();
 
-    // Private part; the original's SHA-256 on a second thread meanwhile.
+    // Private part; the original's digest on a second thread meanwhile.
     let qi_originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(data);
-    let (layout, originals, sha256) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| -> [u8; 32] { Sha256::digest(original).into() });
+    let (layout, originals, digest) = std::thread::scope(|scope| {
+        let digest = scope.spawn(|| DigestKind::current().digest(original));
         let layout = Layout::capture(
             original,
             table,
@@ -143,15 +142,15 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
             a.config.input.trim,
         );
         let originals = codec::encode_originals(options.mode, &qi_originals, &released);
-        let sha256 = digest.join().expect("hashing does not panic");
-        (layout, originals, sha256)
+        let digest = digest.join().expect("hashing does not panic");
+        (layout, originals, digest)
     });
     let layout = layout.map_err(|e| ArchiveError::Layout {
         path: table.source.clone(),
         detail: e.to_string(),
     })?;
     let private = PrivatePart {
-        sha256,
+        digest,
         original_len: original.len() as u64,
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),

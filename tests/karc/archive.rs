@@ -261,11 +261,11 @@ fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
         archive_error(restore(&published, Some(&other))),
         ArchiveError::NoPrivatePart { .. }
     ));
-    let mut v3 = sealed.clone();
-    v3[8] = 3;
+    let mut next_major = sealed.clone();
+    next_major[8] = 4;
     assert!(matches!(
-        archive_error(open(&v3)),
-        ArchiveError::UnsupportedVersion { major: 3, .. }
+        archive_error(open(&next_major)),
+        ArchiveError::UnsupportedVersion { major: 4, .. }
     ));
     assert!(matches!(
         archive_error(open(&std::fs::read(&csv).unwrap())),
@@ -452,11 +452,11 @@ fn commands_round_trip_and_say_what_is_wrong() {
     let (code, _, err) = run(&["restore", &csv, "-o", &d("n.csv"), "-i", &d("key.txt")]);
     assert_eq!((code, err.contains("not a karc file")), (2, true), "{err}");
     let mut v3 = std::fs::read(d("r.karc")).unwrap();
-    v3[8] = 3;
+    v3[8] = 4;
     std::fs::write(d("v3.karc"), &v3).unwrap();
     let (code, _, err) = run(&["inspect", &d("v3.karc")]);
     assert_eq!(
-        (code, err.contains("unsupported format version 3.1")),
+        (code, err.contains("unsupported format version 4.0")),
         (2, true),
         "{err}"
     );
@@ -653,12 +653,12 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major3.karc", Step::Open, |e| {
+    ("version_major4.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 3,
-                minor: 1,
+                major: 4,
+                minor: 0,
                 ..
             }
         )
@@ -671,7 +671,7 @@ const INVALID: &[(&str, Step, Expect)] = &[
                 e,
                 ArchiveError::UnsupportedSection {
                     code: 99,
-                    minor: 2,
+                    minor: 1,
                     ..
                 }
             )
@@ -723,7 +723,7 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("claim_below_k.karc", Step::Open, |e| {
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),
-    ("private_sha256_mismatch.karc", Step::Restore, |e| {
+    ("private_digest_mismatch.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::RestoreChecksum { .. })
     }),
     ("private_envelope_tampered.karc", Step::Restore, |e| {

@@ -226,7 +226,7 @@ pub struct PackArgs {
 pub struct RestoreArgs {
     /// The .karc file.
     pub input: PathBuf,
-    /// Where to write the original CSV (written atomically, after its SHA-256 is checked).
+    /// Where to write the original CSV (written atomically, after its digest is checked).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     #[command(flatten)]

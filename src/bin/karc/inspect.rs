@@ -47,8 +47,8 @@ fn print_text(i: &Inspection) {
     if let Some(mode) = &i.difference_mode {
         println!("difference mode: {mode}");
     }
-    if let (Some(len), Some(sha)) = (i.original_bytes, &i.original_sha256) {
-        println!("original: {len} bytes, SHA-256 {sha}");
+    if let (Some(len), Some(digest)) = (i.original_bytes, &i.original_digest) {
+        println!("original: {len} bytes, {} {digest}", i.digest);
     }
     println!(
         "{:<24} {:<12} {:>12} {:>12}",

@@ -1,4 +1,4 @@
-//! `karc restore`: the original CSV, byte for byte, SHA-256 checked.
+//! `karc restore`: the original CSV, byte for byte, its digest checked.
 
 use std::process::ExitCode;
 
@@ -15,9 +15,10 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let bytes = archive.restore(key.as_ref())?;
     write_atomically(&args.output, |w| w.write_all(&bytes))?;
     eprintln!(
-        "{}: restored {} bytes, SHA-256 verified",
+        "{}: restored {} bytes, {} verified",
         args.output.display(),
-        bytes.len()
+        bytes.len(),
+        archive.digest_kind().name()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -160,9 +160,9 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     bad[1] = b'Z';
     write(&invalid, "magic_wrong.karc", &bad)?;
     let mut bad = plain.clone();
-    bad[8] = 3;
+    bad[8] = 4;
     format::reseal_table(&mut bad);
-    write(&invalid, "version_major3.karc", &bad)?;
+    write(&invalid, "version_major4.karc", &bad)?;
     let mut bad = plain.clone();
     bad[20] ^= 0xFF;
     write(&invalid, "table_crc_mismatch.karc", &bad)?;
@@ -213,11 +213,11 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write(&invalid, "classes_unused.karc", &reassemble(&s))?;
 
     let mut part: PrivatePart = meta::from_bytes(&archive.private_plaintext(None)?)?;
-    part.sha256[0] ^= 0xFF;
+    part.digest[0] ^= 0xFF;
     let mut s = sections_of(&plain);
     let last = s.len() - 1;
     s[last].1 = meta::to_bytes(&part);
-    write(&invalid, "private_sha256_mismatch.karc", &reassemble(&s))?;
+    write(&invalid, "private_digest_mismatch.karc", &reassemble(&s))?;
 
     let mut s = sections_of(&sealed);
     let last = s.len() - 1;

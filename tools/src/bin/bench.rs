@@ -340,7 +340,7 @@ fn archive(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
          mode, in the same run and on the same bytes: zip (the zip crate, deflate at its default \
          level) against `writer::pack` (encode both parts, seal the private part for an X25519 \
          recipient; the anonymization excluded), and unzip against restore (open with integrity and \
-         privacy-claim checks, unseal, decode, render the CSV, check its SHA-256); both outputs \
+         privacy-claim checks, unseal, decode, render the CSV, check its digest); both outputs \
          checked byte for byte; medians of {runs} run(s). Issue 3's targets: pack / zip <= 0.5, \
          restore / unzip <= 1.0.\n",
         src.name,
@@ -480,7 +480,7 @@ fn scaling(
          `wait4`) the whole process's, so it includes the stage's input as the `karc` command that \
          runs the stage would hold it. load = read and dictionary-encode the CSV; anonymize = \
          `anonymize::run`; pack = encode and seal (default mode, X25519) and write the file; \
-         restore = open (integrity and privacy-claim checks), unseal, decode, render, SHA-256. \
+         restore = open (integrity and privacy-claim checks), unseal, decode, render, digest (BLAKE3). \
          Each figure is the median of {repeats} process(es) (peak: the highest). The last column \
          says what the stage made: pack and restore times follow how many cells the anonymization \
          changed (their differences are what the private part codes), which differs between sizes \

@@ -2,7 +2,7 @@
 //! writing the archive (the anonymization excluded; private part sealed for
 //! an X25519 recipient) at most half of zip's time on the same CSV, and
 //! restoring (open with its integrity and claim checks, unseal, decode,
-//! render, SHA-256) no slower than unzip. `bench` reports the same
+//! render, digest) no slower than unzip. `bench` reports the same
 //! measurement among the others (`karc_tools::bench::archive_vs_zip`).
 //!
 //! ```text
