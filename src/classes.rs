@@ -22,6 +22,24 @@ impl Partition {
     /// names the new class. O(rows x columns) hash lookups on integers, no
     /// allocation per row.
     pub fn new(columns: &[&[u32]], rows: usize, exclude: Option<&[bool]>) -> Partition {
+        Partition::build(columns, rows, exclude, None)
+    }
+
+    /// Groups weighted entries, each standing for `weights[e]` rows (the
+    /// equivalence classes of a release coded by class): a class's size
+    /// counts rows, not entries, so the partition of a release's class
+    /// table has the sizes of the partition of its rows, and costs the
+    /// number of classes instead of the number of rows.
+    pub fn weighted(columns: &[&[u32]], weights: &[u32], exclude: Option<&[bool]>) -> Partition {
+        Partition::build(columns, weights.len(), exclude, Some(weights))
+    }
+
+    fn build(
+        columns: &[&[u32]],
+        rows: usize,
+        exclude: Option<&[bool]>,
+        weights: Option<&[u32]>,
+    ) -> Partition {
         let mut class_of = vec![0u32; rows];
         if let Some(ex) = exclude {
             for (c, &e) in class_of.iter_mut().zip(ex) {
@@ -48,9 +66,9 @@ impl Partition {
             count = next;
         }
         let mut sizes = vec![0u32; count as usize];
-        for &c in &class_of {
+        for (e, &c) in class_of.iter().enumerate() {
             if c != NO_CLASS {
-                sizes[c as usize] += 1;
+                sizes[c as usize] += weights.map_or(1, |w| w[e]);
             }
         }
         Partition { class_of, sizes }

@@ -16,7 +16,7 @@ use crate::codec::{self, QiSchema, ReleasedColumn};
 use crate::config::Role;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
-use crate::privacy::{ClaimReport, Constraint, verify_columns};
+use crate::privacy::{ClaimReport, Constraint, verify_columns, verify_weighted};
 use crate::release::write_columns_csv;
 use crate::table::{Column, LineEnding};
 
@@ -42,6 +42,11 @@ struct Group {
     released: Vec<ReleasedColumn>,
     /// Where the QI classes section's bytes go (format 2).
     classes_bytes: Option<codec::ClassesBytes>,
+    /// The group's equivalence classes (format 2): their released QI tuples
+    /// (one column per QI, one entry per class) and their sizes in rows.
+    /// The claim check works on these, not on every row.
+    class_table: Vec<ReleasedColumn>,
+    class_sizes: Vec<u32>,
 }
 
 /// An opened, checked archive over a memory map.
@@ -239,6 +244,8 @@ impl Archive {
                 column_section,
                 released: Vec::new(),
                 classes_bytes: None,
+                class_table: Vec::new(),
+                class_sizes: Vec::new(),
             });
         }
         let private_section = match walk.next() {
@@ -299,6 +306,8 @@ impl Archive {
                                 e.to_string(),
                             )
                         })?;
+                    archive.groups[g].class_table = classes.table_columns();
+                    archive.groups[g].class_sizes = classes.sizes();
                     (classes.to_columns(), Some(bytes))
                 }
                 None => (
@@ -401,6 +410,21 @@ impl Archive {
             .map_err(|e| self.column_corrupt(0, c, e.to_string()).into())
     }
 
+    /// The labels of QI `q` over the equivalence classes of every row group
+    /// (one entry per class, in the order of `Group::class_sizes`).
+    fn class_labels(&self, q: usize) -> Result<Column> {
+        let c = self.meta.qis[q] as usize;
+        let column = match &self.groups[..] {
+            [one] => std::borrow::Cow::Borrowed(&one.class_table[q]),
+            groups => std::borrow::Cow::Owned(ReleasedColumn::concat(
+                groups.iter().map(|g| &g.class_table[q]),
+            )),
+        };
+        column
+            .to_column(&self.meta.columns[c].name, self.hierarchy_of(c))
+            .map_err(|e| self.column_corrupt(0, c, e.to_string()).into())
+    }
+
     /// A sensitive or insensitive column's texts, over every row group.
     pub fn plain_column(&self, column: usize) -> Result<Column> {
         let mut parts = (0..self.groups.len()).map(|g| self.group_plain_column(g, column));
@@ -421,10 +445,20 @@ impl Archive {
         .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
     }
 
-    /// Recomputes the privacy claim from the released QI columns.
+    /// Recomputes the privacy claim from the released QI columns: on the
+    /// equivalence classes the file codes (format 2 and later), unless
+    /// l-diversity is claimed, which needs every row's sensitive value.
     pub fn check_claim(&self) -> Result<ClaimReport> {
+        let by_class = self.meta.claim.l_diversity.is_none()
+            && self.groups.iter().all(|g| g.classes_section.is_some());
         let labels: Vec<Column> = (0..self.meta.qis.len())
-            .map(|q| self.qi_labels(q))
+            .map(|q| {
+                if by_class {
+                    self.class_labels(q)
+                } else {
+                    self.qi_labels(q)
+                }
+            })
             .collect::<Result<_>>()?;
         let refs: Vec<&Column> = labels.iter().collect();
         let constraints: Vec<Constraint> = self
@@ -437,6 +471,19 @@ impl Archive {
                 k: c.k as usize,
             })
             .collect();
+        if by_class {
+            let sizes: Vec<u32> = self
+                .groups
+                .iter()
+                .flat_map(|g| g.class_sizes.iter().copied())
+                .collect();
+            return Ok(verify_weighted(
+                &refs,
+                &sizes,
+                &constraints,
+                self.meta.claim.policy,
+            ));
+        }
         let sensitive = match self.meta.claim.l_diversity {
             Some((col, l)) => Some((self.plain_column(col as usize)?, l as usize)),
             None => None,

@@ -89,6 +89,28 @@ impl ReleasedClasses {
         self.table.first().map_or(0, Vec::len)
     }
 
+    /// The class table as columns, one per QI, with one entry per class
+    /// instead of per row: what the claim check needs (with [`Self::sizes`]).
+    pub fn table_columns(&self) -> Vec<ReleasedColumn> {
+        self.symbols
+            .iter()
+            .zip(&self.table)
+            .map(|(symbols, table)| ReleasedColumn {
+                symbols: symbols.clone(),
+                rows: table.clone(),
+            })
+            .collect()
+    }
+
+    /// How many rows each class holds.
+    pub fn sizes(&self) -> Vec<u32> {
+        let mut sizes = vec![0u32; self.classes()];
+        for &c in &self.rows {
+            sizes[c as usize] += 1;
+        }
+        sizes
+    }
+
     /// The QI columns again, one per QI (symbols as in `self.symbols`).
     pub fn to_columns(&self) -> Vec<ReleasedColumn> {
         self.symbols
