@@ -976,6 +976,24 @@ impl<'a> ContextKeys<'a> {
             .iter()
             .fold(u64::from(g), |k, &(p, n)| k * n + u64::from(p[row]))
     }
+
+    /// Calls `f(i, key)` with the key of each coded row `i` (as
+    /// [`ContextKeys::key`], unrolled for the usual zero to two parents:
+    /// the encoder computes keys for every candidate's estimate).
+    #[inline]
+    pub(super) fn each_key(&self, coded: &CodedRows, mut f: impl FnMut(usize, u64)) {
+        let rows = coded.rows.iter().zip(&coded.symbols).enumerate();
+        match self.parents[..] {
+            [] => rows.for_each(|(i, (_, &g))| f(i, u64::from(g))),
+            [(p1, n1)] => rows
+                .for_each(|(i, (&row, &g))| f(i, u64::from(g) * n1 + u64::from(p1[row as usize]))),
+            [(p1, n1), (p2, n2)] => rows.for_each(|(i, (&row, &g))| {
+                let k = u64::from(g) * n1 + u64::from(p1[row as usize]);
+                f(i, k * n2 + u64::from(p2[row as usize]))
+            }),
+            _ => rows.for_each(|(i, (&row, &g))| f(i, self.key(g, row as usize))),
+        }
+    }
 }
 
 /// A QI's rows that carry bits in context mode: each one's row, released

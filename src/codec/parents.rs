@@ -97,6 +97,21 @@ impl LogSums {
     }
 }
 
+/// Reusable buffers of [`estimate`].
+#[derive(Default)]
+struct Scratch {
+    keys: Vec<u64>,
+    counts: Vec<u32>,
+    level: Vec<u64>,
+}
+
+/// Key spaces of at most this many (context, position) slots per coded
+/// row (and at least [`DENSE_MIN`]) are counted in an array instead of
+/// sorted.
+const DENSE_PER_ROW: u64 = 4;
+const DENSE_MIN: u64 = 1 << 16;
+const DENSE_MAX: u64 = 1 << 24;
+
 /// The estimated stream length of `coded` under `keys`, in fixed-point
 /// bits; `None` when (context, position) keys do not fit in 64 bits (the
 /// candidate is then not considered).
@@ -104,21 +119,48 @@ fn estimate(
     coded: &CodedRows,
     keys: &ContextKeys<'_>,
     logs: &LogSums,
-    scratch: &mut Vec<u64>,
+    scratch: &mut Scratch,
 ) -> Option<i64> {
     let alphabet = u64::from(coded.sizes.iter().copied().max().unwrap_or(0)).max(1);
     let bits = width(alphabet as u32);
-    let bound = keys.space?.checked_mul(1 << bits)?;
+    let space = keys.space?;
+    let bound = space.checked_mul(1 << bits)?;
     let per_symbol = keys.per_symbol();
+    let dense = (coded.rows.len() as u64 * DENSE_PER_ROW)
+        .max(DENSE_MIN)
+        .min(DENSE_MAX);
+    if bound <= dense {
+        return Some(estimate_dense(
+            coded, keys, logs, scratch, bits, space, per_symbol,
+        ));
+    }
+    Some(estimate_sorted(
+        coded,
+        keys,
+        logs,
+        &mut scratch.keys,
+        bits,
+        bound,
+        per_symbol,
+    ))
+}
+
+/// [`estimate`] by sorting the rows' (context, position) keys: each run of
+/// equal contexts is one context's rows, positions ascending.
+fn estimate_sorted(
+    coded: &CodedRows,
+    keys: &ContextKeys<'_>,
+    logs: &LogSums,
+    scratch: &mut Vec<u64>,
+    bits: u32,
+    bound: u64,
+    per_symbol: u64,
+) -> i64 {
     scratch.clear();
-    scratch.extend(
-        coded
-            .rows
-            .iter()
-            .zip(&coded.symbols)
-            .zip(&coded.positions)
-            .map(|((&row, &g), &s)| keys.key(g, row as usize) << bits | u64::from(s)),
-    );
+    scratch.resize(coded.rows.len(), 0);
+    keys.each_key(coded, |i, k| {
+        scratch[i] = k << bits | u64::from(coded.positions[i]);
+    });
     sort_keys(scratch, bound);
     let mut total = 0i64;
     // One context's (position, count) pairs, positions ascending.
@@ -155,7 +197,55 @@ fn estimate(
             }
         }
     }
-    Some(total)
+    total
+}
+
+/// [`estimate`] over a small key space: the rows are counted per (context,
+/// position) in an array, and each context's tree nodes summed bottom-up
+/// (the same terms as the sorted path: an empty node costs nothing).
+fn estimate_dense(
+    coded: &CodedRows,
+    keys: &ContextKeys<'_>,
+    logs: &LogSums,
+    scratch: &mut Scratch,
+    bits: u32,
+    space: u64,
+    per_symbol: u64,
+) -> i64 {
+    let Scratch { counts, level, .. } = scratch;
+    counts.clear();
+    counts.resize((space << bits) as usize, 0);
+    keys.each_key(coded, |i, k| {
+        counts[(k << bits | u64::from(coded.positions[i])) as usize] += 1;
+    });
+    let mut total = 0i64;
+    for context in 0..space {
+        let size = coded.sizes[(context / per_symbol) as usize];
+        let w = width(size);
+        if w == 0 {
+            continue;
+        }
+        let base = (context << bits) as usize;
+        let leaves = &counts[base..base + (1 << w)];
+        if leaves.iter().all(|&n| n == 0) {
+            continue;
+        }
+        level.clear();
+        level.extend(leaves.iter().map(|&n| u64::from(n)));
+        // Level b's nodes: the prefixes above bit b, children by bit b.
+        let mut len = level.len();
+        for b in 0..w {
+            len /= 2;
+            for prefix in 0..len {
+                let (n0, n1) = (level[2 * prefix], level[2 * prefix + 1]);
+                if n0 + n1 > 0 && one_possible(prefix as u32, b, size) {
+                    total += logs.bits(n0, n1);
+                }
+                level[prefix] = n0 + n1;
+            }
+        }
+    }
+    total
 }
 
 /// Sorts `keys`, all below `bound`: least-significant-digit radix sort
@@ -211,7 +301,7 @@ pub(super) fn choose<'a>(
         return Vec::new();
     }
     let logs = LogSums::up_to(coded.rows.len());
-    let mut scratch = Vec::with_capacity(coded.rows.len());
+    let mut scratch = Scratch::default();
     let mut measure = |parents: &[u32]| {
         let keys = ContextKeys::new(symbols, parents.iter().map(|&p| parent(p)).collect());
         estimate(coded, &keys, &logs, &mut scratch)
@@ -253,6 +343,40 @@ mod tests {
             expected.sort_unstable();
             sort_keys(&mut keys, 1 << 30);
             prop_assert_eq!(keys, expected);
+        }
+    }
+
+    proptest! {
+        /// The array count and the sort give the same estimate.
+        #[test]
+        fn dense_estimate_is_the_sorted_one(
+            sizes in prop::collection::vec(1u32..40, 1..5),
+            radices in prop::collection::vec(1u64..6, 0..3),
+            rows in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 0..400),
+        ) {
+            let n = rows.len();
+            let coded = CodedRows {
+                rows: (0..n as u32).collect(),
+                symbols: rows.iter().map(|r| r.0 % sizes.len() as u32).collect(),
+                positions: rows.iter().map(|r| r.1 % sizes[(r.0 % sizes.len() as u32) as usize]).collect(),
+                sizes: sizes.clone(),
+            };
+            let values: Vec<Vec<u32>> = radices
+                .iter()
+                .enumerate()
+                .map(|(j, &radix)| rows.iter().map(|r| [r.2, r.3][j] % radix as u32).collect())
+                .collect();
+            let keys = ContextKeys::new(
+                sizes.len(),
+                values.iter().zip(&radices).map(|(v, &radix)| (&v[..], radix)).collect(),
+            );
+            let logs = LogSums::up_to(n);
+            let bits = width(sizes.iter().copied().max().unwrap_or(1));
+            let space = keys.space.unwrap();
+            let mut scratch = Scratch::default();
+            let dense = estimate_dense(&coded, &keys, &logs, &mut scratch, bits, space, keys.per_symbol());
+            let sorted = estimate_sorted(&coded, &keys, &logs, &mut scratch.keys, bits, space << bits, keys.per_symbol());
+            prop_assert_eq!(dense, sorted);
         }
     }
 
