@@ -123,6 +123,13 @@ impl Rendered {
     }
 }
 
+/// The position after `expected` when `bytes` holds it at `pos`.
+#[inline]
+fn starts_with_at(bytes: &[u8], pos: usize, expected: &[u8]) -> Option<usize> {
+    let end = pos + expected.len();
+    (bytes.get(pos..end)? == expected).then_some(end)
+}
+
 /// Why a layout could not be captured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CaptureError {
@@ -496,7 +503,6 @@ impl Layout {
             .collect();
         let codes: Vec<&[u32]> = (0..columns).map(|c| &texts.column(c).codes[..]).collect();
         let mut scratch = Vec::new();
-        let mut line = Vec::new();
         let mut at = 0;
         let mut r = 0usize;
         loop {
@@ -506,18 +512,20 @@ impl Layout {
             // bytes there: no need to tokenize it.
             if r > 0 && r >= usize::from(header) && r < records && columns > 0 {
                 let row = r - usize::from(header);
-                line.clear();
+                // Compared in place, field by field (no copy of the line).
+                let mut end = Some(at);
                 for (c, (rendered, codes)) in rendered.iter().zip(&codes).enumerate() {
-                    if c > 0 {
-                        line.push(delimiter);
-                    }
-                    line.extend_from_slice(rendered.get(codes[row]));
+                    end = end.and_then(|pos| {
+                        let pos = if c > 0 {
+                            (bytes.get(pos) == Some(&delimiter)).then_some(pos + 1)?
+                        } else {
+                            pos
+                        };
+                        starts_with_at(bytes, pos, rendered.get(codes[row]))
+                    });
                 }
-                line.extend_from_slice(&layout.terminator);
-                let end = at + line.len();
-                if bytes.get(at..end) == Some(&line[..])
-                    && !matches!(bytes.get(end), Some(b'\n' | b'\r'))
-                {
+                let end = end.and_then(|pos| starts_with_at(bytes, pos, &layout.terminator));
+                if let Some(end) = end.filter(|&e| !matches!(bytes.get(e), Some(b'\n' | b'\r'))) {
                     if end == bytes.len() {
                         layout.final_terminator = true;
                     }
