@@ -56,12 +56,82 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
     let data = a.data;
     let table = &data.table;
-    // The private part codes against the QI columns as a reader decodes
-    // them from the classes (the same symbol order, by construction).
-    let classes = ReleasedClasses::from_columns(&released_columns(data, a.outcome));
-    let released = classes.to_columns();
+    // Three independent pieces of work after the classes, overlapped on the
+    // machine's threads: the original's digest and layout (the file and the
+    // table only), the public sections, and the original QI columns (which
+    // `encode_originals` spreads over threads itself).
+    let (public, originals, (layout, digest)) = std::thread::scope(|scope| {
+        let side = scope.spawn(|| {
+            let digest = DigestKind::current().digest(original);
+            let layout = Layout::capture(
+                original,
+                table,
+                table.delimiter,
+                table.header,
+                a.config.input.trim,
+            );
+            (layout, digest)
+        });
+        // The private part codes against the QI columns as a reader decodes
+        // them from the classes (the same symbol order, by construction).
+        let classes = ReleasedClasses::from_columns(&released_columns(data, a.outcome));
+        let released = classes.to_columns();
+        let (public, originals) = std::thread::scope(|scope| {
+            let public = scope.spawn(|| public_sections(a, &classes));
+            let originals =
+                codec::encode_originals(options.mode, &QiOriginal::of_dataset(data), &released);
+            let public = public
+                .join()
+                .expect("coding the public part does not panic");
+            (public, originals)
+        });
+        let side = side.join().expect("hashing does not panic");
+        (public, originals, side)
+    });
+    let layout = layout.map_err(|e| ArchiveError::Layout {
+        path: table.source.clone(),
+        detail: e.to_string(),
+    })?;
+    let private = PrivatePart {
+        digest,
+        original_len: original.len() as u64,
+        layout,
+        originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
+        originals: originals.bytes,
+        identifiers: identifier_columns(table, &data.roles),
+    };
+    let private_bytes = meta::to_bytes(&private);
+    let sealed = seal::seal(&private_bytes, options.seal)?;
 
-    // Public part.
+    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(public.columns.len() + 4);
+    sections.push((SectionKind::Meta, &public.meta));
+    sections.push((SectionKind::Hierarchies, &public.hierarchies));
+    sections.push((SectionKind::QiClasses, &public.classes));
+    sections.extend(
+        public
+            .columns
+            .iter()
+            .map(|b| (SectionKind::Column, b.as_slice())),
+    );
+    match &sealed {
+        Some(s) => sections.push((SectionKind::PrivateSealed, s)),
+        None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
+    }
+    Ok(format::assemble(&sections))
+}
+
+/// The public part's sections, as `pack` assembles them.
+struct PublicSections {
+    meta: Vec<u8>,
+    hierarchies: Vec<u8>,
+    classes: Vec<u8>,
+    /// The released non-QI columns.
+    columns: Vec<Vec<u8>>,
+}
+
+fn public_sections(a: &Anonymization<'_>, classes: &ReleasedClasses) -> PublicSections {
+    let data = a.data;
+    let table = &data.table;
     let mut qi_of_column = vec![None; table.columns.len()];
     for (q, qi) in data.qis.iter().enumerate() {
         qi_of_column[qi.column] = Some(q);
@@ -119,61 +189,18 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         },
         missing: data.missing.clone(),
     };
-    let meta_bytes = meta::to_bytes(&public);
-    let hierarchy_bytes = meta::hierarchies_to_bytes(&hierarchies);
-    let classes_blob = codec::encode_classes(&classes);
-    let column_blobs: Vec<Vec<u8>> = table
-        .columns
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| data.roles[i] != Role::Identifier && qi_of_column[i].is_none())
-        .map(|(_, c)| codec::encode_plain(c))
-        .collect();
-
-    // Private part; the original's digest on a second thread meanwhile.
-    let qi_originals: Vec<QiOriginal<'_>> = QiOriginal::of_dataset(data);
-    let (layout, originals, digest) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| DigestKind::current().digest(original));
-        let layout = Layout::capture(
-            original,
-            table,
-            table.delimiter,
-            table.header,
-            a.config.input.trim,
-        );
-        let originals = codec::encode_originals(options.mode, &qi_originals, &released);
-        let digest = digest.join().expect("hashing does not panic");
-        (layout, originals, digest)
-    });
-    let layout = layout.map_err(|e| ArchiveError::Layout {
-        path: table.source.clone(),
-        detail: e.to_string(),
-    })?;
-    let private = PrivatePart {
-        digest,
-        original_len: original.len() as u64,
-        layout,
-        originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
-        originals: originals.bytes,
-        identifiers: identifier_columns(table, &data.roles),
-    };
-    let private_bytes = meta::to_bytes(&private);
-    let sealed = seal::seal(&private_bytes, options.seal)?;
-
-    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(column_blobs.len() + 4);
-    sections.push((SectionKind::Meta, &meta_bytes));
-    sections.push((SectionKind::Hierarchies, &hierarchy_bytes));
-    sections.push((SectionKind::QiClasses, &classes_blob));
-    sections.extend(
-        column_blobs
+    PublicSections {
+        meta: meta::to_bytes(&public),
+        hierarchies: meta::hierarchies_to_bytes(&hierarchies),
+        classes: codec::encode_classes(classes),
+        columns: table
+            .columns
             .iter()
-            .map(|b| (SectionKind::Column, b.as_slice())),
-    );
-    match &sealed {
-        Some(s) => sections.push((SectionKind::PrivateSealed, s)),
-        None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
+            .enumerate()
+            .filter(|&(i, _)| data.roles[i] != Role::Identifier && qi_of_column[i].is_none())
+            .map(|(_, c)| codec::encode_plain(c))
+            .collect(),
     }
-    Ok(format::assemble(&sections))
 }
 
 /// The identifier columns of `table` (never released), as the private part
