@@ -25,7 +25,9 @@ use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
 use super::parents;
 use super::plain::{canonical_integer, put_dictionary, read_dictionary};
-use super::range::{Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width};
+use super::range::{
+    Block, Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width,
+};
 use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
@@ -1007,15 +1009,20 @@ pub(super) struct CodedRows {
 }
 
 /// The range-coded rows of one QI under the given parents.
+#[inline(never)]
 fn context_stream(coded: &CodedRows, keys: &ContextKeys<'_>) -> Vec<u8> {
     let mut enc = RangeEncoder::default();
     let mut models = Models::new(keys.space.unwrap_or(u64::MAX));
     let widths: Vec<u32> = coded.sizes.iter().map(|&n| width(n)).collect();
-    for ((&row, &g), &s) in coded.rows.iter().zip(&coded.symbols).zip(&coded.positions) {
-        let size = coded.sizes[g as usize];
-        let mut block = models.block(keys.key(g, row as usize), widths[g as usize]);
-        encode_symbol(&mut enc, &mut block, s, size);
-    }
+    keys.each_key(coded, |i, key| {
+        let (g, s) = (coded.symbols[i] as usize, coded.positions[i]);
+        let size = coded.sizes[g];
+        // A dense block is coded by the slice's own (monomorphic) loop.
+        match models.block(key, widths[g]) {
+            Block::Dense(block) => encode_symbol(&mut enc, block, s, size),
+            mut wide => encode_symbol(&mut enc, &mut wide, s, size),
+        }
+    });
     enc.finish()
 }
 

@@ -69,7 +69,7 @@ impl BitModel {
         u32::from(self.p0)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, bit: bool) {
         let (mut n0, mut n1) = (u32::from(self.n0), u32::from(self.n1));
         if bit {
@@ -109,15 +109,14 @@ impl Default for RangeEncoder {
 }
 
 impl RangeEncoder {
-    #[inline]
+    #[inline(always)]
     pub fn encode(&mut self, model: &mut BitModel, bit: bool) {
         let bound = (self.range >> PROB_BITS) * model.p0();
-        if bit {
-            self.low += u64::from(bound);
-            self.range -= bound;
-        } else {
-            self.range = bound;
-        }
+        // Without a branch on the bit (which the data decides, so a
+        // branch would often be mispredicted).
+        let one = 0u32.wrapping_sub(u32::from(bit));
+        self.low += u64::from(bound & one);
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         model.update(bit);
         while self.range < TOP {
             self.range <<= 8;
@@ -125,22 +124,28 @@ impl RangeEncoder {
         }
     }
 
+    #[inline(always)]
     fn shift_low(&mut self) {
         if (self.low as u32) < 0xFF00_0000 || (self.low >> 32) != 0 {
-            let carry = (self.low >> 32) as u8;
-            let mut temp = self.cache;
-            loop {
-                self.out.push(temp.wrapping_add(carry));
-                temp = 0xFF;
-                self.cache_size -= 1;
-                if self.cache_size == 0 {
-                    break;
-                }
-            }
-            self.cache = (self.low >> 24) as u8;
+            self.flush_cache();
         }
         self.cache_size += 1;
         self.low = (self.low & 0x00FF_FFFF) << 8;
+    }
+
+    /// Writes the cached byte (plus the carry) and the pending 0xFF bytes.
+    fn flush_cache(&mut self) {
+        let carry = (self.low >> 32) as u8;
+        let mut temp = self.cache;
+        loop {
+            self.out.push(temp.wrapping_add(carry));
+            temp = 0xFF;
+            self.cache_size -= 1;
+            if self.cache_size == 0 {
+                break;
+            }
+        }
+        self.cache = (self.low >> 24) as u8;
     }
 
     pub fn finish(mut self) -> Vec<u8> {
