@@ -303,21 +303,48 @@ pub(super) fn parse_interval_label(label: &str) -> Option<i64> {
     Some(if neg { -a } else { a })
 }
 
-/// Per released symbol: how many rows carry each original value (sparse).
-fn value_counts(released: &ReleasedColumn, values: &ValueTable) -> Vec<FxHashMap<u32, u64>> {
-    let mut counts: Vec<FxHashMap<u32, u64>> = vec![FxHashMap::default(); released.symbols.len()];
-    for (&g, &x) in released.rows.iter().zip(&values.rows) {
+/// Per released symbol: the original values its rows carry and how many
+/// rows carry each, values ascending.
+fn value_counts(released: &ReleasedColumn, values: &ValueTable) -> Vec<Vec<(u32, u64)>> {
+    let (m, v) = (released.symbols.len(), values.texts.len());
+    let pairs = released.rows.iter().zip(&values.rows);
+    let dense = (released.rows.len() * 4).max(1 << 16);
+    if m.checked_mul(v).is_some_and(|cells| cells <= dense) {
+        // A symbols x values count matrix: no hashing per row.
+        let mut matrix = vec![0u64; m * v];
+        for (&g, &x) in pairs {
+            matrix[g as usize * v + x as usize] += 1;
+        }
+        return (0..m)
+            .map(|g| {
+                (0..v as u32)
+                    .zip(&matrix[g * v..(g + 1) * v])
+                    .filter(|&(_, &n)| n > 0)
+                    .map(|(x, &n)| (x, n))
+                    .collect()
+            })
+            .collect();
+    }
+    let mut counts: Vec<FxHashMap<u32, u64>> = vec![FxHashMap::default(); m];
+    for (&g, &x) in pairs {
         *counts[g as usize].entry(x).or_default() += 1;
     }
     counts
+        .into_iter()
+        .map(|c| {
+            let mut c: Vec<(u32, u64)> = c.into_iter().collect();
+            c.sort_unstable();
+            c
+        })
+        .collect()
 }
 
 /// Values by descending count, ties by value-table order (the hierarchy's
 /// leaf order, or ascending numbers).
-fn ranked(counts: &FxHashMap<u32, u64>) -> Vec<u32> {
-    let mut v: Vec<u32> = counts.keys().copied().collect();
-    v.sort_by(|a, b| counts[b].cmp(&counts[a]).then(a.cmp(b)));
-    v
+fn ranked(counts: &[(u32, u64)]) -> Vec<u32> {
+    let mut v = counts.to_vec();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.into_iter().map(|(x, _)| x).collect()
 }
 
 /// Below this many QI cells, sections are coded on the calling thread
@@ -602,13 +629,15 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
     let mut starts = vec![0i64; rel.symbols.len()];
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let unchanged = match symbol {
-            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            ReleasedSymbol::Value(t) => counts[g]
+                .iter()
+                .all(|&(x, _)| values.texts[x as usize] == *t),
             _ => false,
         };
         let start = interval_start(symbol, qi.value_type, qi.hierarchy).filter(|_| {
             counts[g]
-                .keys()
-                .all(|&x| canonical_integer(&values.texts[x as usize]).is_some())
+                .iter()
+                .all(|&(x, _)| canonical_integer(&values.texts[x as usize]).is_some())
         });
         if unchanged {
             rules[g] = RULE_UNCHANGED;
@@ -639,9 +668,13 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
         })
         .collect();
     // The delta alphabet: distinct deltas ascending, zigzag varints.
-    let mut alphabet: Vec<i64> = deltas.clone();
+    let mut alphabet: Vec<i64> = deltas
+        .iter()
+        .copied()
+        .collect::<rustc_hash::FxHashSet<i64>>()
+        .into_iter()
+        .collect();
     alphabet.sort_unstable();
-    alphabet.dedup();
     put_varint(out, alphabet.len() as u64);
     for &d in &alphabet {
         put_varint(out, zigzag(d));
@@ -797,7 +830,9 @@ fn per_value_encode(
     let mut w = huffman::writer();
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let unchanged = match symbol {
-            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            ReleasedSymbol::Value(t) => counts[g]
+                .iter()
+                .all(|&(x, _)| values.texts[x as usize] == *t),
             _ => false,
         };
         if unchanged {
@@ -806,7 +841,10 @@ fn per_value_encode(
             continue;
         }
         let mut cands = candidates(symbol, qi.hierarchy, leaves, &values.texts);
-        if counts[g].keys().all(|x| cands.binary_search(x).is_ok()) {
+        if counts[g]
+            .iter()
+            .all(|(x, _)| cands.binary_search(x).is_ok())
+        {
             out.push(RULE_COVERED);
         } else {
             // A value outside its symbol's cover (a release that does not
@@ -816,7 +854,11 @@ fn per_value_encode(
         }
         let freqs: Vec<u64> = cands
             .iter()
-            .map(|x| counts[g].get(x).copied().unwrap_or(0))
+            .map(|x| {
+                counts[g]
+                    .binary_search_by_key(x, |&(y, _)| y)
+                    .map_or(0, |i| counts[g][i].1)
+            })
             .collect();
         let code = HuffmanCode::from_frequencies(&freqs);
         code.write_table(&mut w).expect("writing to memory");
@@ -1040,7 +1082,9 @@ fn context_encode(
     let mut sizes = Vec::with_capacity(rel.symbols.len());
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let unchanged = match symbol {
-            ReleasedSymbol::Value(t) => counts[g].keys().all(|&x| values.texts[x as usize] == *t),
+            ReleasedSymbol::Value(t) => counts[g]
+                .iter()
+                .all(|&(x, _)| values.texts[x as usize] == *t),
             _ => false,
         };
         if unchanged {
@@ -1050,7 +1094,10 @@ fn context_encode(
             continue;
         }
         let mut cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
-        if counts[g].keys().all(|x| cands.binary_search(x).is_ok()) {
+        if counts[g]
+            .iter()
+            .all(|(x, _)| cands.binary_search(x).is_ok())
+        {
             rules.push(RULE_COVERED);
         } else {
             cands = (0..values.texts.len() as u32).collect();

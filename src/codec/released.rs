@@ -89,26 +89,54 @@ pub struct ReleasedColumn {
 
 impl ReleasedColumn {
     /// The column of `cells` (one per row), symbols in order of first
-    /// appearance. `dict` is the QI column's dictionary (`_qi` is kept for
-    /// the archive contract's signature).
-    pub fn from_cells(_qi: &QuasiIdentifier, dict: &Dictionary, cells: &[Cell]) -> ReleasedColumn {
+    /// appearance. `dict` is the QI column's dictionary.
+    pub fn from_cells(qi: &QuasiIdentifier, dict: &Dictionary, cells: &[Cell]) -> ReleasedColumn {
+        // Values and hierarchy nodes find their symbol in an array (one
+        // slot per dictionary code, then per node of each level, then the
+        // root); intervals, in a map.
+        let hierarchy = qi.hierarchy.as_ref();
+        let mut level_start = Vec::new();
+        let mut slots = dict.len();
+        for level in 0..hierarchy.map_or(0, |h| h.height()) {
+            level_start.push(slots);
+            slots += hierarchy.map_or(0, |h| h.nodes(level));
+        }
+        let suppressed = slots;
+        let mut dense = vec![u32::MAX; slots + 1];
+        let slot = |cell: &Cell| match *cell {
+            Cell::Value(c) if (c as usize) < dict.len() => Some(c as usize),
+            Cell::Node { level, node } => {
+                let start = *level_start.get(level as usize)?;
+                let nodes = hierarchy.map_or(0, |h| h.nodes(level as usize));
+                ((node as usize) < nodes).then_some(start + node as usize)
+            }
+            Cell::Suppressed => Some(suppressed),
+            _ => None,
+        };
         let mut index: FxHashMap<Cell, u32> = FxHashMap::default();
         let mut symbols = Vec::new();
+        let mut symbol_of = |cell: &Cell| {
+            symbols.push(match *cell {
+                Cell::Value(c) => ReleasedSymbol::Value(dict.value(c).to_owned()),
+                Cell::Node { level, node } => ReleasedSymbol::Node { level, node },
+                Cell::Interval { lo, hi } => ReleasedSymbol::Interval {
+                    lo: dict.value(lo).to_owned(),
+                    hi: dict.value(hi).to_owned(),
+                },
+                Cell::Suppressed => ReleasedSymbol::Suppressed,
+            });
+            symbols.len() as u32 - 1
+        };
         let rows = cells
             .iter()
-            .map(|cell| {
-                *index.entry(*cell).or_insert_with(|| {
-                    symbols.push(match *cell {
-                        Cell::Value(c) => ReleasedSymbol::Value(dict.value(c).to_owned()),
-                        Cell::Node { level, node } => ReleasedSymbol::Node { level, node },
-                        Cell::Interval { lo, hi } => ReleasedSymbol::Interval {
-                            lo: dict.value(lo).to_owned(),
-                            hi: dict.value(hi).to_owned(),
-                        },
-                        Cell::Suppressed => ReleasedSymbol::Suppressed,
-                    });
-                    symbols.len() as u32 - 1
-                })
+            .map(|cell| match slot(cell) {
+                Some(s) => {
+                    if dense[s] == u32::MAX {
+                        dense[s] = symbol_of(cell);
+                    }
+                    dense[s]
+                }
+                None => *index.entry(*cell).or_insert_with(|| symbol_of(cell)),
             })
             .collect();
         ReleasedColumn { symbols, rows }
