@@ -98,11 +98,21 @@ impl Texts for crate::table::Table {
 }
 
 /// Each dictionary value of a column rendered canonically once (padding,
-/// quotes), so rendering a row copies slices and never scans texts.
+/// quotes), each followed by the delimiter, so rendering a row copies one
+/// slice per field and never scans texts.
 struct Rendered {
+    /// Value `c` is `bytes[offsets[c]..offsets[c + 1] - 1]`, and the byte
+    /// after it the delimiter.
     offsets: Vec<u32>,
+    /// Ends with [`COPY`] spare bytes, so that every value can be copied
+    /// as one fixed-size block.
     bytes: Vec<u8>,
 }
+
+/// Fields up to this many bytes (with their delimiter) are copied as one
+/// block of this size and the output cut back: one pair of vector moves per
+/// field instead of a call to `memcpy` for a few bytes.
+const COPY: usize = 16;
 
 impl Rendered {
     fn build(column: &Column, pad: &Padding, delimiter: u8, alone: bool) -> Rendered {
@@ -111,15 +121,88 @@ impl Rendered {
         offsets.push(0);
         for value in column.dict.values() {
             render_field(&mut bytes, value, Some(pad), delimiter, alone);
+            bytes.push(delimiter);
             offsets.push(bytes.len() as u32);
         }
+        bytes.extend_from_slice(&[0; COPY]);
         Rendered { offsets, bytes }
     }
 
     #[inline]
     fn get(&self, code: u32) -> &[u8] {
         let c = code as usize;
-        &self.bytes[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+        &self.bytes[self.offsets[c] as usize..self.offsets[c + 1] as usize - 1]
+    }
+
+    /// Appends value `code`, followed by the delimiter when `delimited`.
+    #[inline]
+    fn append(&self, code: u32, delimited: bool, out: &mut Sink) {
+        let c = code as usize;
+        let start = self.offsets[c] as usize;
+        let len = self.offsets[c + 1] as usize - start - usize::from(!delimited);
+        if len <= COPY {
+            let block: &[u8; COPY] = self.bytes[start..start + COPY]
+                .try_into()
+                .expect("a block of COPY bytes");
+            out.put_block(block, len);
+        } else {
+            out.put(&self.bytes[start..start + len]);
+        }
+    }
+}
+
+/// The bytes being rendered: a buffer written by index and kept at least
+/// [`COPY`] bytes longer than what is written, so that a field is one
+/// fixed-size copy with no length bookkeeping of a `Vec` per push.
+struct Sink {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Sink {
+    fn with_capacity(bytes: usize) -> Sink {
+        Sink {
+            buf: vec![0; bytes + COPY],
+            len: 0,
+        }
+    }
+
+    /// Makes room for `more` bytes and then [`COPY`] more.
+    #[inline]
+    fn reserve(&mut self, more: usize) {
+        if self.len + more + COPY > self.buf.len() {
+            let want = (self.len + more + COPY).max(2 * self.buf.len());
+            self.buf.resize(want, 0);
+        }
+    }
+
+    /// Writes the first `len` bytes of `block` (`len <= COPY`).
+    #[inline]
+    fn put_block(&mut self, block: &[u8; COPY], len: usize) {
+        self.reserve(0);
+        self.buf[self.len..self.len + COPY].copy_from_slice(block);
+        self.len += len;
+    }
+
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len());
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        self.put_block(&[byte; COPY], 1);
+    }
+
+    fn written(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn into_vec(mut self) -> Vec<u8> {
+        self.buf.truncate(self.len);
+        self.buf
     }
 }
 
@@ -264,11 +347,9 @@ fn scan_record(
     })
 }
 
-/// Below this many expected bytes, [`Layout::render_hashed`] hashes after
-/// rendering, on the calling thread.
-const PIPELINE_BYTES: usize = 1 << 20;
-/// The blocks [`Layout::render_hashed`] hands to its hashing thread.
-const BLOCK_BYTES: usize = 1 << 18;
+/// From this many expected bytes on, [`Layout::render_hashed`] renders on
+/// two threads.
+const PARALLEL_BYTES: usize = 1 << 20;
 
 /// Where rendering stands in the layout's exception lists.
 #[derive(Default)]
@@ -306,13 +387,33 @@ impl<'a, T: Texts> Renderer<'a, T> {
         }
     }
 
+    /// Where the exception lists stand when record `r` is next.
+    fn cursor_at(&self, r: usize) -> Cursor {
+        let l = self.layout;
+        let r = r as u64;
+        Cursor {
+            field: l.fields.partition_point(|e| e.record < r),
+            record: l.records.partition_point(|e| e.record < r),
+            tail: l.tails.partition_point(|e| e.record < r),
+        }
+    }
+
+    /// Appends records `from..to`, the first `from` being rendered already
+    /// (elsewhere: the cursor is found from `from`).
+    fn records(&self, from: usize, to: usize, out: &mut Sink) {
+        let mut at = self.cursor_at(from);
+        for r in from..to {
+            self.record(r, &mut at, out);
+        }
+    }
+
     /// Appends record `r` (the records before it rendered with `at`).
     #[inline]
-    fn record(&self, r: usize, at: &mut Cursor, out: &mut Vec<u8>) {
+    fn record(&self, r: usize, at: &mut Cursor, out: &mut Sink) {
         let l = self.layout;
         let rec = r as u64;
         if l.records.get(at.record).is_some_and(|e| e.record == rec) {
-            out.extend_from_slice(&l.records[at.record].raw);
+            out.put(&l.records[at.record].raw);
             at.record += 1;
             return;
         }
@@ -320,11 +421,9 @@ impl<'a, T: Texts> Renderer<'a, T> {
         let row = r.wrapping_sub(usize::from(l.header));
         if !is_header && l.fields.get(at.field).is_none_or(|e| e.record != rec) {
             // The common case: every field canonical.
+            let last = self.codes.len().saturating_sub(1);
             for (c, (rendered, codes)) in self.rendered.iter().zip(&self.codes).enumerate() {
-                if c > 0 {
-                    out.push(l.delimiter);
-                }
-                out.extend_from_slice(rendered.get(codes[row]));
+                rendered.append(codes[row], c != last, out);
             }
         } else {
             for c in 0..self.codes.len() {
@@ -333,19 +432,23 @@ impl<'a, T: Texts> Renderer<'a, T> {
                 }
                 match l.fields.get(at.field) {
                     Some(e) if e.record == rec && e.column == c as u32 => {
-                        out.extend_from_slice(&e.raw);
+                        out.put(&e.raw);
                         at.field += 1;
                     }
-                    _ if is_header => l.render_header_field(out, self.texts, c),
-                    _ => out.extend_from_slice(self.rendered[c].get(self.codes[c][row])),
+                    _ if is_header => {
+                        let mut field = Vec::new();
+                        l.render_header_field(&mut field, self.texts, c);
+                        out.put(&field);
+                    }
+                    _ => self.rendered[c].append(self.codes[c][row], false, out),
                 }
             }
         }
         if l.tails.get(at.tail).is_some_and(|e| e.record == rec) {
-            out.extend_from_slice(&l.tails[at.tail].raw);
+            out.put(&l.tails[at.tail].raw);
             at.tail += 1;
         } else {
-            out.extend_from_slice(l.default_tail(r, self.records));
+            out.put(l.default_tail(r, self.records));
         }
     }
 }
@@ -615,63 +718,48 @@ impl Layout {
     /// Writes the original file's bytes from the texts.
     pub fn render<T: Texts>(&self, texts: &T, out: &mut Vec<u8>) {
         let r = Renderer::new(self, texts);
-        out.extend_from_slice(&self.prefix);
-        let mut at = Cursor::default();
-        for record in 0..r.records {
-            r.record(record, &mut at, out);
-        }
+        let mut sink = Sink::with_capacity(0);
+        sink.put(&self.prefix);
+        r.records(0, r.records, &mut sink);
+        out.extend_from_slice(sink.written());
     }
 
     /// Renders as [`Layout::render`] and returns the bytes with their
-    /// digest of `kind`. From `expected_len` bytes on (the length the caller
-    /// expects), the bytes are rendered in blocks and a second thread hashes
-    /// and gathers each block while the next one renders.
-    pub fn render_hashed<T: Texts>(
+    /// digest of `kind`. From [`PARALLEL_BYTES`] expected bytes on (the
+    /// length the caller expects), a second thread renders the last 3/5 of
+    /// the records while this one renders the first 2/5 and hashes them:
+    /// both finish about together, and then only the rest is hashed.
+    pub fn render_hashed<T: Texts + Sync>(
         &self,
         texts: &T,
         expected_len: usize,
         kind: DigestKind,
     ) -> (Vec<u8>, [u8; 32]) {
         let r = Renderer::new(self, texts);
-        let mut at = Cursor::default();
-        if expected_len < PIPELINE_BYTES {
-            let mut out = Vec::with_capacity(expected_len);
-            out.extend_from_slice(&self.prefix);
-            for record in 0..r.records {
-                r.record(record, &mut at, &mut out);
-            }
+        let mut head = Sink::with_capacity(expected_len);
+        head.put(&self.prefix);
+        if expected_len < PARALLEL_BYTES {
+            r.records(0, r.records, &mut head);
+            let out = head.into_vec();
             let digest = kind.digest(&out);
             return (out, digest);
         }
+        let split = r.records * 2 / 5;
         std::thread::scope(|scope| {
-            let (blocks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
-            let hasher = scope.spawn(move || {
-                let mut hasher = kind.hasher();
-                let mut out = Vec::with_capacity(expected_len);
-                for block in received {
-                    hasher.update(&block);
-                    out.extend_from_slice(&block);
-                }
-                (out, hasher.finalize())
+            let tail = scope.spawn(|| {
+                let mut tail = Sink::with_capacity(expected_len - expected_len * 2 / 5);
+                r.records(split, r.records, &mut tail);
+                tail
             });
-            let mut block = Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4);
-            block.extend_from_slice(&self.prefix);
-            for record in 0..r.records {
-                r.record(record, &mut at, &mut block);
-                if block.len() >= BLOCK_BYTES {
-                    let full = std::mem::replace(
-                        &mut block,
-                        Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4),
-                    );
-                    if blocks.send(full).is_err() {
-                        break; // the hasher is gone: its join reports why
-                    }
-                }
-            }
-            // A send fails only when the hasher stopped, which join reports.
-            let _ = blocks.send(block);
-            drop(blocks);
-            hasher.join().expect("the hashing thread does not panic")
+            r.records(0, split, &mut head);
+            let mut hasher = kind.hasher();
+            hasher.update(head.written());
+            let tail = tail.join().expect("rendering does not panic");
+            let mut out = head.into_vec();
+            let from = out.len();
+            out.extend_from_slice(tail.written());
+            hasher.update(&out[from..]);
+            (out, hasher.finalize())
         })
     }
 
@@ -743,8 +831,34 @@ mod tests {
         let mut out = Vec::new();
         layout.render(&t, &mut out);
         assert_eq!(out, bytes);
+        let (hashed, digest) = layout.render_hashed(&t, bytes.len(), DigestKind::Blake3);
+        assert!(hashed == bytes, "render_hashed differs from the file");
+        assert_eq!(digest, DigestKind::Blake3.digest(bytes));
         layout.validate(t.columns.len(), t.rows).unwrap();
         layout
+    }
+
+    /// Above `PARALLEL_BYTES` two threads render: exceptions on both sides
+    /// of the split (needless quotes, blank lines, padding, a quote inside a
+    /// field, fields longer than one copy block) come out byte for byte.
+    #[test]
+    fn large_files_render_on_two_threads_byte_for_byte() {
+        let mut bytes = b"id, name,city\n".to_vec();
+        let mut r = 0u32;
+        while bytes.len() < 3 * PARALLEL_BYTES / 2 {
+            let line = match r % 97 {
+                0 => format!("{r}, \"n{r}\",c\n"),
+                1 => format!("{r}, n{r},c\n\n"),
+                2 => format!("{r},  n{r},c\n"),
+                3 => format!("{r},\"n\"{r},c\n"),
+                4 => format!("{r}, a rather long name of row {r},\"x,y\"\n"),
+                _ => format!("{r}, n{},c{}\n", r % 13, r % 5),
+            };
+            bytes.extend_from_slice(line.as_bytes());
+            r += 1;
+        }
+        let layout = round_trip(&bytes, true);
+        assert!(!layout.fields.is_empty() && !layout.tails.is_empty());
     }
 
     #[test]

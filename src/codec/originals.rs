@@ -581,6 +581,9 @@ struct ColumnBuilder {
     /// unchanged used it (`u32::MAX` before): interned once per symbol,
     /// not once per row.
     unchanged: Vec<u32>,
+    /// The code of each integer a paper-mode interval row decoded to:
+    /// formatted and interned once per value, not once per row.
+    integers: FxHashMap<i64, u32>,
 }
 
 impl ColumnBuilder {
@@ -595,6 +598,7 @@ impl ColumnBuilder {
             },
             codes_of_values,
             unchanged: Vec::new(),
+            integers: FxHashMap::default(),
         }
     }
 
@@ -613,8 +617,13 @@ impl ColumnBuilder {
         self.column.codes.push(self.codes_of_values[v as usize]);
     }
 
-    fn push_text(&mut self, t: &str) {
-        self.column.push(t);
+    fn push_integer(&mut self, x: i64) {
+        let dict = &mut self.column.dict;
+        let code = *self
+            .integers
+            .entry(x)
+            .or_insert_with(|| dict.intern(&x.to_string()));
+        self.column.codes.push(code);
     }
 }
 
@@ -766,7 +775,7 @@ fn paper_decode(
                         what: "delta",
                         detail: format!("{} + {delta} leaves the 64-bit range", starts[g]),
                     })?;
-                b.push_text(&x.to_string());
+                b.push_integer(x);
             }
             _ => {
                 let dict = &dictionaries[g];
