@@ -135,7 +135,7 @@ impl Rendered {
     }
 
     /// Appends value `code`, followed by the delimiter when `delimited`.
-    #[inline]
+    #[inline(always)]
     fn append(&self, code: u32, delimited: bool, out: &mut Sink) {
         let c = code as usize;
         let start = self.offsets[c] as usize;
@@ -168,7 +168,7 @@ impl Sink {
     }
 
     /// Makes room for `more` bytes and then [`COPY`] more.
-    #[inline]
+    #[inline(always)]
     fn reserve(&mut self, more: usize) {
         if self.len + more + COPY > self.buf.len() {
             let want = (self.len + more + COPY).max(2 * self.buf.len());
@@ -177,7 +177,7 @@ impl Sink {
     }
 
     /// Writes the first `len` bytes of `block` (`len <= COPY`).
-    #[inline]
+    #[inline(always)]
     fn put_block(&mut self, block: &[u8; COPY], len: usize) {
         self.reserve(0);
         self.buf[self.len..self.len + COPY].copy_from_slice(block);

@@ -1207,8 +1207,13 @@ fn context_decode(
                         detail: format!("released symbol {g} covers no value"),
                     });
                 }
-                let mut block = models.block(keys.key(g, row), widths[g as usize]);
-                let i = decode_symbol(&mut dec, &mut block, cands.len() as u32);
+                let size = cands.len() as u32;
+                // Dense blocks through the slice path (one dispatch per
+                // value, not per bit).
+                let i = match models.block(keys.key(g, row), widths[g as usize]) {
+                    Block::Dense(block) => decode_symbol(&mut dec, block, size),
+                    mut wide => decode_symbol(&mut dec, &mut wide, size),
+                };
                 b.push_value(cands[i as usize]);
             }
         }

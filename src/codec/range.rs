@@ -72,11 +72,9 @@ impl BitModel {
     #[inline(always)]
     pub fn update(&mut self, bit: bool) {
         let (mut n0, mut n1) = (u32::from(self.n0), u32::from(self.n1));
-        if bit {
-            n1 += 1;
-        } else {
-            n0 += 1;
-        }
+        // No branch on the bit: the data decides it.
+        n1 += u32::from(bit);
+        n0 += u32::from(!bit);
         if n0 + n1 >= COUNT_LIMIT {
             n0 = n0.div_ceil(2);
             n1 = n1.div_ceil(2);
@@ -188,14 +186,11 @@ impl<'a> RangeDecoder<'a> {
     #[inline]
     pub fn decode(&mut self, model: &mut BitModel) -> bool {
         let bound = (self.range >> PROB_BITS) * model.p0();
-        let bit = if self.code < bound {
-            self.range = bound;
-            false
-        } else {
-            self.code -= bound;
-            self.range -= bound;
-            true
-        };
+        // Without a branch on the bit, as the encoder.
+        let bit = self.code >= bound;
+        let one = 0u32.wrapping_sub(u32::from(bit));
+        self.code -= bound & one;
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         model.update(bit);
         while self.range < TOP {
             self.range <<= 8;
