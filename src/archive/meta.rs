@@ -228,6 +228,7 @@ pub struct PrivatePart {
     pub original_len: u64,
     pub layout: Layout,
     /// `codec::encode_originals` of the QI columns (`spec/CODING.md`).
+    #[serde(with = "serde_bytes")]
     pub originals: Vec<u8>,
     /// Bytes of `originals` attributed to each QI, in claim order.
     pub originals_columns: Vec<u64>,
@@ -273,6 +274,7 @@ pub fn take_frame<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], String> {
 pub struct IdentifierColumn {
     /// Index into [`PublicMeta::columns`].
     pub column: u32,
+    #[serde(with = "serde_bytes")]
     pub bytes: Vec<u8>,
 }
 
