@@ -139,9 +139,9 @@ impl Decoder {
         }
         out.reserve(n);
         let mut w = BitWindow::new(bytes, bit_offset);
-        for _ in 0..n {
-            out.push(self.next(&mut w)?);
-        }
+        // `single` and `empty` are settled above: the loop is one table
+        // step per symbol, inlined.
+        out.extend((0..n).map(|_| self.step(&mut w)));
         let end = w.position();
         if end > available {
             return Err(HuffmanError::Truncated {
@@ -164,13 +164,19 @@ impl Decoder {
         if self.empty {
             return Err(HuffmanError::EmptyCode { count: 1 });
         }
+        Ok(self.step(w))
+    }
+
+    /// One symbol of a code with at least two symbols.
+    #[inline(always)]
+    fn step(&self, w: &mut BitWindow<'_>) -> u32 {
         w.refill();
         let e = self.table[(w.bits >> (64 - u32::from(self.table_bits))) as usize];
         if e.length > 0 {
             w.consume(u32::from(e.length));
-            return Ok(e.symbol);
+            return e.symbol;
         }
-        Ok(self.decode_long(w))
+        self.decode_long(w)
     }
 
     /// A code longer than the table: search length by length.
