@@ -140,6 +140,21 @@ pub enum CsvError {
     },
 }
 
+impl CsvError {
+    /// The same error for bytes that start after `lines` lines of their
+    /// file (a chunk of a file read piece by piece): its line counts from
+    /// the file's start.
+    pub fn after_lines(mut self, lines: u64) -> CsvError {
+        match &mut self {
+            CsvError::Malformed { line, .. }
+            | CsvError::Ragged { line, .. }
+            | CsvError::InvalidUtf8 { line, .. } => *line += lines,
+            _ => {}
+        }
+        self
+    }
+}
+
 /// Guesses the delimiter from the first line: the most frequent of `,` `;`
 /// tab and `|` outside quotes (`,` when none occurs).
 pub fn detect_delimiter(bytes: &[u8]) -> u8 {

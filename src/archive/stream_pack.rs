@@ -183,6 +183,8 @@ pub fn pack_stream(
         .into());
     };
     let first_table = Table::from_bytes(input, &first, &csv(header))?;
+    // Lines before the next chunk: its CSV errors count lines from there.
+    let mut lines_read = newlines(&first);
     let names: Vec<String> = first_table.columns.iter().map(|c| c.name.clone()).collect();
     let mut schema = Schema::bind(config, &names, options.pid)?;
     schema.source = input.to_owned();
@@ -264,7 +266,11 @@ pub fn pack_stream(
         }
         write_complete(&mut pending, &mut first_row, &stream, options, &mut sink)?;
         if let Some(bytes) = chunks.next(group_rows, delimiter).map_err(io)? {
-            let table = Table::from_bytes(input, &bytes, &csv(false))?;
+            let table = Table::from_bytes(input, &bytes, &csv(false)).map_err(|e| match e {
+                crate::Error::Csv(e) => crate::Error::Csv(e.after_lines(lines_read)),
+                e => e,
+            })?;
+            lines_read += newlines(&bytes);
             next_chunk = Some((bytes, table));
         }
     }
@@ -532,6 +538,11 @@ fn write_group(
     sink.original_len += group.bytes.len() as u64;
     sink.group_rows.push(table.rows as u64);
     Ok(())
+}
+
+/// Line feeds in `bytes` (how the CSV reader counts lines).
+fn newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// The private part on its way to its temporary file: through the age

@@ -464,3 +464,38 @@ fn pack_stream_restores_byte_for_byte_in_row_groups() {
         assert_eq!(released.lines().count() as u64, rows + 1);
     }
 }
+
+/// A CSV error in a later row group names the line of the file, not of the
+/// group (`pack --stream` parses the file a group at a time).
+#[test]
+fn pack_stream_csv_errors_name_the_files_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.csv");
+    let mut lines: Vec<String> = adult_clean().lines().take(40).map(str::to_owned).collect();
+    lines[24].push_str(",extra"); // line 25 of the file, in the third group of 10 rows
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let config = fixture("adult-raw/adult-stream.toml").display().to_string();
+    let pack = crate::common::karc(&[
+        "pack",
+        "--stream",
+        "-c",
+        &config,
+        "-k",
+        "2",
+        "--delay",
+        "5",
+        "--group-rows",
+        "10",
+        input.to_str().unwrap(),
+        "-o",
+        dir.path().join("bad.karc").to_str().unwrap(),
+        "--no-encryption",
+    ]);
+    let (code, _, stderr) = outcome(&pack);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.csv:25: ragged row: expected 15 fields"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("bad.karc").exists());
+}
