@@ -395,12 +395,13 @@ pub fn encode_originals(
         .zip(&mut sections)
         .map(|(qi, section)| ValueTable::build(qi, section))
         .collect();
+    let logs = parents::SharedLogs::new(released.first().map_or(0, |r| r.rows.len()));
     let encode = |q: usize, section: &mut Vec<u8>| {
         let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
         match mode {
             DiffMode::Paper => paper_encode(qi, rel, values, section),
             DiffMode::PerValue => per_value_encode(qi, rel, values, section),
-            DiffMode::Context => context_encode(qi, rel, values, &tables[..q], section),
+            DiffMode::Context => context_encode(qi, rel, values, &tables[..q], &logs, section),
         }
     };
     let threads = section_threads(released);
@@ -1082,6 +1083,7 @@ fn context_encode(
     rel: &ReleasedColumn,
     values: &ValueTable,
     earlier: &[ValueTable],
+    logs: &parents::SharedLogs,
     out: &mut Vec<u8>,
 ) {
     let counts = value_counts(rel, values);
@@ -1138,7 +1140,13 @@ fn context_encode(
             earlier[p as usize].texts.len() as u64,
         )
     };
-    let chosen = parents::choose(&coded, rel.symbols.len(), earlier.len() as u32, &parent);
+    let chosen = parents::choose(
+        logs,
+        &coded,
+        rel.symbols.len(),
+        earlier.len() as u32,
+        &parent,
+    );
     let keys = ContextKeys::new(
         rel.symbols.len(),
         chosen.iter().map(|&p| parent(p)).collect(),

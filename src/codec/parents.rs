@@ -76,6 +76,27 @@ struct LogSums {
     half: Vec<i64>,
 }
 
+/// The [`LogSums`] of one table, computed once for all its QIs (by the
+/// first whose parents are chosen; a table with no coded row needs none).
+pub(super) struct SharedLogs {
+    rows: usize,
+    logs: OnceLock<LogSums>,
+}
+
+impl SharedLogs {
+    /// For QIs of at most `rows` coded rows.
+    pub(super) fn new(rows: usize) -> SharedLogs {
+        SharedLogs {
+            rows,
+            logs: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &LogSums {
+        self.logs.get_or_init(|| LogSums::up_to(self.rows))
+    }
+}
+
 impl LogSums {
     fn up_to(n: usize) -> LogSums {
         let mut factorial = Vec::with_capacity(n + 1);
@@ -292,6 +313,7 @@ const PAIRED: usize = 4;
 /// holds the best single); the smallest estimate wins (ties: fewer parents,
 /// then earlier QIs).
 pub(super) fn choose<'a>(
+    logs: &SharedLogs,
     coded: &CodedRows,
     symbols: usize,
     earlier: u32,
@@ -300,11 +322,12 @@ pub(super) fn choose<'a>(
     if coded.rows.is_empty() {
         return Vec::new();
     }
-    let logs = LogSums::up_to(coded.rows.len());
+    let logs = logs.get();
+    debug_assert!(coded.rows.len() <= logs.factorial.len() - 1);
     let mut scratch = Scratch::default();
     let mut measure = |parents: &[u32]| {
         let keys = ContextKeys::new(symbols, parents.iter().map(|&p| parent(p)).collect());
-        estimate(coded, &keys, &logs, &mut scratch)
+        estimate(coded, &keys, logs, &mut scratch)
     };
     let mut candidates: Vec<(i64, usize, Vec<u32>)> = Vec::new();
     if let Some(c) = measure(&[]) {
