@@ -55,12 +55,14 @@ impl Default for BitModel {
 
 impl BitModel {
     /// `p0` of the counts: `((2 n0 + 1) << 12) / (2 n + 2)`, by a multiply
-    /// (see `RECIPROCALS`), clamped to `1 ..= 2^PROB_BITS - 1`.
-    #[inline]
+    /// (see `RECIPROCALS`). It lies in `2 ..= 2^PROB_BITS - 1` for every
+    /// count sum below `COUNT_LIMIT` (`4096 / 2048` at the least, and below
+    /// `4096` since `2 n0 + 1 < 2 n + 2`), so no clamp is needed
+    /// (`reciprocals_divide_exactly` checks every pair).
+    #[inline(always)]
     fn estimate(n0: u32, n1: u32) -> u32 {
         let a = u64::from(2 * n0 + 1) << PROB_BITS;
-        let p = (a * RECIPROCALS[(n0 + n1) as usize]) >> RECIPROCAL_SHIFT;
-        (p as u32).clamp(1, (1 << PROB_BITS) - 1)
+        ((a * RECIPROCALS[(n0 + n1) as usize]) >> RECIPROCAL_SHIFT) as u32
     }
 
     /// The probability of a zero, in `1 ..= 2^PROB_BITS - 1`.
@@ -413,11 +415,8 @@ mod tests {
                     p0: BitModel::estimate(n0, n - n0) as u16,
                 };
                 let exact = ((u64::from(2 * n0 + 1) << PROB_BITS) / u64::from(2 * n + 2)) as u32;
-                assert_eq!(
-                    m.p0(),
-                    exact.clamp(1, (1 << PROB_BITS) - 1),
-                    "n0 {n0} n {n}"
-                );
+                assert_eq!(m.p0(), exact, "n0 {n0} n {n}");
+                assert!((1..1 << PROB_BITS).contains(&exact), "n0 {n0} n {n}");
             }
         }
     }
