@@ -1036,6 +1036,11 @@ impl<'a> ContextKeys<'a> {
         ContextKeys { parents, space }
     }
 
+    /// The parents' values (by row) and radices.
+    pub(super) fn parents(&self) -> &[(&'a [u32], u64)] {
+        &self.parents
+    }
+
     /// How many keys each released symbol spans: `n1 * n2`.
     pub(super) fn per_symbol(&self) -> u64 {
         self.parents.iter().map(|&(_, n)| n).product()

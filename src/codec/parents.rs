@@ -124,6 +124,9 @@ struct Scratch {
     keys: Vec<u64>,
     counts: Vec<u32>,
     level: Vec<u64>,
+    /// Each coded row's `g << bits | position` (the same for every
+    /// candidate of a QI).
+    symbol_positions: Vec<usize>,
 }
 
 /// Key spaces of at most this many (context, position) slots per coded
@@ -151,9 +154,7 @@ fn estimate(
         .max(DENSE_MIN)
         .min(DENSE_MAX);
     if bound <= dense {
-        return Some(estimate_dense(
-            coded, keys, logs, scratch, bits, space, per_symbol,
-        ));
+        return Some(estimate_dense(coded, keys, logs, scratch, bits, space));
     }
     Some(estimate_sorted(
         coded,
@@ -231,17 +232,58 @@ fn estimate_dense(
     scratch: &mut Scratch,
     bits: u32,
     space: u64,
-    per_symbol: u64,
 ) -> i64 {
-    let Scratch { counts, level, .. } = scratch;
+    let Scratch {
+        counts,
+        level,
+        symbol_positions,
+        ..
+    } = scratch;
+    // Here a context is numbered with the parents' values first, `(v1 *
+    // n2 + v2) * m + g` (the sum over contexts does not depend on their
+    // numbering): a row's slot is then its parents' part times `m << bits`
+    // plus `g << bits | position`, computed once for all candidates.
+    let n = coded.rows.len();
+    if symbol_positions.len() != n {
+        symbol_positions.clear();
+        symbol_positions.extend(
+            coded
+                .symbols
+                .iter()
+                .zip(&coded.positions)
+                .map(|(&g, &s)| (g << bits | s) as usize),
+        );
+    }
+    let m = coded.sizes.len() as u64;
+    let stride = (m << bits) as usize;
     counts.clear();
     counts.resize((space << bits) as usize, 0);
-    keys.each_key(coded, |i, k| {
-        counts[(k << bits | u64::from(coded.positions[i])) as usize] += 1;
-    });
+    // Every row is coded when the rows are all the table's (no gather).
+    let all_rows = |p: &[u32]| p.len() == n;
+    match *keys.parents() {
+        [] => symbol_positions.iter().for_each(|&gs| counts[gs] += 1),
+        [(p1, _)] if all_rows(p1) => {
+            for (&gs, &v1) in symbol_positions.iter().zip(p1) {
+                counts[v1 as usize * stride + gs] += 1;
+            }
+        }
+        [(p1, _), (p2, n2)] if all_rows(p1) => {
+            for ((&gs, &v1), &v2) in symbol_positions.iter().zip(p1).zip(p2) {
+                counts[(u64::from(v1) * n2 + u64::from(v2)) as usize * stride + gs] += 1;
+            }
+        }
+        ref parents => {
+            for (&gs, &row) in symbol_positions.iter().zip(&coded.rows) {
+                let v = parents
+                    .iter()
+                    .fold(0, |k, &(p, r)| k * r + u64::from(p[row as usize]));
+                counts[v as usize * stride + gs] += 1;
+            }
+        }
+    }
     let mut total = 0i64;
     for context in 0..space {
-        let size = coded.sizes[(context / per_symbol) as usize];
+        let size = coded.sizes[(context % m) as usize];
         let w = width(size);
         if w == 0 {
             continue;
@@ -376,12 +418,21 @@ mod tests {
             sizes in prop::collection::vec(1u32..40, 1..5),
             radices in prop::collection::vec(1u64..6, 0..3),
             rows in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 0..400),
+            skipped in prop::collection::vec(any::<bool>(), 0..4),
         ) {
-            let n = rows.len();
+            // Rows with `skipped` set are not coded (unchanged cells); the
+            // parents' values cover every row of the table.
+            let coded_rows: Vec<u32> = (0..rows.len() as u32)
+                .filter(|&i| !skipped.get(i as usize % 7).copied().unwrap_or(false))
+                .collect();
+            let n = coded_rows.len();
             let coded = CodedRows {
-                rows: (0..n as u32).collect(),
-                symbols: rows.iter().map(|r| r.0 % sizes.len() as u32).collect(),
-                positions: rows.iter().map(|r| r.1 % sizes[(r.0 % sizes.len() as u32) as usize]).collect(),
+                symbols: coded_rows.iter().map(|&i| rows[i as usize].0 % sizes.len() as u32).collect(),
+                positions: coded_rows.iter().map(|&i| {
+                    let r = rows[i as usize];
+                    r.1 % sizes[(r.0 % sizes.len() as u32) as usize]
+                }).collect(),
+                rows: coded_rows,
                 sizes: sizes.clone(),
             };
             let values: Vec<Vec<u32>> = radices
@@ -397,7 +448,7 @@ mod tests {
             let bits = width(sizes.iter().copied().max().unwrap_or(1));
             let space = keys.space.unwrap();
             let mut scratch = Scratch::default();
-            let dense = estimate_dense(&coded, &keys, &logs, &mut scratch, bits, space, keys.per_symbol());
+            let dense = estimate_dense(&coded, &keys, &logs, &mut scratch, bits, space);
             let sorted = estimate_sorted(&coded, &keys, &logs, &mut scratch.keys, bits, space << bits, keys.per_symbol());
             prop_assert_eq!(dense, sorted);
         }
