@@ -350,14 +350,19 @@ pub fn encode_symbol<B: NodeModels + ?Sized>(
     symbol: u32,
     size: u32,
 ) {
-    let (mut node, mut prefix) = (1usize, 0u32);
+    // `one_possible` without the arithmetic: while the bits so far are
+    // those of `size - 1` ("tight"), a one is possible only where `size -
+    // 1` has one; once below it, always (the same test, as `symbol < size`).
+    let last = size.wrapping_sub(1);
+    let (mut node, mut tight) = (1usize, true);
     for b in (0..width(size)).rev() {
-        let bit = (symbol >> b) & 1 == 1;
-        if one_possible(prefix, b, size) {
-            enc.encode(block.node(node), bit);
+        let bit = (symbol >> b) & 1;
+        let top = (last >> b) & 1;
+        if !tight || top == 1 {
+            enc.encode(block.node(node), bit == 1);
         }
-        node = 2 * node + usize::from(bit);
-        prefix = prefix << 1 | u32::from(bit);
+        tight &= bit == top;
+        node = 2 * node + bit as usize;
     }
 }
 
