@@ -56,9 +56,9 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
     let data = a.data;
     let table = &data.table;
-    // Three independent pieces of work after the classes, overlapped on the
-    // machine's threads: the original's digest and layout (the file and the
-    // table only), the public sections, and the original QI columns (which
+    // Three independent pieces of work, overlapped on the machine's
+    // threads: the original's digest and layout (the file and the table
+    // only), the public sections, and the original QI columns (which
     // `encode_originals` spreads over threads itself).
     let (public, originals, (layout, digest)) = std::thread::scope(|scope| {
         let side = scope.spawn(|| {
@@ -73,11 +73,19 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
             (layout, digest)
         });
         // The private part codes against the QI columns as a reader decodes
-        // them from the classes (the same symbol order, by construction).
-        let classes = ReleasedClasses::from_columns(&released_columns(data, a.outcome));
-        let released = classes.to_columns();
+        // them from the classes: the same columns, since both number the
+        // symbols in order of first use by the rows (a class's first row is
+        // where its symbols first occur). The classes are built beside.
+        let released = released_columns(data, a.outcome);
         let (public, originals) = std::thread::scope(|scope| {
-            let public = scope.spawn(|| public_sections(a, &classes));
+            let public = scope.spawn(|| {
+                let classes = ReleasedClasses::from_columns(&released);
+                debug_assert!(
+                    classes.to_columns() == released,
+                    "symbols in first-use order"
+                );
+                public_sections(a, &classes)
+            });
             let originals =
                 codec::encode_originals(options.mode, &QiOriginal::of_dataset(data), &released);
             let public = public
