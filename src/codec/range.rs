@@ -373,13 +373,19 @@ pub fn decode_symbol<B: NodeModels + ?Sized>(
     block: &mut B,
     size: u32,
 ) -> u32 {
-    let (mut node, mut prefix) = (1usize, 0u32);
-    for b in (0..width(size)).rev() {
-        let bit = one_possible(prefix, b, size) && dec.decode(block.node(node));
+    // As `encode_symbol`: a bit is decoded unless the bits so far are
+    // those of `size - 1` and its bit here is zero.
+    let last = size.wrapping_sub(1);
+    let w = width(size);
+    let (mut node, mut tight) = (1usize, true);
+    for b in (0..w).rev() {
+        let top = (last >> b) & 1 == 1;
+        let bit = (!tight || top) && dec.decode(block.node(node));
+        tight &= bit == top;
         node = 2 * node + usize::from(bit);
-        prefix = prefix << 1 | u32::from(bit);
     }
-    prefix
+    // After `w` steps the node is `2^w + symbol`.
+    (node - (1usize << w)) as u32
 }
 
 #[cfg(test)]
