@@ -343,7 +343,7 @@ pub fn one_possible(prefix: u32, b: u32, size: u32) -> bool {
 /// Codes `symbol < size` as its bits from the most significant, each under
 /// its tree node's model in `block` (of at least `2^width(size)` models); a
 /// bit that cannot be one is not coded.
-#[inline]
+#[inline(always)]
 pub fn encode_symbol<B: NodeModels + ?Sized>(
     enc: &mut RangeEncoder,
     block: &mut B,
