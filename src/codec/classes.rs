@@ -39,23 +39,54 @@ impl ReleasedClasses {
     pub fn from_columns(columns: &[ReleasedColumn]) -> ReleasedClasses {
         let q = columns.len();
         let n = columns.first().map_or(0, |c| c.rows.len());
-        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
         let mut class_tuples: Vec<u32> = Vec::new();
-        let mut tuple = Vec::with_capacity(q);
-        let rows = (0..n)
-            .map(|r| {
-                tuple.clear();
-                tuple.extend(columns.iter().map(|c| c.rows[r]));
-                if let Some(&c) = index.get(&tuple) {
-                    return c;
-                }
-                let c = index.len() as u32;
-                class_tuples.extend_from_slice(&tuple);
-                index.insert(tuple.clone(), c);
-                c
-            })
+        // A row's tuple as one number (mixed radix, each column's largest
+        // symbol plus one) when every tuple fits in 64 bits: hashing a word
+        // is much cheaper than hashing a vector. Classes are numbered by
+        // first appearance either way.
+        let radices: Vec<u64> = columns
+            .iter()
+            .map(|c| c.rows.iter().max().map_or(1, |&s| u64::from(s) + 1))
             .collect();
-        let classes = index.len();
+        let radix_product = radices.iter().try_fold(1u64, |p, &r| p.checked_mul(r));
+        let (rows, classes): (Vec<u32>, usize) = if radix_product.is_some() {
+            let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+            let mut keys = vec![0u64; n];
+            for (c, &radix) in columns.iter().zip(&radices) {
+                for (k, &s) in keys.iter_mut().zip(&c.rows) {
+                    *k = *k * radix + u64::from(s);
+                }
+            }
+            let rows = keys
+                .iter()
+                .enumerate()
+                .map(|(r, &k)| {
+                    let next = index.len() as u32;
+                    *index.entry(k).or_insert_with(|| {
+                        class_tuples.extend(columns.iter().map(|c| c.rows[r]));
+                        next
+                    })
+                })
+                .collect();
+            (rows, index.len())
+        } else {
+            let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+            let mut tuple = Vec::with_capacity(q);
+            let rows = (0..n)
+                .map(|r| {
+                    tuple.clear();
+                    tuple.extend(columns.iter().map(|c| c.rows[r]));
+                    if let Some(&c) = index.get(&tuple) {
+                        return c;
+                    }
+                    let c = index.len() as u32;
+                    class_tuples.extend_from_slice(&tuple);
+                    index.insert(tuple.clone(), c);
+                    c
+                })
+                .collect();
+            (rows, index.len())
+        };
         // Renumber each QI's symbols in order of first use by the table, so
         // that unused symbols (a column's symbols always all occur) and the
         // symbol order depend on the table only.
@@ -277,5 +308,41 @@ fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Resu
             detail: format!("entry {unused} of {alphabet} is never used"),
         }),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tuples packed in one word and tuples hashed whole (symbols too many
+    /// for 64 bits) give the classes of a direct count.
+    #[test]
+    fn classes_are_tuples_in_first_appearance_order() {
+        for symbols in [5u32, 100_000] {
+            let columns: Vec<ReleasedColumn> = (0..4u32)
+                .map(|j| {
+                    let rows: Vec<u32> = (0..500u32)
+                        .map(|r| (r * (j + 3) % 7) * (symbols / 7) + (r % 2) * (symbols - 1) / 2)
+                        .map(|s| s % symbols)
+                        .collect();
+                    ReleasedColumn {
+                        symbols: (0..symbols).map(|_| ReleasedSymbol::Suppressed).collect(),
+                        rows,
+                    }
+                })
+                .collect();
+            let classes = ReleasedClasses::from_columns(&columns);
+            let mut seen: Vec<Vec<u32>> = Vec::new();
+            for r in 0..500 {
+                let tuple: Vec<u32> = columns.iter().map(|c| c.rows[r]).collect();
+                let c = seen.iter().position(|t| *t == tuple).unwrap_or_else(|| {
+                    seen.push(tuple);
+                    seen.len() - 1
+                });
+                assert_eq!(classes.rows[r] as usize, c, "symbols {symbols}, row {r}");
+            }
+            assert_eq!(classes.classes(), seen.len());
+        }
     }
 }
