@@ -833,3 +833,64 @@ fn classfly_without_suppression_limit_reopens_and_restores() {
         std::fs::read(&input).unwrap()
     );
 }
+
+/// The writer's bytes are pinned, not only read back: packing the vectors'
+/// source again gives the committed unsealed vectors byte for byte, and
+/// packing Adult gives the length and BLAKE3 of every cell of
+/// `fixtures/archive/golden_adult.txt`. A change to any coding or section
+/// shows here; it needs the version rule of `spec/FORMAT.md` §10 and new
+/// vectors (`archive_vectors` rewrites both).
+#[test]
+fn writer_output_is_pinned_on_adult() {
+    let (config_path, csv) = small_table();
+    let config = Config::load(&config_path).unwrap();
+    for (mode, name) in [
+        (DiffMode::default(), "plain_small.karc"),
+        (DiffMode::Paper, "plain_small_paper.karc"),
+    ] {
+        let packed = writer::pack_file(
+            &config,
+            &csv,
+            &PackOptions {
+                mode,
+                seal: &Seal::None,
+            },
+        )
+        .unwrap();
+        let committed = std::fs::read(fixture(&format!("archive/valid/{name}"))).unwrap();
+        assert!(packed == committed, "{name}: the writer's bytes changed");
+    }
+
+    let golden = std::fs::read_to_string(fixture("archive/golden_adult.txt")).unwrap();
+    let cells: Vec<&str> = golden.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(cells.len() >= 9, "{golden}");
+    for cell in cells {
+        let f: Vec<&str> = cell.split(' ').collect();
+        let [algorithm, k, mode, bytes, digest] = f[..] else {
+            panic!("golden line {cell:?}: expected 5 fields");
+        };
+        let mut config = Config::load(&fixture("adult/adult.toml")).unwrap();
+        config.algorithm.name = algorithm.to_owned();
+        config.privacy.k = Some(k.parse().unwrap());
+        config.privacy.constraints.clear();
+        let packed = writer::pack_file(
+            &config,
+            &fixture("adult/adult.csv"),
+            &PackOptions {
+                mode: mode.parse().unwrap(),
+                seal: &Seal::None,
+            },
+        )
+        .unwrap();
+        let found: String = karc::archive::digest::DigestKind::Blake3
+            .digest(&packed)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            (packed.len().to_string(), found),
+            (bytes.to_owned(), digest.to_owned()),
+            "{algorithm} k={k} {mode}: the writer's bytes changed"
+        );
+    }
+}

@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use karc::archive::digest::DigestKind;
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::reader::{Archive, ClaimCheck};
@@ -114,6 +115,11 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 work_factor: Some(4),
             },
         )?,
+    )?;
+    write(
+        root,
+        GOLDEN,
+        golden_adult(&root.join("../adult"))?.as_bytes(),
     )?;
     let archive = Archive::from_bytes(Path::new("plain"), plain.clone(), ClaimCheck::Enforce)?;
     write(&valid, "published_small.karc", &archive.published())?;
@@ -227,4 +233,40 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
 
     eprintln!("wrote the vectors under {}", root.display());
     Ok(())
+}
+
+/// The golden digests of the writer's output on Adult, relative to the
+/// vectors' folder; `tests/karc/archive.rs` packs every line's cell again.
+const GOLDEN: &str = "golden_adult.txt";
+
+/// One line per cell: `algorithm k mode bytes blake3`, of `writer::pack_file`
+/// on `adult.csv` with `adult.toml` (k-anonymity with that k, unsealed: the
+/// bytes are deterministic). Pins the encoder on a real table, which the
+/// 6-row vectors cannot.
+fn golden_adult(adult: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let mut out = String::from(
+        "# algorithm k mode bytes blake3: `karc pack --no-encryption` of fixtures/adult/adult.csv\n\
+         # with fixtures/adult/adult.toml at that k; written by `archive_vectors`, checked by\n\
+         # tests/karc/archive.rs (writer_output_is_pinned_on_adult).\n",
+    );
+    for (algorithm, k) in [("datafly", 10), ("mondrian", 5), ("incognito", 100)] {
+        for &mode in DiffMode::ALL {
+            let mut config = Config::load(&adult.join("adult.toml"))?;
+            config.algorithm.name = algorithm.to_owned();
+            config.privacy.k = Some(k);
+            config.privacy.constraints.clear();
+            let bytes = writer::pack_file(
+                &config,
+                &adult.join("adult.csv"),
+                &PackOptions {
+                    mode,
+                    seal: &Seal::None,
+                },
+            )?;
+            let digest = DigestKind::Blake3.digest(&bytes);
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            out.push_str(&format!("{algorithm} {k} {mode} {} {hex}\n", bytes.len()));
+        }
+    }
+    Ok(out)
 }
