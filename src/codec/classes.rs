@@ -123,14 +123,7 @@ impl ReleasedClasses {
     /// The class table as columns, one per QI, with one entry per class
     /// instead of per row: what the claim check needs (with [`Self::sizes`]).
     pub fn table_columns(&self) -> Vec<ReleasedColumn> {
-        self.symbols
-            .iter()
-            .zip(&self.table)
-            .map(|(symbols, table)| ReleasedColumn {
-                symbols: symbols.clone(),
-                rows: table.clone(),
-            })
-            .collect()
+        self.columns(|table| table.to_vec())
     }
 
     /// How many rows each class holds.
@@ -144,12 +137,18 @@ impl ReleasedClasses {
 
     /// The QI columns again, one per QI (symbols as in `self.symbols`).
     pub fn to_columns(&self) -> Vec<ReleasedColumn> {
+        self.columns(|table| self.rows.iter().map(|&c| table[c as usize]).collect())
+    }
+
+    /// One column per QI, its symbols and the entries `entries` makes of
+    /// its table column.
+    fn columns(&self, entries: impl Fn(&[u32]) -> Vec<u32>) -> Vec<ReleasedColumn> {
         self.symbols
             .iter()
             .zip(&self.table)
             .map(|(symbols, table)| ReleasedColumn {
                 symbols: symbols.clone(),
-                rows: self.rows.iter().map(|&c| table[c as usize]).collect(),
+                rows: entries(table),
             })
             .collect()
     }
