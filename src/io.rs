@@ -47,6 +47,16 @@ pub fn write_atomically<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> std::io::Result<()>,
 {
+    write_atomically_with(path, |w| write(w).map_err(|e| Error::io(path, e)))
+}
+
+/// As [`write_atomically`], for a writer that fails with the library's
+/// errors (a restore that checks what it writes): on any error the
+/// temporary file is removed and the error returned as it is.
+pub fn write_atomically_with<F>(path: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> Result<()>,
+{
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -58,7 +68,7 @@ where
         .map_err(|e| Error::io(dir, e))?;
     {
         let mut out = BufWriter::new(tmp.as_file());
-        write(&mut out).map_err(|e| Error::io(path, e))?;
+        write(&mut out)?;
         out.flush().map_err(|e| Error::io(path, e))?;
     }
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;

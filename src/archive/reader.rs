@@ -606,12 +606,50 @@ impl Archive {
             return self.restore_group(0, part);
         }
         let mut out = Vec::with_capacity(parts.original_len.min(1 << 32) as usize);
-        for (g, part) in parts.groups.iter().enumerate() {
-            out.extend_from_slice(&self.restore_group(g, part)?);
-        }
-        let digest = self.digest_kind().digest(&out);
-        self.check_restored(&out, digest, parts.digest, parts.original_len)?;
+        self.restore_groups(&parts, &mut |bytes| {
+            out.extend_from_slice(bytes);
+            Ok(())
+        })?;
         Ok(out)
+    }
+
+    /// Restores the original as [`Archive::restore`] does, but hands its
+    /// bytes to `sink` a row group at a time, so that a file of several
+    /// row groups is written holding one group's bytes, not the table's.
+    /// Each group is checked before `sink` sees it, the whole file after:
+    /// on an error, what `sink` received must be thrown away (write it to
+    /// a temporary file, as `karc restore` does). Returns the length.
+    pub fn restore_into(
+        &self,
+        key: Option<&Key>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u64> {
+        let parts = self.private_parts(key)?;
+        if let ([part], false) = (&parts.groups[..], self.framed) {
+            let bytes = self.restore_group(0, part)?;
+            sink(&bytes)?;
+            return Ok(bytes.len() as u64);
+        }
+        self.restore_groups(&parts, sink)
+    }
+
+    /// The row groups of a framed private part, in order, through `sink`;
+    /// then the whole file's digest and length checked.
+    fn restore_groups(
+        &self,
+        parts: &PrivateParts,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u64> {
+        let mut hasher = self.digest_kind().hasher();
+        let mut len = 0u64;
+        for (g, part) in parts.groups.iter().enumerate() {
+            let bytes = self.restore_group(g, part)?;
+            hasher.update(&bytes);
+            len += bytes.len() as u64;
+            sink(&bytes)?;
+        }
+        self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
+        Ok(len)
     }
 
     /// The hash of this file's `digest` fields (fixed by its major version).
@@ -621,19 +659,19 @@ impl Archive {
 
     fn check_restored(
         &self,
-        out: &[u8],
+        found_len: u64,
         digest: [u8; 32],
         expected: [u8; 32],
         len: u64,
     ) -> Result<()> {
-        if digest != expected || out.len() as u64 != len {
+        if digest != expected || found_len != len {
             return Err(ArchiveError::RestoreChecksum {
                 path: self.path.clone(),
                 digest: self.digest_kind().name(),
                 expected: hex(&expected),
                 found: hex(&digest),
                 expected_len: len,
-                found_len: out.len() as u64,
+                found_len,
             }
             .into());
         }
@@ -730,7 +768,7 @@ impl Archive {
             part.original_len.min(1 << 32) as usize,
             self.digest_kind(),
         );
-        self.check_restored(&out, digest, part.digest, part.original_len)?;
+        self.check_restored(out.len() as u64, digest, part.digest, part.original_len)?;
         Ok(out)
     }
 

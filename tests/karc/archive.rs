@@ -894,3 +894,61 @@ fn writer_output_is_pinned_on_adult() {
         );
     }
 }
+
+/// `karc restore` of a file of several row groups writes a group at a time;
+/// when the whole file's digest fails at the end (the groups' own pass),
+/// the groups already written never reach the output's name.
+#[test]
+fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
+    let bytes = std::fs::read(fixture("archive/valid/streamed_small_groups.karc")).unwrap();
+    let container = format::parse(Path::new("streamed"), &bytes).unwrap();
+    let mut sections: Vec<(SectionKind, Vec<u8>)> = container
+        .entries
+        .iter()
+        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
+        .collect();
+    // The plaintext ends with the trailer: the whole file's digest, then its
+    // length (103, one varint byte).
+    let private = &mut sections.last_mut().unwrap().1;
+    let n = private.len();
+    private[n - 2] ^= 0xFF;
+    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
+    let broken = format::assemble(&refs);
+
+    let archive = Archive::from_bytes(
+        Path::new("broken.karc"),
+        broken.clone(),
+        ClaimCheck::Enforce,
+    )
+    .unwrap();
+    let mut received = 0;
+    let e = archive
+        .restore_into(None, &mut |b| {
+            received += b.len();
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::Archive(ArchiveError::RestoreChecksum { .. })),
+        "{e}"
+    );
+    assert_eq!(received, 103, "every group passed its own check");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("broken.karc"), dir.path().join("out.csv"));
+    std::fs::write(&input, &broken).unwrap();
+    let (code, _, stderr) = outcome(&karc(&[
+        "restore",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("BLAKE3"), "{stderr}");
+    assert!(!output.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}

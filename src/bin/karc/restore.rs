@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use karc::archive::reader::Archive;
-use karc::io::write_atomically;
+use karc::io::write_atomically_with;
 
 use crate::cli::RestoreArgs;
 use crate::keys::{claim_check, key_from};
@@ -12,12 +12,19 @@ use crate::keys::{claim_check, key_from};
 pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let key = key_from(&args.key)?;
     let archive = Archive::open(&args.input, claim_check(args.no_privacy_check))?;
-    let bytes = archive.restore(key.as_ref())?;
-    write_atomically(&args.output, |w| w.write_all(&bytes))?;
+    // A row group at a time (a streamed file is never whole in memory);
+    // nothing reaches the output's name unless every check passed.
+    let mut len = 0;
+    write_atomically_with(&args.output, |w| {
+        len = archive.restore_into(key.as_ref(), &mut |bytes| {
+            w.write_all(bytes)
+                .map_err(|e| karc::Error::io(&args.output, e))
+        })?;
+        Ok(())
+    })?;
     eprintln!(
-        "{}: restored {} bytes, {} verified",
+        "{}: restored {len} bytes, {} verified",
         args.output.display(),
-        bytes.len(),
         archive.digest_kind().name()
     );
     Ok(ExitCode::SUCCESS)
