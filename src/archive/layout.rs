@@ -398,8 +398,8 @@ impl<'a, T: Texts> Renderer<'a, T> {
         }
     }
 
-    /// Appends records `from..to`, the first `from` being rendered already
-    /// (elsewhere: the cursor is found from `from`).
+    /// Appends records `from..to`. The exception cursor is found for
+    /// `from`, so the records before it may be rendered elsewhere.
     fn records(&self, from: usize, to: usize, out: &mut Sink) {
         let mut at = self.cursor_at(from);
         for r in from..to {

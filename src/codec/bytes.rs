@@ -114,6 +114,20 @@ impl<'a> ByteReader<'a> {
         })
     }
 
+    /// A varint that must equal `expected` (a count the reader already
+    /// knows, such as the rows of the table).
+    pub fn varint_equal(&mut self, what: &'static str, expected: u64) -> Result<(), CodecError> {
+        let found = self.varint(what)?;
+        if found != expected {
+            return Err(CodecError::CountMismatch {
+                what,
+                expected,
+                found,
+            });
+        }
+        Ok(())
+    }
+
     /// A varint that counts items of at least `min_bytes` bytes each still
     /// to come: refused when the rest of the input cannot hold that many, so
     /// a corrupt count never makes a reader reserve huge memory.

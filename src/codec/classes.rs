@@ -213,14 +213,7 @@ pub fn decode_classes(
     rows: usize,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
     let mut r = ByteReader::new(bytes);
-    let q = r.varint("QI count")?;
-    if q != qis as u64 {
-        return Err(CodecError::CountMismatch {
-            what: "QIs in the classes blob",
-            expected: qis as u64,
-            found: q,
-        });
-    }
+    r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
     let symbols = (0..qis)
         .map(|_| {

@@ -220,14 +220,7 @@ pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, Cod
     match r.byte("plain column layout")? {
         LAYOUT_SINGLE => {
             let text = r.string("plain value")?;
-            let count = r.varint("plain value count")?;
-            if count != rows as u64 {
-                return Err(CodecError::CountMismatch {
-                    what: "plain value count (rows)",
-                    expected: rows as u64,
-                    found: count,
-                });
-            }
+            r.varint_equal("plain value count (rows)", rows as u64)?;
             let code = col.dict.intern(text);
             col.codes = vec![code; rows];
         }

@@ -289,14 +289,7 @@ pub fn decode_released(bytes: &[u8], rows: usize) -> Result<ReleasedColumn, Code
     let col = match r.byte("released column layout")? {
         LAYOUT_SINGLE => {
             let symbol = read_symbol(&mut r)?;
-            let count = r.varint("released value count")?;
-            if count != rows as u64 {
-                return Err(CodecError::CountMismatch {
-                    what: "released value count (rows)",
-                    expected: rows as u64,
-                    found: count,
-                });
-            }
+            r.varint_equal("released value count (rows)", rows as u64)?;
             ReleasedColumn {
                 symbols: vec![symbol],
                 rows: vec![0; rows],
