@@ -299,13 +299,18 @@ impl Archive {
             let (released, classes_bytes) = match archive.groups[g].classes_section {
                 Some(i) => {
                     let body = &archive.bytes[archive.container.entries[i].range()];
-                    let (classes, bytes) =
-                        codec::decode_classes(body, archive.meta.qis.len(), rows).map_err(|e| {
-                            corrupt(
-                                format::section_label(i, &archive.container.entries[i], None),
-                                e.to_string(),
-                            )
-                        })?;
+                    let (classes, bytes) = codec::decode_classes(
+                        body,
+                        archive.meta.qis.len(),
+                        rows,
+                        archive.container.major >= 4,
+                    )
+                    .map_err(|e| {
+                        corrupt(
+                            format::section_label(i, &archive.container.entries[i], None),
+                            e.to_string(),
+                        )
+                    })?;
                     archive.groups[g].class_table = classes.table_columns();
                     archive.groups[g].class_sizes = classes.sizes();
                     (classes.to_columns(), Some(bytes))

@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint};
 use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
+use super::rans;
 use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
 
 /// Row-classes coding: a Huffman-coded stream (fast to decode).
@@ -20,6 +21,28 @@ const ROWS_HUFFMAN: u8 = 0;
 /// Row-classes coding: the adaptive binary range coder (a fraction of a bit
 /// per row below Huffman when a few classes hold most rows).
 const ROWS_RANGE: u8 = 1;
+/// Row-classes coding: static rANS (format 4.0): within a table of
+/// frequencies of the adaptive coder's size, and as fast to decode as
+/// Huffman.
+const ROWS_RANS: u8 = 2;
+
+/// How the rows' classes of a QI-classes blob are coded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsCoding {
+    Huffman,
+    Range,
+    Rans,
+}
+
+impl RowsCoding {
+    fn id(self) -> u8 {
+        match self {
+            RowsCoding::Huffman => ROWS_HUFFMAN,
+            RowsCoding::Range => ROWS_RANGE,
+            RowsCoding::Rans => ROWS_RANS,
+        }
+    }
+}
 
 /// Released QI columns as classes: per QI its distinct symbols, the table of
 /// the classes' tuples (symbol indices), and each row's class.
@@ -155,9 +178,56 @@ impl ReleasedClasses {
 }
 
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
-/// table column as a coded stream; the rows' classes, Huffman- or
-/// range-coded, whichever is smaller (ties: Huffman).
+/// table column as a coded stream; the rows' classes in the coding
+/// [`choose_rows_coding`] picks.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
+    let codings = [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range]
+        .map(|coding| rows_coded(classes, coding));
+    let lengths = codings.each_ref().map(|c| c.as_ref().map(Vec::len));
+    let chosen = choose_rows_coding(
+        lengths[0].expect("Huffman codes any rows"),
+        lengths[1],
+        lengths[2].expect("the range coder codes any rows"),
+    );
+    let rows = codings
+        .into_iter()
+        .flatten()
+        .find(|bytes| bytes[0] == chosen.id())
+        .expect("the chosen coding coded the rows");
+    let mut out = table_blob(classes);
+    out.extend_from_slice(&rows);
+    out
+}
+
+/// The coding of the rows' classes an encoder writes, given each coding's
+/// length: the smaller of the two that decode a row in a few cycles
+/// (Huffman, rANS; ties Huffman), unless the adaptive range coder, which
+/// spends a dozen cycles per *bit*, saves more than 1/64 of it. Every reader
+/// decodes the rows on open, so a fraction of a percent of their bytes buys
+/// most of the opening time.
+pub fn choose_rows_coding(huffman: usize, rans: Option<usize>, range: usize) -> RowsCoding {
+    let (fast, fast_len) = match rans {
+        Some(r) if r < huffman => (RowsCoding::Rans, r),
+        _ => (RowsCoding::Huffman, huffman),
+    };
+    if range + fast_len / 64 < fast_len {
+        RowsCoding::Range
+    } else {
+        fast
+    }
+}
+
+/// A QI-classes blob with its rows' classes in `coding`, if that coding
+/// can code them (rANS: at most `2^15` classes, at least one row).
+pub fn encode_classes_as(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> {
+    let rows = rows_coded(classes, coding)?;
+    let mut out = table_blob(classes);
+    out.extend_from_slice(&rows);
+    Some(out)
+}
+
+/// The blob up to the rows' classes: the symbols and the class table.
+fn table_blob(classes: &ReleasedClasses) -> Vec<u8> {
     let mut out = Vec::new();
     put_varint(&mut out, classes.symbols.len() as u64);
     for symbols in &classes.symbols {
@@ -170,29 +240,29 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
     for (symbols, column) in classes.symbols.iter().zip(&classes.table) {
         put_coded(&mut out, symbols.len(), column);
     }
-    let mut huffman = vec![ROWS_HUFFMAN];
-    put_coded(&mut huffman, classes.classes(), &classes.rows);
-    let ranged = range_coded_rows(classes);
-    out.extend_from_slice(if ranged.len() < huffman.len() {
-        &ranged
-    } else {
-        &huffman
-    });
     out
 }
 
-/// Each row's class as a symbol of `0..classes` under one adaptive context
-/// (`spec/CODING.md` 6.4's symbol coding, context `(0, 0, 0)`).
-fn range_coded_rows(classes: &ReleasedClasses) -> Vec<u8> {
-    let size = classes.classes() as u32;
-    let mut enc = RangeEncoder::default();
-    let mut models = vec![BitModel::default(); 1 << range::width(size)];
-    for &c in &classes.rows {
-        range::encode_symbol(&mut enc, &mut models[..], c, size);
+/// The rows' classes in `coding`, its id byte first.
+fn rows_coded(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> {
+    let mut out = vec![coding.id()];
+    match coding {
+        RowsCoding::Huffman => put_coded(&mut out, classes.classes(), &classes.rows),
+        RowsCoding::Rans => rans::encode(&classes.rows, classes.classes(), &mut out)?,
+        RowsCoding::Range => {
+            // Each row's class as a symbol of `0..classes` under one
+            // adaptive context (`spec/CODING.md` 6.4's symbol coding,
+            // context `(0, 0, 0)`).
+            let size = classes.classes() as u32;
+            let mut enc = RangeEncoder::default();
+            let mut models = vec![BitModel::default(); 1 << range::width(size)];
+            for &c in &classes.rows {
+                range::encode_symbol(&mut enc, &mut models[..], c, size);
+            }
+            out.extend_from_slice(&enc.finish());
+        }
     }
-    let mut out = vec![ROWS_RANGE];
-    out.extend_from_slice(&enc.finish());
-    out
+    Some(out)
 }
 
 /// Where a classes blob's bytes go (for `karc inspect`).
@@ -207,10 +277,14 @@ pub struct ClassesBytes {
 /// Decodes a blob of [`encode_classes`] holding `qis` QIs over `rows` rows.
 /// Every symbol must be used by the table and every class by a row, so that
 /// one release has one coding (and no class hides from the claim check).
+///
+/// `rans`: whether the file's version has coding 2 (format 4.0 on); in an
+/// older file its id is refused as unknown.
 pub fn decode_classes(
     bytes: &[u8],
     qis: usize,
     rows: usize,
+    rans: bool,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
@@ -260,11 +334,16 @@ pub fn decode_classes(
             dec.finish("row classes")?;
             out
         }
+        ROWS_RANS if rans => rans::decode(&mut r, classes, rows)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: "0 Huffman, 1 range",
+                known: if rans {
+                    "0 Huffman, 1 range, 2 rANS"
+                } else {
+                    "0 Huffman, 1 range"
+                },
             });
         }
     };

@@ -12,10 +12,14 @@ mod originals;
 mod parents;
 mod plain;
 mod range;
+mod rans;
 mod released;
 
 pub use bytes::{ByteReader, put_varint};
-pub use classes::{ClassesBytes, ReleasedClasses, decode_classes, encode_classes};
+pub use classes::{
+    ClassesBytes, ReleasedClasses, RowsCoding, choose_rows_coding, decode_classes, encode_classes,
+    encode_classes_as,
+};
 pub use originals::{
     DiffMode, EncodedOriginals, QiOriginal, QiSchema, decode_originals, encode_originals,
 };

@@ -262,10 +262,10 @@ fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
         ArchiveError::NoPrivatePart { .. }
     ));
     let mut next_major = sealed.clone();
-    next_major[8] = 4;
+    next_major[8] = 5;
     assert!(matches!(
         archive_error(open(&next_major)),
-        ArchiveError::UnsupportedVersion { major: 4, .. }
+        ArchiveError::UnsupportedVersion { major: 5, .. }
     ));
     assert!(matches!(
         archive_error(open(&std::fs::read(&csv).unwrap())),
@@ -451,12 +451,12 @@ fn commands_round_trip_and_say_what_is_wrong() {
 
     let (code, _, err) = run(&["restore", &csv, "-o", &d("n.csv"), "-i", &d("key.txt")]);
     assert_eq!((code, err.contains("not a karc file")), (2, true), "{err}");
-    let mut v3 = std::fs::read(d("r.karc")).unwrap();
-    v3[8] = 4;
-    std::fs::write(d("v3.karc"), &v3).unwrap();
-    let (code, _, err) = run(&["inspect", &d("v3.karc")]);
+    let mut next = std::fs::read(d("r.karc")).unwrap();
+    next[8] = 5;
+    std::fs::write(d("next.karc"), &next).unwrap();
+    let (code, _, err) = run(&["inspect", &d("next.karc")]);
     assert_eq!(
-        (code, err.contains("unsupported format version 4.0")),
+        (code, err.contains("unsupported format version 5.0")),
         (2, true),
         "{err}"
     );
@@ -653,11 +653,11 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major4.karc", Step::Open, |e| {
+    ("version_major5.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 4,
+                major: 5,
                 minor: 0,
                 ..
             }
@@ -719,6 +719,10 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("classes_unused.karc", Step::Open, |e| {
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section == "section 2 (QI classes)" && detail.contains("never used"))
+    }),
+    ("classes_rans_end.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 2 (QI classes)" && detail.contains("does not end"))
     }),
     ("claim_below_k.karc", Step::Open, |e| {
         matches!(e, ArchiveError::ClaimBroken { .. })

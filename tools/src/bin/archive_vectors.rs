@@ -19,7 +19,7 @@ use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{self, Seal};
 use karc::archive::stream_pack::{self, StreamPackOptions};
 use karc::archive::writer::{self, PackOptions};
-use karc::codec::{self, DiffMode, ReleasedClasses, ReleasedSymbol};
+use karc::codec::{self, DiffMode, ReleasedClasses, ReleasedSymbol, RowsCoding};
 use karc::config::Config;
 use karc::stream::{StreamAlgorithm, StreamParams};
 
@@ -166,9 +166,13 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     bad[1] = b'Z';
     write(&invalid, "magic_wrong.karc", &bad)?;
     let mut bad = plain.clone();
-    bad[8] = 4;
+    bad[8] = format::VERSION_MAJOR as u8 + 1;
     format::reseal_table(&mut bad);
-    write(&invalid, "version_major4.karc", &bad)?;
+    write(
+        &invalid,
+        &format!("version_major{}.karc", format::VERSION_MAJOR + 1),
+        &bad,
+    )?;
     let mut bad = plain.clone();
     bad[20] ^= 0xFF;
     write(&invalid, "table_crc_mismatch.karc", &bad)?;
@@ -217,6 +221,20 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut s = sections_of(&plain);
     s[2].1 = codec::encode_classes(&classes);
     write(&invalid, "classes_unused.karc", &reassemble(&s))?;
+
+    // The rows' classes in rANS (format 4.0's coding 2), which the writer
+    // picks on real tables but not on 6 rows, where the frequency table
+    // costs more than the rows; and the same with the stream's last byte
+    // changed, so that its states do not end where they started.
+    let classes = ReleasedClasses::from_columns(&archive.released);
+    let rans = codec::encode_classes_as(&classes, RowsCoding::Rans).ok_or("rANS codes 6 rows")?;
+    let mut s = sections_of(&plain);
+    s[2].1 = rans.clone();
+    write(&valid, "classes_rans_small.karc", &reassemble(&s))?;
+    let mut bad = rans;
+    *bad.last_mut().expect("a stream") ^= 0x01;
+    s[2].1 = bad;
+    write(&invalid, "classes_rans_end.karc", &reassemble(&s))?;
 
     let mut part: PrivatePart = meta::from_bytes(&archive.private_plaintext(None)?)?;
     part.digest[0] ^= 0xFF;
