@@ -169,23 +169,40 @@ pub fn decode(r: &mut ByteReader<'_>, alphabet: usize, n: usize) -> Result<Vec<u
     if words.len() % 2 != 0 {
         return Err(invalid("an odd number of stream bytes".to_owned()));
     }
-    let mut pos = 0usize;
     let mask = (total - 1) as u32;
     let offset_mask = (1u32 << MAX_SCALE) - 1;
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let x = &mut states[i & 1];
+    // One step of a state, without a branch on whether it reads a word
+    // (about every other step: a branch would be mispredicted half the
+    // time). A read past the end takes 0 and shows as `pos` beyond it.
+    let mut pos = 0usize;
+    let mut step = |x: &mut u32| -> u32 {
         let entry = slots[(*x & mask) as usize];
         let s = entry >> MAX_SCALE;
-        *x = freqs[s as usize] * (*x >> scale) + (entry & offset_mask);
-        if *x < LOW {
-            let Some(w) = words.get(pos..pos + 2) else {
-                return Err(invalid(format!("the stream ends at symbol {i} of {n}")));
-            };
-            *x = *x << 16 | u32::from(u16::from_le_bytes([w[0], w[1]]));
-            pos += 2;
-        }
-        out.push(s);
+        let y = freqs[s as usize] * (*x >> scale) + (entry & offset_mask);
+        let word = words
+            .get(pos..pos + 2)
+            .map_or(0, |w| u32::from(u16::from_le_bytes([w[0], w[1]])));
+        let read = y < LOW;
+        *x = if read { y << 16 | word } else { y };
+        pos += 2 * usize::from(read);
+        s
+    };
+    let mut out = vec![0u32; n];
+    let [mut x0, mut x1] = states;
+    let mut pairs = out.chunks_exact_mut(2);
+    for pair in &mut pairs {
+        pair[0] = step(&mut x0);
+        pair[1] = step(&mut x1);
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = step(&mut x0);
+    }
+    let states = [x0, x1];
+    if pos > words.len() {
+        return Err(invalid(format!(
+            "the stream ends before its {n} symbols do ({} bytes)",
+            words.len()
+        )));
     }
     if states != [LOW; 2] || pos != words.len() {
         return Err(invalid(format!(
