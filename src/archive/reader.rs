@@ -93,6 +93,63 @@ impl Archive {
         Archive::from_input(path, Input::Owned(bytes), check)
     }
 
+    /// Opens `path` as [`Archive::open`] does and restores it as
+    /// [`Archive::restore_into`] does, unsealing the private part on a
+    /// second thread while the file is checked (age's key agreement and
+    /// decryption overlap the claim check). The file's errors come first,
+    /// then the envelope's, as in the two calls.
+    pub fn open_and_restore(
+        path: &Path,
+        check: ClaimCheck,
+        key: Option<&Key>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(Archive, u64)> {
+        let (archive, plain) = Archive::unsealing(path, Input::open(path)?, check, key)?;
+        let len = archive.restore_parts(&archive.private_parts_of(plain?)?, sink)?;
+        Ok((archive, len))
+    }
+
+    /// [`Archive::open_and_restore`] of bytes in memory; returns the
+    /// original's bytes.
+    pub fn from_bytes_and_restore(
+        path: &Path,
+        bytes: Vec<u8>,
+        check: ClaimCheck,
+        key: Option<&Key>,
+    ) -> Result<(Archive, Vec<u8>)> {
+        let (archive, plain) = Archive::unsealing(path, Input::Owned(bytes), check, key)?;
+        let out = archive.restore_from(archive.private_parts_of(plain?)?)?;
+        Ok((archive, out))
+    }
+
+    /// Opens the file while a second thread unseals a copy of its sealed
+    /// private section (when there is one and a key): the archive, and the
+    /// private plaintext or why it could not be had.
+    fn unsealing(
+        path: &Path,
+        bytes: Input,
+        check: ClaimCheck,
+        key: Option<&Key>,
+    ) -> Result<(Archive, Result<Vec<u8>>)> {
+        let sealed = match (format::parse(path, &bytes)?.entries.last(), key) {
+            (Some(e), Some(key)) if e.kind() == Some(SectionKind::PrivateSealed) => {
+                Some((bytes[e.range()].to_vec(), key))
+            }
+            _ => None,
+        };
+        let Some((sealed, key)) = sealed else {
+            let archive = Archive::from_input(path, bytes, check)?;
+            let plain = archive.private_plaintext(key);
+            return Ok((archive, plain));
+        };
+        std::thread::scope(|scope| {
+            let unsealing = scope.spawn(|| seal::unseal(path, &sealed, key));
+            let archive = Archive::from_input(path, bytes, check);
+            let plain = unsealing.join().expect("unsealing does not panic");
+            Ok((archive?, plain.map_err(Into::into)))
+        })
+    }
+
     fn from_input(path: &Path, bytes: Input, check: ClaimCheck) -> Result<Archive> {
         let container = format::parse(path, &bytes)?;
         let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
@@ -562,7 +619,11 @@ impl Archive {
     /// The decoded private part: one [`PrivatePart`] per row group, then
     /// (several groups) the whole file's checksum (`spec/FORMAT.md` §7.4).
     pub fn private_parts(&self, key: Option<&Key>) -> Result<PrivateParts> {
-        let plain = self.private_plaintext(key)?;
+        self.private_parts_of(self.private_plaintext(key)?)
+    }
+
+    /// The decoded private part of its plaintext `plain`.
+    fn private_parts_of(&self, plain: Vec<u8>) -> Result<PrivateParts> {
         let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
             path: self.path.clone(),
             section,
@@ -606,7 +667,11 @@ impl Archive {
     /// Restores the original file's bytes, checked against its digest
     /// (and, in a file of several row groups, each group's).
     pub fn restore(&self, key: Option<&Key>) -> Result<Vec<u8>> {
-        let parts = self.private_parts(key)?;
+        self.restore_from(self.private_parts(key)?)
+    }
+
+    /// [`Archive::restore`] of the decoded private part.
+    fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
         if let ([part], false) = (&parts.groups[..], self.framed) {
             return self.restore_group(0, part);
         }
@@ -629,13 +694,21 @@ impl Archive {
         key: Option<&Key>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
-        let parts = self.private_parts(key)?;
+        self.restore_parts(&self.private_parts(key)?, sink)
+    }
+
+    /// [`Archive::restore_into`] of the decoded private part.
+    fn restore_parts(
+        &self,
+        parts: &PrivateParts,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u64> {
         if let ([part], false) = (&parts.groups[..], self.framed) {
             let bytes = self.restore_group(0, part)?;
             sink(&bytes)?;
             return Ok(bytes.len() as u64);
         }
-        self.restore_groups(&parts, sink)
+        self.restore_groups(parts, sink)
     }
 
     /// The row groups of a framed private part, in order, through `sink`;

@@ -160,7 +160,7 @@ pub fn decode(r: &mut ByteReader<'_>, alphabet: usize, n: usize) -> Result<Vec<u
         let b = r.take(4, "rANS state")?;
         Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
     };
-    let mut states = [state(r)?, state(r)?];
+    let states = [state(r)?, state(r)?];
     // (Each step keeps a state in LOW..2^32: only the first can be below.)
     if let Some(x) = states.iter().find(|&&x| x < LOW) {
         return Err(invalid(format!("initial state {x} below {LOW}")));

@@ -196,8 +196,13 @@ pub fn compare(
                 let (karc_pack_ms, archive) =
                     fastest(options.repeats, || pack(&a, &original, &pack_options))?;
                 let (karc_restore_ms, restored) = fastest(options.repeats, || {
-                    Archive::from_bytes(input, archive.clone(), ClaimCheck::Enforce)?
-                        .restore(Some(&key))
+                    Archive::from_bytes_and_restore(
+                        input,
+                        archive.clone(),
+                        ClaimCheck::Enforce,
+                        Some(&key),
+                    )
+                    .map(|(_, restored)| restored)
                 })?;
                 if restored[..] != original[..] {
                     return Err(Error::ReleaseCheck {

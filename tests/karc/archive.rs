@@ -782,6 +782,15 @@ fn invalid_vectors_are_refused_with_their_error() {
             Error::Archive(e) => assert!(expect(e), "{name}: {e}"),
             other => panic!("{name}: {other}"),
         }
+        // Opening while unsealing reports the same error: the file's first.
+        let together = Archive::open_and_restore(
+            &path,
+            ClaimCheck::Enforce,
+            vector_key(name).as_ref(),
+            &mut |_| Ok(()),
+        )
+        .expect_err(&format!("{name}: restored in one go"));
+        assert_eq!(together.to_string(), err.to_string(), "{name}");
     }
 }
 
@@ -804,6 +813,15 @@ fn valid_and_compat_vectors_open_and_restore() {
                     .restore(vector_key(&name).as_ref())
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(restored, original, "{name}");
+                let bytes = std::fs::read(fixture(&format!("{dir}/{name}"))).unwrap();
+                let (_, together) = Archive::from_bytes_and_restore(
+                    Path::new(&name),
+                    bytes,
+                    ClaimCheck::Enforce,
+                    vector_key(&name).as_ref(),
+                )
+                .unwrap_or_else(|e| panic!("{name} in one go: {e}"));
+                assert_eq!(together, original, "{name} in one go");
             }
         }
     }
@@ -954,5 +972,39 @@ fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
         std::fs::read_dir(dir.path()).unwrap().count(),
         1,
         "no temporary file left"
+    );
+}
+
+/// Unsealing on a second thread while the file is checked changes no
+/// error: a damaged public section is reported before a wrong key, and a
+/// wrong key as when restoring after opening.
+#[test]
+fn open_and_restore_reports_the_file_before_the_key() {
+    let path = fixture("archive/valid/sealed_small_x25519.karc");
+    let good = std::fs::read(&path).unwrap();
+    let (wrong, _) = key_pair();
+    let mut damaged = good.clone();
+    let meta = karc::archive::format::parse(&path, &good).unwrap().entries[0].range();
+    damaged[meta.start] ^= 0x01;
+    let in_one_go = |bytes: &[u8], key: &Key| {
+        archive_error(
+            Archive::from_bytes_and_restore(
+                Path::new("t.karc"),
+                bytes.to_vec(),
+                ClaimCheck::Enforce,
+                Some(key),
+            )
+            .map(|_| ()),
+        )
+    };
+    assert!(matches!(
+        in_one_go(&damaged, &wrong),
+        ArchiveError::CrcMismatch { section, .. } if section.contains("metadata")
+    ));
+    let apart = archive_error(restore(&good, Some(&wrong)));
+    assert_eq!(in_one_go(&good, &wrong).to_string(), apart.to_string());
+    assert!(
+        matches!(apart, ArchiveError::WrongIdentity { .. }),
+        "{apart}"
     );
 }

@@ -181,11 +181,15 @@ pub fn archive_vs_zip(p: &Prepared, csv: &Path, runs: usize) -> Result<Vec<Archi
                 return Err("unzip did not restore the CSV".into());
             }
             let (t, r) = time_ms(|| {
-                Archive::from_bytes(Path::new("bench.karc"), k.clone(), ClaimCheck::Enforce)
-                    .and_then(|arc| arc.restore(Some(&key)))
+                Archive::from_bytes_and_restore(
+                    Path::new("bench.karc"),
+                    k.clone(),
+                    ClaimCheck::Enforce,
+                    Some(&key),
+                )
             });
             t_restore.push(t);
-            if r? != original {
+            if r?.1 != original {
                 return Err(format!("mode {mode}: restore differs from the CSV").into());
             }
             (zip_bytes, karc_bytes) = (z.len(), k.len());
@@ -309,12 +313,16 @@ pub fn run_stage(stage: Stage, input: &StageInput) -> Result<(f64, f64, String),
             let key = Key::Identities(vec![Box::new(identity)]);
             let expected = std::fs::metadata(&input.csv)?.len();
             timed(&mut || {
-                let restored =
-                    Archive::open(&input.archive, ClaimCheck::Enforce)?.restore(Some(&key))?;
-                if restored.len() as u64 != expected {
+                let (_, len) = Archive::open_and_restore(
+                    &input.archive,
+                    ClaimCheck::Enforce,
+                    Some(&key),
+                    &mut |_| Ok(()),
+                )?;
+                if len != expected {
                     return Err("restored length differs from the CSV".into());
                 }
-                Ok(format!("{} B", restored.len()))
+                Ok(format!("{len} B"))
             })
         }
     }

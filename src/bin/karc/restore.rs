@@ -11,17 +11,22 @@ use crate::keys::{claim_check, key_from};
 
 pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let key = key_from(&args.key)?;
-    let archive = Archive::open(&args.input, claim_check(args.no_privacy_check))?;
     // A row group at a time (a streamed file is never whole in memory);
     // nothing reaches the output's name unless every check passed.
-    let mut len = 0;
+    let mut restored = None;
     write_atomically_with(&args.output, |w| {
-        len = archive.restore_into(key.as_ref(), &mut |bytes| {
-            w.write_all(bytes)
-                .map_err(|e| karc::Error::io(&args.output, e))
-        })?;
+        restored = Some(Archive::open_and_restore(
+            &args.input,
+            claim_check(args.no_privacy_check),
+            key.as_ref(),
+            &mut |bytes| {
+                w.write_all(bytes)
+                    .map_err(|e| karc::Error::io(&args.output, e))
+            },
+        )?);
         Ok(())
     })?;
+    let (archive, len) = restored.expect("written");
     eprintln!(
         "{}: restored {len} bytes, {} verified",
         args.output.display(),
