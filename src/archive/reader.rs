@@ -360,7 +360,7 @@ impl Archive {
                         body,
                         archive.meta.qis.len(),
                         rows,
-                        archive.container.major >= 4,
+                        archive.container.major,
                     )
                     .map_err(|e| {
                         corrupt(

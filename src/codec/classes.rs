@@ -202,15 +202,15 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
 /// The coding of the rows' classes an encoder writes, given each coding's
 /// length: the smaller of the two that decode a row in a few cycles
 /// (Huffman, rANS; ties Huffman), unless the adaptive range coder, which
-/// spends a dozen cycles per *bit*, saves more than 1/64 of it. Every reader
-/// decodes the rows on open, so a fraction of a percent of their bytes buys
-/// most of the opening time.
+/// spends a dozen cycles per *bit*, saves more than 1/32 of it. Every reader
+/// decodes the rows on open, so a few percent of their bytes buy most of
+/// the opening time.
 pub fn choose_rows_coding(huffman: usize, rans: Option<usize>, range: usize) -> RowsCoding {
     let (fast, fast_len) = match rans {
         Some(r) if r < huffman => (RowsCoding::Rans, r),
         _ => (RowsCoding::Huffman, huffman),
     };
-    if range + fast_len / 64 < fast_len {
+    if range + fast_len / 32 < fast_len {
         RowsCoding::Range
     } else {
         fast
@@ -278,14 +278,16 @@ pub struct ClassesBytes {
 /// Every symbol must be used by the table and every class by a row, so that
 /// one release has one coding (and no class hides from the claim check).
 ///
-/// `rans`: whether the file's version has coding 2 (format 4.0 on); in an
-/// older file its id is refused as unknown.
+/// `major`: the file's format major, which decides the row codings there
+/// are: rANS (coding 2) from 4 on (older files refuse its id as unknown),
+/// its frequency table by bit widths from 5 on (4: varints).
 pub fn decode_classes(
     bytes: &[u8],
     qis: usize,
     rows: usize,
-    rans: bool,
+    major: u16,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
+    let rans = major >= 4;
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
@@ -334,7 +336,14 @@ pub fn decode_classes(
             dec.finish("row classes")?;
             out
         }
-        ROWS_RANS if rans => rans::decode(&mut r, classes, rows)?,
+        ROWS_RANS if rans => {
+            let table = if major >= 5 {
+                rans::FrequencyTable::Widths
+            } else {
+                rans::FrequencyTable::Varints
+            };
+            rans::decode(&mut r, classes, rows, table)?
+        }
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",

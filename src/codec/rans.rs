@@ -9,8 +9,26 @@
 //! rows' classes of a release are read by every reader on open, so their
 //! decoding speed is the opening speed.
 
+use bitstream_io::{BitRead, BitWrite};
+
 use super::CodecError;
-use super::bytes::{ByteReader, put_varint};
+use super::bytes::{ByteReader, put_coded};
+use crate::huffman;
+
+/// Frequencies are at most `2^MAX_SCALE`: their bit widths less one are
+/// symbols of this alphabet.
+const WIDTHS: usize = MAX_SCALE as usize + 1;
+
+/// How a stream's frequency table is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrequencyTable {
+    /// A varint each (format 4.0).
+    Varints,
+    /// Bit widths as a coded stream, then the bits below each top bit
+    /// (format 5.0 on): about half of the varints' bytes for a release's
+    /// thousands of small classes.
+    Widths,
+}
 
 /// States lie in `LOW..LOW << 16` between symbols.
 const LOW: u32 = 1 << 16;
@@ -98,9 +116,7 @@ pub fn encode(symbols: &[u32], alphabet: usize, out: &mut Vec<u8>) -> Option<()>
         *x = ((*x / f) << scale) + (*x % f) + c;
     }
     out.push(scale);
-    for &f in &freqs {
-        put_varint(out, u64::from(f));
-    }
+    put_frequencies(out, &freqs);
     for x in states {
         out.extend_from_slice(&x.to_le_bytes());
     }
@@ -110,9 +126,54 @@ pub fn encode(symbols: &[u32], alphabet: usize, out: &mut Vec<u8>) -> Option<()>
     Some(())
 }
 
+/// Appends the frequencies (each in `1..=2^MAX_SCALE`): their bit widths
+/// less one as a coded stream over [`WIDTHS`], then each one's bits below
+/// its top bit, padded to a byte. A release's classes hold between k and a
+/// few times k rows each: the widths take a bit or two, where a varint
+/// would take a byte.
+fn put_frequencies(out: &mut Vec<u8>, freqs: &[u32]) {
+    let widths: Vec<u32> = freqs.iter().map(|&f| f.ilog2()).collect();
+    put_coded(out, WIDTHS, &widths);
+    let mut w = huffman::writer();
+    for (&f, &width) in freqs.iter().zip(&widths) {
+        if width > 0 {
+            w.write_var::<u32>(width, f & ((1 << width) - 1))
+                .expect("writing to memory");
+        }
+    }
+    w.byte_align().expect("writing to memory");
+    out.extend_from_slice(&w.into_writer());
+}
+
+/// Reads what [`put_frequencies`] wrote for `alphabet` symbols.
+fn read_frequencies(r: &mut ByteReader<'_>, alphabet: usize) -> Result<Vec<u32>, CodecError> {
+    let widths = r.coded("rANS frequency widths", WIDTHS, alphabet)?;
+    let bits: u64 = widths.iter().map(|&w| u64::from(w)).sum();
+    let field = r.take(bits.div_ceil(8), "rANS frequency bits")?;
+    let mut bits = huffman::reader(field);
+    widths
+        .iter()
+        .map(|&width| {
+            let low: u32 = if width > 0 {
+                bits.read_var(width)
+                    .expect("the field holds every width's bits")
+            } else {
+                0
+            };
+            Ok(1 << width | low)
+        })
+        .collect()
+}
+
 /// Decodes `n` symbols over `alphabet` from the rest of `r` (which must end
-/// exactly where the stream does, with both states back at their start).
-pub fn decode(r: &mut ByteReader<'_>, alphabet: usize, n: usize) -> Result<Vec<u32>, CodecError> {
+/// exactly where the stream does, with both states back at their start),
+/// its frequencies stored as `table` says.
+pub fn decode(
+    r: &mut ByteReader<'_>,
+    alphabet: usize,
+    n: usize,
+    table: FrequencyTable,
+) -> Result<Vec<u32>, CodecError> {
     let invalid = |detail: String| CodecError::Invalid {
         what: "rANS row classes",
         detail,
@@ -129,18 +190,25 @@ pub fn decode(r: &mut ByteReader<'_>, alphabet: usize, n: usize) -> Result<Vec<u
             "{alphabet} symbols do not fit {total} slots"
         )));
     }
-    let mut freqs = Vec::with_capacity(alphabet);
+    let freqs = match table {
+        FrequencyTable::Varints => (0..alphabet)
+            .map(|_| {
+                let f = r.varint("rANS frequency")?;
+                u32::try_from(f).map_err(|_| invalid(format!("frequency {f} above 2^32")))
+            })
+            .collect::<Result<Vec<u32>, CodecError>>()?,
+        FrequencyTable::Widths => read_frequencies(r, alphabet)?,
+    };
     let mut cum = Vec::with_capacity(alphabet);
     let mut acc = 0u64;
-    for s in 0..alphabet {
-        let f = r.varint("rANS frequency")?;
-        if f == 0 || acc + f > total {
+    for (s, &f) in freqs.iter().enumerate() {
+        let f = u64::from(f);
+        if acc + f > total {
             return Err(invalid(format!(
                 "frequency {f} of symbol {s} (each at least 1, all summing to {total})"
             )));
         }
         cum.push(acc as u32);
-        freqs.push(f as u32);
         acc += f;
     }
     if acc != total {
@@ -223,7 +291,10 @@ mod tests {
         let mut out = Vec::new();
         encode(symbols, alphabet, &mut out).expect("codable");
         let mut r = ByteReader::new(&out);
-        assert_eq!(decode(&mut r, alphabet, symbols.len()).unwrap(), symbols);
+        assert_eq!(
+            decode(&mut r, alphabet, symbols.len(), FrequencyTable::Widths).unwrap(),
+            symbols
+        );
         out
     }
 
@@ -285,29 +356,56 @@ mod tests {
     fn damaged_streams_are_refused() {
         let symbols: Vec<u32> = (0..5000u32).map(|i| (i * 7919) % 13).collect();
         let good = round_trip(&symbols, 13);
-        let decode_all = |bytes: &[u8]| decode(&mut ByteReader::new(bytes), 13, symbols.len());
-        // A byte flipped (scale, frequencies, states or stream): refused,
-        // or another stream of symbols. rANS maps streams to symbols one to
-        // one, so a change of the state by a symbol's frequency is a change
-        // of symbol (with near-equal frequencies, often of one symbol only),
-        // and the end check cannot catch that: the section's CRC-32 is the
-        // integrity check. What must hold is that no two streams decode to
-        // the same symbols: the coding of a release is unique.
+        let decode_all = |bytes: &[u8]| {
+            decode(
+                &mut ByteReader::new(bytes),
+                13,
+                symbols.len(),
+                FrequencyTable::Widths,
+            )
+        };
+        // A byte of the states or the stream flipped: refused, or another
+        // stream of symbols. rANS maps streams to symbols one to one, so a
+        // change of a state by a symbol's frequency is a change of symbol
+        // (with near-equal frequencies, often of one symbol only), which
+        // the end check cannot catch: the section's CRC-32 is the integrity
+        // check. What must hold is that no two streams decode to the same
+        // symbols (the coding of a release is unique). The frequency
+        // table's padding bits are not checked (as no coded stream's are):
+        // there a flip must only not panic.
+        let mut r = ByteReader::new(&good);
+        r.byte("scale").unwrap();
+        read_frequencies(&mut r, 13).unwrap();
+        let states = r.position();
         let mut refused = 0;
         for i in 0..good.len() {
             let mut bad = good.clone();
             bad[i] ^= 0x10;
             match decode_all(&bad) {
-                Ok(decoded) => assert_ne!(decoded, symbols, "byte {i}: two codings of one stream"),
+                Ok(decoded) if i >= states => {
+                    assert!(decoded != symbols, "byte {i}: two codings of one stream")
+                }
+                Ok(_) => {}
                 Err(_) => refused += 1,
             }
         }
-        // The scale, frequencies and states (35 bytes) at least.
-        assert!(refused >= 35, "{refused} of {} flips refused", good.len());
+        assert!(
+            refused > states,
+            "{refused} of {} flips refused",
+            good.len()
+        );
         assert!(decode_all(&good[..good.len() - 2]).is_err(), "truncated");
         let mut longer = good.clone();
         longer.extend_from_slice(&[0, 0]);
         assert!(decode_all(&longer).is_err(), "trailing words");
-        assert!(decode(&mut ByteReader::new(&good), 13, symbols.len() - 1).is_err());
+        assert!(
+            decode(
+                &mut ByteReader::new(&good),
+                13,
+                symbols.len() - 1,
+                FrequencyTable::Widths
+            )
+            .is_err()
+        );
     }
 }

@@ -286,12 +286,12 @@ proptest! {
                 prop_assert!(coding == RowsCoding::Rans && rows == 0);
                 continue;
             };
-            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows, true).unwrap().0, &classes);
-            let old = decode_classes(&bytes, columns.len(), rows, false);
+            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows, 5).unwrap().0, &classes);
+            let old = decode_classes(&bytes, columns.len(), rows, 3);
             prop_assert_eq!(old.is_ok(), coding != RowsCoding::Rans);
         }
         let bytes = encode_classes(&classes);
-        let (back, sizes) = decode_classes(&bytes, columns.len(), rows, true).unwrap();
+        let (back, sizes) = decode_classes(&bytes, columns.len(), rows, 5).unwrap();
         prop_assert_eq!(&back, &classes);
         prop_assert!(sizes.columns.iter().sum::<u64>() + sizes.rows < bytes.len() as u64 + 1);
         for ((b, c), g) in back.to_columns().iter().zip(&columns).zip(&g) {
@@ -300,18 +300,19 @@ proptest! {
             prop_assert_eq!(texts(&a), texts(&e));
         }
         let i = at.index(bytes.len());
-        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows, true).is_err());
+        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows, 5).is_err());
         let mut flipped = bytes.clone();
         flipped[i] ^= xor;
-        let _ = decode_classes(&flipped, columns.len(), rows, true);
+        let _ = decode_classes(&flipped, columns.len(), rows, 5);
     }
 
     /// Every decoder on random bytes: an error or a value, never a panic.
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..120), rows in 0usize..50, g in generated()) {
         let _ = decode_released(&bytes, rows);
-        let _ = decode_classes(&bytes, 2, rows, true);
-        let _ = decode_classes(&bytes, 2, rows, false);
+        for major in [3, 4, 5] {
+            let _ = decode_classes(&bytes, 2, rows, major);
+        }
         let _ = decode_plain(&bytes, "c", rows);
         let _ = decode_all(&bytes, std::slice::from_ref(&g));
         let mut with_mode = bytes.clone();

@@ -262,10 +262,10 @@ fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
         ArchiveError::NoPrivatePart { .. }
     ));
     let mut next_major = sealed.clone();
-    next_major[8] = 5;
+    next_major[8] = 6;
     assert!(matches!(
         archive_error(open(&next_major)),
-        ArchiveError::UnsupportedVersion { major: 5, .. }
+        ArchiveError::UnsupportedVersion { major: 6, .. }
     ));
     assert!(matches!(
         archive_error(open(&std::fs::read(&csv).unwrap())),
@@ -452,11 +452,11 @@ fn commands_round_trip_and_say_what_is_wrong() {
     let (code, _, err) = run(&["restore", &csv, "-o", &d("n.csv"), "-i", &d("key.txt")]);
     assert_eq!((code, err.contains("not a karc file")), (2, true), "{err}");
     let mut next = std::fs::read(d("r.karc")).unwrap();
-    next[8] = 5;
+    next[8] = 6;
     std::fs::write(d("next.karc"), &next).unwrap();
     let (code, _, err) = run(&["inspect", &d("next.karc")]);
     assert_eq!(
-        (code, err.contains("unsupported format version 5.0")),
+        (code, err.contains("unsupported format version 6.0")),
         (2, true),
         "{err}"
     );
@@ -653,11 +653,11 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major5.karc", Step::Open, |e| {
+    ("version_major6.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 5,
+                major: 6,
                 minor: 0,
                 ..
             }
