@@ -468,6 +468,16 @@ pub fn decode_originals(
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
 ) -> Result<Vec<Column>, CodecError> {
+    decode_originals_with(bytes, qis, released, PaperRows::PairTable)
+}
+
+/// [`decode_originals`], paper mode's rows decoded as `paper_rows` says.
+pub(super) fn decode_originals_with(
+    bytes: &[u8],
+    qis: &[QiSchema<'_>],
+    released: &[ReleasedColumn],
+    paper_rows: PaperRows,
+) -> Result<Vec<Column>, CodecError> {
     let mut r = ByteReader::new(bytes);
     let mode = DiffMode::from_id(r.byte("difference mode")?)?;
     let q = r.varint("QI count")?;
@@ -484,10 +494,14 @@ pub fn decode_originals(
     for (q, (qi, rel)) in qis.iter().zip(released).enumerate() {
         let len = r.varint("QI section length")?;
         let mut s = ByteReader::new(r.take(len, "QI section")?);
-        if let Some(&bad) = rel.rows.iter().find(|&&g| g as usize >= rel.symbols.len()) {
+        // The largest symbol first (a pass the compiler vectorizes), the
+        // first one out of range only when there is one.
+        let out_of_range = |g: u32| g as usize >= rel.symbols.len();
+        if rel.rows.iter().copied().max().is_some_and(out_of_range) {
+            let bad = rel.rows.iter().copied().find(|&g| out_of_range(g));
             return Err(CodecError::IndexOutOfRange {
                 what: "released row",
-                index: u64::from(bad),
+                index: u64::from(bad.expect("the largest is out of range")),
                 len: rel.symbols.len() as u64,
             });
         }
@@ -514,7 +528,7 @@ pub fn decode_originals(
             ..
         } = section;
         let column = match mode {
-            DiffMode::Paper => paper_decode(qi, rel, texts, &mut s)?,
+            DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s)?,
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
         };
@@ -605,43 +619,46 @@ struct ColumnBuilder {
 }
 
 impl ColumnBuilder {
-    fn new(name: &str, texts: &[String]) -> Self {
+    /// A builder for `rows` rows released as `symbols` distinct symbols.
+    fn new(name: &str, texts: &[String], rows: usize, symbols: usize) -> Self {
         let mut dict = Dictionary::new();
         let codes_of_values = texts.iter().map(|t| dict.intern(t)).collect();
         ColumnBuilder {
             column: Column {
                 name: name.to_owned(),
                 dict,
-                codes: Vec::new(),
+                codes: Vec::with_capacity(rows),
             },
             codes_of_values,
-            unchanged: Vec::new(),
+            unchanged: vec![u32::MAX; symbols],
             integers: FxHashMap::default(),
         }
     }
 
-    /// A row released unchanged as symbol `g` with text `t`.
-    fn push_unchanged(&mut self, g: usize, t: &str) {
-        if g >= self.unchanged.len() {
-            self.unchanged.resize(g + 1, u32::MAX);
-        }
+    /// The code of a row released unchanged as symbol `g` with text `t`.
+    fn unchanged_code(&mut self, g: usize, t: &str) -> u32 {
         if self.unchanged[g] == u32::MAX {
             self.unchanged[g] = self.column.dict.intern(t);
         }
-        self.column.codes.push(self.unchanged[g]);
+        self.unchanged[g]
+    }
+
+    fn push_unchanged(&mut self, g: usize, t: &str) {
+        let code = self.unchanged_code(g, t);
+        self.column.codes.push(code);
     }
 
     fn push_value(&mut self, v: u32) {
         self.column.codes.push(self.codes_of_values[v as usize]);
     }
 
-    fn push_integer(&mut self, x: i64) {
+    /// The code of integer `x`'s canonical text.
+    fn integer_code(&mut self, x: i64) -> u32 {
         let dict = &mut self.column.dict;
-        let code = *self
+        *self
             .integers
             .entry(x)
-            .or_insert_with(|| dict.intern(&x.to_string()));
-        self.column.codes.push(code);
+            .or_insert_with(|| dict.intern(&x.to_string()))
     }
 }
 
@@ -717,11 +734,26 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
     put_coded(out, alphabet.len(), &symbols);
 }
 
+/// How paper mode turns decoded deltas into rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PaperRows {
+    /// Through a table of each (released symbol, delta symbol) pair's code
+    /// when it has at most `max(rows, PAIR_TABLE_MIN)` cells, else row by row.
+    PairTable,
+    /// Every row on its own (the tests' reference for the table).
+    #[cfg(test)]
+    RowByRow,
+}
+
+/// Pair tables up to this many cells are used whatever the row count.
+const PAIR_TABLE_MIN: usize = 1 << 12;
+
 fn paper_decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedColumn,
     texts: Vec<String>,
     s: &mut ByteReader<'_>,
+    paper_rows: PaperRows,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
     let mut rules = Vec::with_capacity(m);
@@ -769,10 +801,11 @@ fn paper_decode(
         .map(|_| s.varint("delta").map(unzigzag))
         .collect::<Result<_, _>>()?;
     let symbols = s.coded("deltas", d, rel.rows.len())?;
-    let mut b = ColumnBuilder::new(qi.name, &texts);
-    for (&g, &sym) in rel.rows.iter().zip(&symbols) {
+    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
+    // The code of a row released as symbol `g` with delta symbol `sym`
+    // (formatting and interning a text at its first use).
+    let code_of = |b: &mut ColumnBuilder, g: usize, sym: u32| {
         let delta = alphabet[sym as usize];
-        let g = g as usize;
         match rules[g] {
             RULE_UNCHANGED => {
                 if delta != 0 {
@@ -784,7 +817,7 @@ fn paper_decode(
                 let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
                     unreachable!("checked above")
                 };
-                b.push_unchanged(g, t);
+                Ok(b.unchanged_code(g, t))
             }
             RULE_INTERVAL => {
                 let x = starts[g]
@@ -793,7 +826,7 @@ fn paper_decode(
                         what: "delta",
                         detail: format!("{} + {delta} leaves the 64-bit range", starts[g]),
                     })?;
-                b.push_integer(x);
+                Ok(b.integer_code(x))
             }
             _ => {
                 let dict = &dictionaries[g];
@@ -805,8 +838,30 @@ fn paper_decode(
                         index: delta as u64,
                         len: dict.len() as u64,
                     })?;
-                b.push_value(*v);
+                Ok(b.codes_of_values[*v as usize])
             }
+        }
+    };
+    let pairs = m.checked_mul(d).filter(|&cells| {
+        paper_rows == PaperRows::PairTable && cells <= rel.rows.len().max(PAIR_TABLE_MIN)
+    });
+    if let Some(cells) = pairs {
+        // A row's code depends on its pair (released symbol, delta symbol)
+        // only: worked out at the pair's first row, it is one lookup for
+        // the others. Texts are interned, and errors met, at the same row
+        // as row by row (a pair errs at its first row).
+        let mut table = vec![u32::MAX; cells];
+        for (&g, &sym) in rel.rows.iter().zip(&symbols) {
+            let slot = &mut table[g as usize * d + sym as usize];
+            if *slot == u32::MAX {
+                *slot = code_of(&mut b, g as usize, sym)?;
+            }
+            b.column.codes.push(*slot);
+        }
+    } else {
+        for (&g, &sym) in rel.rows.iter().zip(&symbols) {
+            let code = code_of(&mut b, g as usize, sym)?;
+            b.column.codes.push(code);
         }
     }
     Ok(b.column)
@@ -922,7 +977,8 @@ fn per_value_decode(
         what: "per-value codes",
         source,
     };
-    // Per symbol: the candidates and the decoder of its code.
+    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
+    // Per symbol: the codes of its candidates and the decoder of its code.
     let mut decoders: Vec<Option<(Vec<u32>, Decoder)>> = Vec::with_capacity(m);
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let cands = match rules[g] {
@@ -947,24 +1003,25 @@ fn per_value_decode(
             }
         };
         let code = HuffmanCode::read_table(&mut r, cands.len(), available).map_err(huff)?;
-        decoders.push(Some((cands, code.decoder())));
+        let codes = cands
+            .iter()
+            .map(|&v| b.codes_of_values[v as usize])
+            .collect();
+        decoders.push(Some((codes, code.decoder())));
     }
     let start = r.position_in_bits().expect("cursor position");
     let mut w = BitWindow::new(rest, start);
-    let mut b = ColumnBuilder::new(qi.name, &texts);
     for &g in &rel.rows {
-        match &decoders[g as usize] {
+        let code = match &decoders[g as usize] {
             None => {
                 let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
                     unreachable!("checked above")
                 };
-                b.push_unchanged(g as usize, t);
+                b.unchanged_code(g as usize, t)
             }
-            Some((cands, decoder)) => {
-                let i = decoder.next(&mut w).map_err(huff)?;
-                b.push_value(cands[i as usize]);
-            }
-        }
+            Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
+        };
+        b.column.codes.push(code);
         if w.position() > available {
             return Err(huff(HuffmanError::Truncated {
                 needed: w.position(),
@@ -1221,7 +1278,7 @@ fn context_decode(
     let stream = s.take(s.remaining() as u64, "context stream")?;
     let mut dec = RangeDecoder::new(stream);
     let mut models = Models::new(keys.space.unwrap_or(u64::MAX));
-    let mut b = ColumnBuilder::new(qi.name, &texts);
+    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), rel.symbols.len());
     for (row, &g) in rel.rows.iter().enumerate() {
         match &alphabets[g as usize] {
             None => {

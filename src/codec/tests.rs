@@ -146,6 +146,14 @@ fn encode_all(mode: DiffMode, g: &[Generated]) -> EncodedOriginals {
 }
 
 fn decode_all(bytes: &[u8], g: &[Generated]) -> Result<Vec<Column>, CodecError> {
+    decode_all_with(bytes, g, originals::PaperRows::PairTable)
+}
+
+fn decode_all_with(
+    bytes: &[u8],
+    g: &[Generated],
+    paper_rows: originals::PaperRows,
+) -> Result<Vec<Column>, CodecError> {
     let qis: Vec<QiSchema<'_>> = g
         .iter()
         .map(|g| QiSchema {
@@ -155,7 +163,7 @@ fn decode_all(bytes: &[u8], g: &[Generated]) -> Result<Vec<Column>, CodecError> 
         })
         .collect();
     let released: Vec<ReleasedColumn> = g.iter().map(|g| g.released.clone()).collect();
-    decode_originals(bytes, &qis, &released)
+    originals::decode_originals_with(bytes, &qis, &released, paper_rows)
 }
 
 #[test]
@@ -322,6 +330,29 @@ proptest! {
             }
             let _ = decode_all(&with_mode, std::slice::from_ref(&g));
         }
+    }
+
+    /// Paper mode's table of pair codes decodes as row by row does: the
+    /// same columns from a valid blob (dictionary order included), the same
+    /// columns or the same first error from one with a byte changed (deltas
+    /// for unchanged cells, ranks out of range, other texts).
+    #[test]
+    fn paper_pair_table_decodes_as_row_by_row(
+        g in prop::collection::vec(generated(), 1..3),
+        at in any::<prop::sample::Index>(),
+        xor in 1u8..=255,
+    ) {
+        use originals::PaperRows::{PairTable, RowByRow};
+        let bytes = encode_all(DiffMode::Paper, &g).bytes;
+        let table = decode_all_with(&bytes, &g, PairTable);
+        prop_assert!(table.is_ok());
+        prop_assert_eq!(table, decode_all_with(&bytes, &g, RowByRow));
+        let mut flipped = bytes.clone();
+        flipped[at.index(bytes.len())] ^= xor;
+        prop_assert_eq!(
+            decode_all_with(&flipped, &g, PairTable),
+            decode_all_with(&flipped, &g, RowByRow)
+        );
     }
 
     /// Valid blobs with one byte changed or cut short: never a panic, and a
