@@ -146,22 +146,23 @@ impl Blake3Split {
     /// The chaining values of the subtrees before the cut; `pieces`
     /// concatenated are the input (or at least its first `at` bytes).
     pub fn left(&self, pieces: &[&[u8]]) -> Vec<ChainingValue> {
-        Blake3Split::hash_subtrees(&self.left, pieces)
+        Blake3Split::hash_subtrees(&self.left, pieces, 0)
     }
 
     /// The chaining values of the subtrees after the cut; `pieces`
-    /// concatenated are the whole input.
-    pub fn right(&self, pieces: &[&[u8]]) -> Vec<ChainingValue> {
-        Blake3Split::hash_subtrees(&self.right, pieces)
+    /// concatenated are the input from byte `from` (at most the cut) on.
+    pub fn right(&self, pieces: &[&[u8]], from: u64) -> Vec<ChainingValue> {
+        assert!(from <= self.at, "the pieces start after the cut");
+        Blake3Split::hash_subtrees(&self.right, pieces, from)
     }
 
-    fn hash_subtrees(ranges: &[Range<u64>], pieces: &[&[u8]]) -> Vec<ChainingValue> {
+    fn hash_subtrees(ranges: &[Range<u64>], pieces: &[&[u8]], from: u64) -> Vec<ChainingValue> {
         ranges
             .iter()
             .map(|range| {
                 let mut h = blake3::Hasher::new();
                 h.set_input_offset(range.start);
-                let mut start = 0u64;
+                let mut start = from;
                 for piece in pieces {
                     let end = start + piece.len() as u64;
                     let (a, b) = (range.start.max(start), range.end.min(end));
@@ -223,11 +224,17 @@ mod tests {
     use proptest::prelude::*;
 
     /// The split hash of `data` cut near `near`, its bytes handed over as
-    /// two pieces split at `piece` (independent of the cut).
+    /// two pieces split at `piece` (independent of the cut); the right
+    /// side gets only the pieces from the one holding the cut on.
     fn split_hash(data: &[u8], near: u64, piece: usize) -> Option<[u8; 32]> {
         let split = Blake3Split::new(data.len() as u64, near)?;
         let pieces = [&data[..piece], &data[piece..]];
-        Some(split.root(&split.left(&pieces), &split.right(&pieces)))
+        let right = if piece as u64 <= split.at() {
+            split.right(&pieces[1..], piece as u64)
+        } else {
+            split.right(&pieces, 0)
+        };
+        Some(split.root(&split.left(&pieces), &right))
     }
 
     fn bytes(len: usize) -> Vec<u8> {

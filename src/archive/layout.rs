@@ -151,57 +151,49 @@ impl Rendered {
     }
 }
 
-/// The bytes being rendered: a buffer written by index and kept at least
-/// [`COPY`] bytes longer than what is written, so that a field is one
-/// fixed-size copy with no length bookkeeping of a `Vec` per push.
+/// The bytes being rendered. A field of up to [`COPY`] bytes is appended
+/// as one whole block and the output cut back to its length: a fixed-size
+/// copy, no `memcpy` call for a few bytes. A `Vec` with its capacity
+/// reserved, not a zero-filled buffer written by index: filling Adult's
+/// 2.5 MB with zeros (and again when the helper's share outgrew its half)
+/// took a third of the time rendering them did.
 struct Sink {
     buf: Vec<u8>,
-    len: usize,
 }
 
 impl Sink {
     fn with_capacity(bytes: usize) -> Sink {
         Sink {
-            buf: vec![0; bytes + COPY],
-            len: 0,
+            buf: Vec::with_capacity(bytes + COPY),
         }
     }
 
-    /// Makes room for `more` bytes and then [`COPY`] more.
-    #[inline(always)]
-    fn reserve(&mut self, more: usize) {
-        if self.len + more + COPY > self.buf.len() {
-            let want = (self.len + more + COPY).max(2 * self.buf.len());
-            self.buf.resize(want, 0);
-        }
-    }
-
-    /// Writes the first `len` bytes of `block` (`len <= COPY`).
+    /// Appends the first `len` bytes of `block` (`len <= COPY`).
     #[inline(always)]
     fn put_block(&mut self, block: &[u8; COPY], len: usize) {
-        self.reserve(0);
-        self.buf[self.len..self.len + COPY].copy_from_slice(block);
-        self.len += len;
+        self.buf.extend_from_slice(block);
+        self.buf.truncate(self.buf.len() - (COPY - len));
     }
 
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.reserve(bytes.len());
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+        self.buf.extend_from_slice(bytes);
     }
 
     #[inline]
     fn push(&mut self, byte: u8) {
-        self.put_block(&[byte; COPY], 1);
+        self.buf.push(byte);
+    }
+
+    fn len(&self) -> usize {
+        self.buf.len()
     }
 
     fn written(&self) -> &[u8] {
-        &self.buf[..self.len]
+        &self.buf
     }
 
-    fn into_vec(mut self) -> Vec<u8> {
-        self.buf.truncate(self.len);
+    fn into_vec(self) -> Vec<u8> {
         self.buf
     }
 }
@@ -350,6 +342,11 @@ fn scan_record(
 /// From this many expected bytes on, [`Layout::render_hashed`] renders on
 /// two threads.
 const PARALLEL_BYTES: usize = 1 << 20;
+
+/// The records the calling thread renders with BLAKE3, as a fraction: a
+/// little under half, for it also copies the helper's records into the
+/// output (about a sixth of the time rendering and hashing them takes).
+const CALLER_SHARE: (usize, usize) = (46, 100);
 
 /// Where rendering stands in the layout's exception lists.
 #[derive(Default)]
@@ -729,13 +726,14 @@ impl Layout {
     /// length the caller expects; the output is right whatever it is), the
     /// work is split between this thread and a second one:
     ///
-    /// - BLAKE3: each renders half of the records, this one into the output
-    ///   buffer and the other into its own; then each hashes half of the
-    ///   bytes ([`Blake3Split`]), the other thread after copying its records
-    ///   into the output, and this one merges the two halves' hashes.
-    /// - SHA-256 (formats 1 and 2), which is one chain: the other thread
-    ///   renders the last 3/5 of the records while this one renders the
-    ///   first 2/5 and hashes them; then the rest is hashed here.
+    /// - BLAKE3: this thread renders the first [`CALLER_SHARE`] of the
+    ///   records into the output, the helper the others into its own
+    ///   buffer; then each hashes its side of a cut at the first chunk
+    ///   boundary of the helper's bytes ([`Blake3Split`]), this one copies
+    ///   the helper's bytes into the output and merges the two sides.
+    /// - SHA-256 (formats 1 and 2), which is one chain: the helper renders
+    ///   the last 3/5 of the records while this thread renders the first
+    ///   2/5 and hashes them; then the rest is hashed here.
     pub fn render_hashed<T: Texts + Sync>(
         &self,
         texts: &T,
@@ -790,50 +788,46 @@ impl Layout {
         mut head: Sink,
         expected_len: usize,
     ) -> (Vec<u8>, [u8; 32]) {
-        let split = r.records / 2;
-        // The helper's records, in a buffer the helper allocates (from its
-        // own glibc arena): allocated on this thread beside the output, it
-        // came as fresh pages to every restore of a loop, about 1,650 page
-        // faults per restore of Adult.
+        let (share, of) = CALLER_SHARE;
+        let split = r.records * share / of;
+        // The helper's bytes, in a buffer it allocates itself (from its own
+        // glibc arena: allocated on this thread beside the output, it came
+        // as fresh pages to every restore of a loop, about 1,650 page
+        // faults per restore of Adult), with room for records longer than
+        // the average.
+        let capacity = expected_len - expected_len / of * share + expected_len / 16;
         let rendered_tail = std::sync::OnceLock::new();
-        type Handover<'b> = (&'b [u8], &'b mut [u8], Option<Blake3Split>);
-        let (len, digest) = std::thread::scope(|scope| {
-            let (to_helper, from_caller) = std::sync::mpsc::sync_channel::<Handover<'_>>(1);
-            let (to_caller, from_helper) = std::sync::mpsc::sync_channel::<&[u8]>(1);
+        let digest = std::thread::scope(|scope| {
+            let (to_helper, from_caller) = std::sync::mpsc::sync_channel(1);
+            let (to_caller, from_helper) = std::sync::mpsc::sync_channel(1);
             let rendered_tail = &rendered_tail;
             let helper = scope.spawn(move || {
-                let mut tail = Sink::with_capacity(expected_len - expected_len / 2);
+                let mut tail = Sink::with_capacity(capacity);
                 r.records(split, r.records, &mut tail);
                 let tail: &[u8] = rendered_tail.get_or_init(|| tail).written();
                 to_caller.send(tail).expect("the caller waits for the tail");
-                let (head, room, cut) = from_caller.recv().expect("the caller hands over");
-                room[..tail.len()].copy_from_slice(tail);
-                cut.map(|cut| cut.right(&[head, tail]))
+                let (cut, start): (Option<Blake3Split>, u64) =
+                    from_caller.recv().expect("the caller sends the cut");
+                cut.map(|cut| cut.right(&[tail], start))
             });
             r.records(0, split, &mut head);
-            let tail = from_helper.recv().expect("rendering does not panic");
-            let len = head.len + tail.len();
-            // The output's room for the tail, and the cut about where the
-            // helper's share of copying and hashing equals this thread's
-            // hashing (copying a byte costs about 2/5 of hashing it).
-            head.reserve(tail.len());
-            let (written, room) = head.buf.split_at_mut(head.len);
-            let written: &[u8] = written;
-            let cut = Blake3Split::new(len as u64, (len / 2 + tail.len() / 4) as u64);
+            let tail: &[u8] = from_helper.recv().expect("rendering does not panic");
+            let start = head.len();
+            let len = (start + tail.len()) as u64;
+            // At or after the helper's first byte: its side is its own.
+            let cut = Blake3Split::new(len, (start + blake3::CHUNK_LEN - 1) as u64);
             to_helper
-                .send((written, room, cut.clone()))
-                .expect("the helper waits for the room");
-            let pieces = [written, tail];
-            let left = cut.as_ref().map(|cut| cut.left(&pieces));
+                .send((cut.clone(), start as u64))
+                .expect("the helper waits for the cut");
+            let left = cut.as_ref().map(|cut| cut.left(&[head.written(), tail]));
+            head.put(tail);
             let right = helper.join().expect("rendering does not panic");
-            let digest = match (cut, left, right) {
+            match (cut, left, right) {
                 (Some(cut), Some(left), Some(right)) => cut.root(&left, &right),
-                // No chunk boundary inside a small output: one hash.
-                _ => DigestKind::Blake3.digest(&[written, tail].concat()),
-            };
-            (len, digest)
+                // No chunk boundary inside the helper's bytes: one hash.
+                _ => DigestKind::Blake3.digest(head.written()),
+            }
         });
-        head.len = len;
         (head.into_vec(), digest)
     }
 
