@@ -21,8 +21,8 @@ const ROWS_HUFFMAN: u8 = 0;
 /// Row-classes coding: the adaptive binary range coder (a fraction of a bit
 /// per row below Huffman when a few classes hold most rows).
 const ROWS_RANGE: u8 = 1;
-/// Row-classes coding: static rANS (format 4.0): within a table of
-/// frequencies of the adaptive coder's size, and as fast to decode as
+/// Row-classes coding: static rANS (format 4.0 on): about the adaptive
+/// coder's size once its frequency table is paid, and as fast to decode as
 /// Huffman.
 const ROWS_RANS: u8 = 2;
 
@@ -205,7 +205,7 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
 /// spends a dozen cycles per *bit*, saves more than 1/32 of it. Every reader
 /// decodes the rows on open, so a few percent of their bytes buy most of
 /// the opening time.
-pub fn choose_rows_coding(huffman: usize, rans: Option<usize>, range: usize) -> RowsCoding {
+fn choose_rows_coding(huffman: usize, rans: Option<usize>, range: usize) -> RowsCoding {
     let (fast, fast_len) = match rans {
         Some(r) if r < huffman => (RowsCoding::Rans, r),
         _ => (RowsCoding::Huffman, huffman),
@@ -394,6 +394,19 @@ fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The faster codings win unless range coding saves more than 1/32 of
+    /// the smaller of them; between Huffman and rANS the smaller (ties:
+    /// Huffman).
+    #[test]
+    fn rows_coding_prefers_the_fast_codings() {
+        use RowsCoding::*;
+        assert_eq!(choose_rows_coding(1000, Some(990), 970), Rans);
+        assert_eq!(choose_rows_coding(1000, Some(990), 950), Range);
+        assert_eq!(choose_rows_coding(1000, Some(1000), 990), Huffman);
+        assert_eq!(choose_rows_coding(1000, None, 968), Range);
+        assert_eq!(choose_rows_coding(1000, None, 969), Huffman);
+    }
 
     /// Tuples packed in one word and tuples hashed whole (symbols too many
     /// for 64 bits) give the classes of a direct count.

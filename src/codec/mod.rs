@@ -17,8 +17,7 @@ mod released;
 
 pub use bytes::{ByteReader, put_varint};
 pub use classes::{
-    ClassesBytes, ReleasedClasses, RowsCoding, choose_rows_coding, decode_classes, encode_classes,
-    encode_classes_as,
+    ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, encode_classes, encode_classes_as,
 };
 pub use originals::{
     DiffMode, EncodedOriginals, QiOriginal, QiSchema, decode_originals, encode_originals,

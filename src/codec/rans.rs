@@ -35,8 +35,8 @@ const LOW: u32 = 1 << 16;
 /// The largest scale: frequencies sum to at most `2^MAX_SCALE`, so that a
 /// state step stays within 32 bits with 16-bit renormalization.
 pub const MAX_SCALE: u8 = 15;
-/// The smallest scale the encoder picks: a table of `2^12` slots is 8 KiB
-/// and stays in the first-level cache.
+/// The smallest scale the encoder picks: a decoding table of `2^12` slots
+/// (4 bytes each) stays in the first-level cache.
 const MIN_SCALE: u8 = 12;
 
 /// The scale the encoder uses for `alphabet` symbols: the frequency table
