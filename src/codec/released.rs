@@ -92,23 +92,23 @@ impl ReleasedColumn {
     /// appearance. `dict` is the QI column's dictionary.
     pub fn from_cells(qi: &QuasiIdentifier, dict: &Dictionary, cells: &[Cell]) -> ReleasedColumn {
         // Values and hierarchy nodes find their symbol in an array (one
-        // slot per dictionary code, then per node of each level, then the
-        // root); intervals, in a map.
-        let hierarchy = qi.hierarchy.as_ref();
-        let mut level_start = Vec::new();
-        let mut slots = dict.len();
-        for level in 0..hierarchy.map_or(0, |h| h.height()) {
-            level_start.push(slots);
-            slots += hierarchy.map_or(0, |h| h.nodes(level));
+        // slot per dictionary code, then per node of each level below the
+        // root, then one for suppressed cells); intervals, in a map. Level
+        // `l`'s nodes have the slots `bounds[l] .. bounds[l + 1]`.
+        let mut bounds = vec![dict.len()];
+        if let Some(h) = &qi.hierarchy {
+            for level in 0..h.height() {
+                bounds.push(bounds[level] + h.nodes(level));
+            }
         }
-        let suppressed = slots;
-        let mut dense = vec![u32::MAX; slots + 1];
+        let suppressed = bounds[bounds.len() - 1];
+        let mut dense = vec![u32::MAX; suppressed + 1];
         let slot = |cell: &Cell| match *cell {
             Cell::Value(c) if (c as usize) < dict.len() => Some(c as usize),
             Cell::Node { level, node } => {
-                let start = *level_start.get(level as usize)?;
-                let nodes = hierarchy.map_or(0, |h| h.nodes(level as usize));
-                ((node as usize) < nodes).then_some(start + node as usize)
+                let end = *bounds.get(level as usize + 1)?;
+                let s = bounds[level as usize] + node as usize;
+                (s < end).then_some(s)
             }
             Cell::Suppressed => Some(suppressed),
             _ => None,
