@@ -149,7 +149,6 @@ fn estimate(
     let bits = width(alphabet as u32);
     let space = keys.space?;
     let bound = space.checked_mul(1 << bits)?;
-    let per_symbol = keys.per_symbol();
     let dense = (coded.rows.len() as u64 * DENSE_PER_ROW)
         .max(DENSE_MIN)
         .min(DENSE_MAX);
@@ -163,7 +162,7 @@ fn estimate(
         &mut scratch.keys,
         bits,
         bound,
-        per_symbol,
+        keys.per_symbol(),
     ))
 }
 
