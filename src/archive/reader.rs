@@ -105,7 +105,7 @@ impl Archive {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<(Archive, u64)> {
         let (archive, plain) = Archive::unsealing(path, Input::open(path)?, check, key)?;
-        let len = archive.restore_parts(&archive.private_parts_of(plain?)?, sink)?;
+        let len = archive.restore_parts(&archive.private_parts_of(plain?)?, &mut |b| sink(&b))?;
         Ok((archive, len))
     }
 
@@ -131,20 +131,21 @@ impl Archive {
         check: ClaimCheck,
         key: Option<&Key>,
     ) -> Result<(Archive, Result<Vec<u8>>)> {
-        let sealed = match (format::parse(path, &bytes)?.entries.last(), key) {
+        let container = format::parse(path, &bytes)?;
+        let sealed = match (container.entries.last(), key) {
             (Some(e), Some(key)) if e.kind() == Some(SectionKind::PrivateSealed) => {
                 Some((bytes[e.range()].to_vec(), key))
             }
             _ => None,
         };
         let Some((sealed, key)) = sealed else {
-            let archive = Archive::from_input(path, bytes, check)?;
+            let archive = Archive::checked(path, bytes, container, check)?;
             let plain = archive.private_plaintext(key);
             return Ok((archive, plain));
         };
         std::thread::scope(|scope| {
             let unsealing = scope.spawn(|| seal::unseal(path, &sealed, key));
-            let archive = Archive::from_input(path, bytes, check);
+            let archive = Archive::checked(path, bytes, container, check);
             let plain = unsealing.join().expect("unsealing does not panic");
             Ok((archive?, plain.map_err(Into::into)))
         })
@@ -152,6 +153,16 @@ impl Archive {
 
     fn from_input(path: &Path, bytes: Input, check: ClaimCheck) -> Result<Archive> {
         let container = format::parse(path, &bytes)?;
+        Archive::checked(path, bytes, container, check)
+    }
+
+    /// Checks a file whose header and section table `container` holds.
+    fn checked(
+        path: &Path,
+        bytes: Input,
+        container: Container,
+        check: ClaimCheck,
+    ) -> Result<Archive> {
         let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
             path: path.to_owned(),
             section,
@@ -466,23 +477,25 @@ impl Archive {
 
     /// Released QI `q` (claim order) as a column of labels.
     pub fn qi_labels(&self, q: usize) -> Result<Column> {
-        let c = self.meta.qis[q] as usize;
-        self.released[q]
-            .to_column(&self.meta.columns[c].name, self.hierarchy_of(c))
-            .map_err(|e| self.column_corrupt(0, c, e.to_string()).into())
+        self.labels_of(q, &self.released[q])
     }
 
     /// The labels of QI `q` over the equivalence classes of every row group
     /// (one entry per class, in the order of `Group::class_sizes`).
     fn class_labels(&self, q: usize) -> Result<Column> {
+        match &self.groups[..] {
+            [one] => self.labels_of(q, &one.class_table[q]),
+            groups => self.labels_of(
+                q,
+                &ReleasedColumn::concat(groups.iter().map(|g| &g.class_table[q])),
+            ),
+        }
+    }
+
+    /// `released`, QI `q`'s symbols, as a column of labels.
+    fn labels_of(&self, q: usize, released: &ReleasedColumn) -> Result<Column> {
         let c = self.meta.qis[q] as usize;
-        let column = match &self.groups[..] {
-            [one] => std::borrow::Cow::Borrowed(&one.class_table[q]),
-            groups => std::borrow::Cow::Owned(ReleasedColumn::concat(
-                groups.iter().map(|g| &g.class_table[q]),
-            )),
-        };
-        column
+        released
             .to_column(&self.meta.columns[c].name, self.hierarchy_of(c))
             .map_err(|e| self.column_corrupt(0, c, e.to_string()).into())
     }
@@ -670,14 +683,18 @@ impl Archive {
         self.restore_from(self.private_parts(key)?)
     }
 
-    /// [`Archive::restore`] of the decoded private part.
+    /// [`Archive::restore`] of the decoded private part. A file of one row
+    /// group hands over its group's bytes as they are, without a copy.
     fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
-        if let ([part], false) = (&parts.groups[..], self.framed) {
-            return self.restore_group(0, part);
-        }
-        let mut out = Vec::with_capacity(parts.original_len.min(1 << 32) as usize);
-        self.restore_groups(&parts, &mut |bytes| {
-            out.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        let expected = parts.original_len.min(1 << 32) as usize;
+        self.restore_parts(&parts, &mut |bytes| {
+            if out.is_empty() {
+                out = bytes;
+                out.reserve(expected.saturating_sub(out.len()));
+            } else {
+                out.extend_from_slice(&bytes);
+            }
             Ok(())
         })?;
         Ok(out)
@@ -694,19 +711,22 @@ impl Archive {
         key: Option<&Key>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
-        self.restore_parts(&self.private_parts(key)?, sink)
+        self.restore_parts(&self.private_parts(key)?, &mut |bytes| sink(&bytes))
     }
 
-    /// [`Archive::restore_into`] of the decoded private part.
+    /// The row groups of the decoded private part, in order, through `sink`;
+    /// returns the length. A file of one row group (not framed) is checked
+    /// by its group's digest alone, which is the file's.
     fn restore_parts(
         &self,
         parts: &PrivateParts,
-        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+        sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<u64> {
-        if let ([part], false) = (&parts.groups[..], self.framed) {
-            let bytes = self.restore_group(0, part)?;
-            sink(&bytes)?;
-            return Ok(bytes.len() as u64);
+        if !self.framed {
+            let bytes = self.restore_group(0, &parts.groups[0])?;
+            let len = bytes.len() as u64;
+            sink(bytes)?;
+            return Ok(len);
         }
         self.restore_groups(parts, sink)
     }
@@ -716,7 +736,7 @@ impl Archive {
     fn restore_groups(
         &self,
         parts: &PrivateParts,
-        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+        sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<u64> {
         let mut hasher = self.digest_kind().hasher();
         let mut len = 0u64;
@@ -724,7 +744,7 @@ impl Archive {
             let bytes = self.restore_group(g, part)?;
             hasher.update(&bytes);
             len += bytes.len() as u64;
-            sink(&bytes)?;
+            sink(bytes)?;
         }
         self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
         Ok(len)

@@ -41,9 +41,12 @@ const MIN_SCALE: u8 = 12;
 
 /// The scale the encoder uses for `alphabet` symbols: the frequency table
 /// small enough to sit in cache, fine enough for the rarest symbols.
+/// `None` for no symbols or more than `2^MAX_SCALE`.
 fn scale_for(alphabet: usize) -> Option<u8> {
     let bits = usize::BITS - alphabet.saturating_sub(1).leading_zeros();
-    (alphabet <= 1 << MAX_SCALE).then(|| (bits as u8 + 7).clamp(MIN_SCALE, MAX_SCALE))
+    (1..=1 << MAX_SCALE)
+        .contains(&alphabet)
+        .then(|| (bits as u8 + 7).clamp(MIN_SCALE, MAX_SCALE))
 }
 
 /// Frequencies summing to `2^scale`, each at least 1, proportional to
@@ -87,7 +90,7 @@ fn quantize(counts: &[u64], scale: u8) -> Vec<u32> {
 /// occurring) in the layout of `spec/CODING.md` 4.3. `None` when the
 /// alphabet is empty or larger than `2^MAX_SCALE`.
 pub fn encode(symbols: &[u32], alphabet: usize, out: &mut Vec<u8>) -> Option<()> {
-    let scale = scale_for(alphabet).filter(|_| alphabet > 0)?;
+    let scale = scale_for(alphabet)?;
     let mut counts = vec![0u64; alphabet];
     for &s in symbols {
         counts[s as usize] += 1;
