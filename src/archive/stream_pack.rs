@@ -472,8 +472,14 @@ fn write_group(
             ReleasedColumn::from_cells(&sq.qi, &sq.dict, &column)
         })
         .collect();
+    // The private part codes against these columns, as `writer::pack`: a
+    // reader decodes the same ones from the classes (symbols in order of
+    // first use by the rows).
     let classes = ReleasedClasses::from_columns(&released);
-    let released = classes.to_columns();
+    debug_assert!(
+        classes.to_columns() == released,
+        "symbols in first-use order"
+    );
     let out_err = |e: std::io::Error| Error::io(&table.source, e);
     let section = |kind: SectionKind, bytes: &[u8], sink: &mut Sink| -> Result<()> {
         sink.body.write_all(bytes).map_err(out_err)?;
