@@ -9,9 +9,10 @@
 //! for a sequence with `n0` zeros and `n1` ones does not depend on their
 //! order, `log2 (n0 + n1)! - log2 [Γ(n0 + 1/2) / Γ(1/2)] - log2 [Γ(n1 + 1/2)
 //! / Γ(1/2)]` bits. Summed over the tree nodes of every context, that is the
-//! stream's length up to the count halving and the 12-bit probability
-//! clamp, which move it by a few bytes. One sort of the coded rows' (context,
-//! position) keys gives all the counts of a candidate.
+//! stream's length up to the count halving and the 12-bit probabilities,
+//! which move it by a few bytes. One sort of the coded rows' (context,
+//! position) keys gives all the counts of a candidate (or, when the key
+//! space is small, one pass counting them in an array).
 //!
 //! The logarithms are integer fixed point, so the choice (and so the
 //! archive's bytes) is the same on every platform.
