@@ -734,18 +734,20 @@ impl Layout {
             // bytes there: no need to tokenize it.
             if r > 0 && r >= usize::from(header) && r < records && columns > 0 {
                 let row = r - usize::from(header);
-                // Compared in place, field by field (no copy of the line).
-                let mut end = Some(at);
-                for (c, (rendered, codes)) in rendered.iter().zip(&codes).enumerate() {
-                    end = end.and_then(|pos| {
-                        let pos = if c > 0 {
-                            (bytes.get(pos) == Some(&delimiter)).then_some(pos + 1)?
+                // Compared in place, field by field with its delimiter (no
+                // copy of the line), up to the first field that differs.
+                let last = columns - 1;
+                let end = rendered.iter().zip(&codes).enumerate().try_fold(
+                    at,
+                    |pos, (c, (rendered, codes))| {
+                        let field = if c < last {
+                            rendered.get_delimited(codes[row])
                         } else {
-                            pos
+                            rendered.get(codes[row])
                         };
-                        starts_with_at(bytes, pos, rendered.get(codes[row]))
-                    });
-                }
+                        starts_with_at(bytes, pos, field)
+                    },
+                );
                 let end = end.and_then(|pos| starts_with_at(bytes, pos, &layout.terminator));
                 if let Some(end) = end.filter(|&e| !matches!(bytes.get(e), Some(b'\n' | b'\r'))) {
                     if end == bytes.len() {
