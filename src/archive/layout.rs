@@ -839,10 +839,12 @@ impl Layout {
     /// Writes the original file's bytes from the texts.
     pub fn render<T: Texts>(&self, texts: &T, out: &mut Vec<u8>) {
         let r = Renderer::new(self, texts);
-        let mut sink = Sink::with_capacity(0);
+        let mut sink = Sink {
+            buf: std::mem::take(out),
+        };
         sink.put(&self.prefix);
         r.records(0, r.records, &mut sink);
-        out.extend_from_slice(sink.written());
+        *out = sink.into_vec();
     }
 
     /// Renders as [`Layout::render`] and returns the bytes with their
