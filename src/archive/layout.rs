@@ -461,7 +461,6 @@ const PARALLEL_BYTES: usize = 1 << 20;
 const CALLER_SHARE: (usize, usize) = (50, 100);
 
 /// Where rendering stands in the layout's exception lists.
-#[derive(Default)]
 struct Cursor {
     field: usize,
     record: usize,
