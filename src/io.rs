@@ -51,11 +51,12 @@ where
 }
 
 /// As [`write_atomically`], for a writer that fails with the library's
-/// errors (a restore that checks what it writes): on any error the
-/// temporary file is removed and the error returned as it is.
-pub fn write_atomically_with<F>(path: &Path, write: F) -> Result<()>
+/// errors (a restore that checks what it writes) and returns what `write`
+/// returns: on any error the temporary file is removed and the error
+/// returned as it is.
+pub fn write_atomically_with<T, F>(path: &Path, write: F) -> Result<T>
 where
-    F: FnOnce(&mut dyn Write) -> Result<()>,
+    F: FnOnce(&mut dyn Write) -> Result<T>,
 {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -66,14 +67,15 @@ where
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
-    {
+    let written = {
         let mut out = BufWriter::new(tmp.as_file());
-        write(&mut out)?;
+        let written = write(&mut out)?;
         out.flush().map_err(|e| Error::io(path, e))?;
-    }
+        written
+    };
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    Ok(written)
 }
 
 #[cfg(test)]

@@ -13,9 +13,8 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let key = key_from(&args.key)?;
     // A row group at a time (a streamed file is never whole in memory);
     // nothing reaches the output's name unless every check passed.
-    let mut restored = None;
-    write_atomically_with(&args.output, |w| {
-        restored = Some(Archive::open_and_restore(
+    let (archive, len) = write_atomically_with(&args.output, |w| {
+        Archive::open_and_restore(
             &args.input,
             claim_check(args.no_privacy_check),
             key.as_ref(),
@@ -23,10 +22,8 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
                 w.write_all(bytes)
                     .map_err(|e| karc::Error::io(&args.output, e))
             },
-        )?);
-        Ok(())
+        )
     })?;
-    let (archive, len) = restored.expect("written");
     eprintln!(
         "{}: restored {len} bytes, {} verified",
         args.output.display(),
