@@ -1,13 +1,17 @@
 //! Decode speed of the table-driven Huffman decoder against a bit-by-bit
 //! canonical decoder, in the same run (see `karc_tools::huffman_bench`);
 //! prints a Markdown table: MB/s and million symbols/s of both, and their
-//! ratio, medians of several runs.
+//! ratio, medians of several runs. Then the time to decode each QI section
+//! of the private part's original columns on Adult, per difference mode.
 //!
 //! ```sh
-//! cargo run --release -p karc-tools --bin bench_huffman -- [--symbols N] [--runs R]
+//! cargo run --release -p karc-tools --bin bench_huffman -- [--symbols N] [--runs R] [--section-runs S]
 //! ```
 
+use std::path::PathBuf;
+
 use clap::Parser;
+use karc::codec::DiffMode;
 use karc_tools::bench::BoxError;
 
 #[derive(Debug, Parser)]
@@ -19,13 +23,35 @@ struct Args {
     /// Timed runs per decoder and stream; the median counts.
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Timed runs per QI section of the original columns (0: no sections).
+    #[arg(long, default_value_t = 51)]
+    section_runs: usize,
+    /// The table (and config) whose sections are timed.
+    #[arg(long, default_value = "fixtures/adult/adult.toml")]
+    config: PathBuf,
+    #[arg(long, default_value = "fixtures/adult/adult.csv")]
+    csv: PathBuf,
 }
 
 fn main() -> Result<(), BoxError> {
     let args = Args::parse();
-    print!(
-        "{}",
-        karc_tools::huffman_bench::report(args.symbols, args.runs)?
-    );
+    if args.runs > 0 {
+        print!(
+            "{}",
+            karc_tools::huffman_bench::report(args.symbols, args.runs)?
+        );
+    }
+    if args.section_runs > 0 {
+        println!();
+        print!(
+            "{}",
+            karc_tools::huffman_bench::sections_report(
+                &args.config,
+                &args.csv,
+                &[DiffMode::Paper, DiffMode::PerValue],
+                args.section_runs
+            )?
+        );
+    }
     Ok(())
 }
