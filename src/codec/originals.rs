@@ -32,7 +32,7 @@ use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
-use crate::huffman::{self, BitWindow, Decoder, HuffmanCode, HuffmanError};
+use crate::huffman::{self, BitWindow, Decoder, HuffmanCode, HuffmanError, MISS, TableSet};
 use crate::table::Column;
 
 /// How the original QI columns are coded against the release. The id is
@@ -471,7 +471,8 @@ pub fn decode_originals(
     decode_originals_with(bytes, qis, released, PaperRows::PairTable)
 }
 
-/// [`decode_originals`], paper mode's rows decoded as `paper_rows` says.
+/// [`decode_originals`], paper and per-value modes' rows decoded as
+/// `paper_rows` says.
 pub(super) fn decode_originals_with(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
@@ -529,7 +530,7 @@ pub(super) fn decode_originals_with(
         } = section;
         let column = match mode {
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
-            DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s)?,
+            DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
         };
         s.finish("QI section")?;
@@ -734,13 +735,17 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
     put_coded(out, alphabet.len(), &symbols);
 }
 
-/// How paper mode turns decoded deltas into rows.
+/// How paper mode turns decoded deltas into rows, and how per-value mode
+/// decodes its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PaperRows {
-    /// Through a table of each (released symbol, delta symbol) pair's code
-    /// when it has at most `max(rows, PAIR_TABLE_MIN)` cells, else row by row.
+    /// Paper mode: through a table of each (released symbol, delta symbol)
+    /// pair's code when it has at most `max(rows, PAIR_TABLE_MIN)` cells,
+    /// else row by row. Per-value mode: one stream decoded at once when one
+    /// symbol is released, else one table lookup a row yielding its code.
     PairTable,
-    /// Every row on its own (the tests' reference for the table).
+    /// Every row on its own, one Huffman step and one mapping at a time
+    /// (the tests' reference for the tables).
     #[cfg(test)]
     RowByRow,
 }
@@ -851,13 +856,28 @@ fn paper_decode(
         // the others. Texts are interned, and errors met, at the same row
         // as row by row (a pair errs at its first row).
         let mut table = vec![u32::MAX; cells];
-        for (&g, &sym) in rel.rows.iter().zip(&symbols) {
-            let slot = &mut table[g as usize * d + sym as usize];
-            if *slot == u32::MAX {
-                *slot = code_of(&mut b, g as usize, sym)?;
+        let n = rel.rows.len();
+        let mut codes = std::mem::take(&mut b.column.codes);
+        codes.resize(n, 0);
+        let mut done = 0;
+        loop {
+            done += map_known_pairs(
+                &table,
+                d,
+                &rel.rows[done..],
+                &symbols[done..],
+                &mut codes[done..],
+            );
+            if done == n {
+                break;
             }
-            b.column.codes.push(*slot);
+            let (g, sym) = (rel.rows[done] as usize, symbols[done]);
+            let code = code_of(&mut b, g, sym)?;
+            table[g * d + sym as usize] = code;
+            codes[done] = code;
+            done += 1;
         }
+        b.column.codes = codes;
     } else {
         for (&g, &sym) in rel.rows.iter().zip(&symbols) {
             let code = code_of(&mut b, g as usize, sym)?;
@@ -865,6 +885,28 @@ fn paper_decode(
         }
     }
     Ok(b.column)
+}
+
+/// Writes the code of each row whose pair (released symbol `g`, delta
+/// symbol) has one in `table` (`table[g * d + symbol]`, `u32::MAX` for a
+/// pair not met yet) to `out`, up to the first row whose pair has none;
+/// returns how many rows it wrote. The hot loop of paper mode: a load and a
+/// compare per row, the first use of a pair left to the caller.
+fn map_known_pairs(
+    table: &[u32],
+    d: usize,
+    rows: &[u32],
+    symbols: &[u32],
+    out: &mut [u32],
+) -> usize {
+    for (i, ((o, &g), &sym)) in out.iter_mut().zip(rows).zip(symbols).enumerate() {
+        let code = table[g as usize * d + sym as usize];
+        if code == u32::MAX {
+            return i;
+        }
+        *o = code;
+    }
+    out.len()
 }
 
 // ---------------------------------------------------------------------------
@@ -967,6 +1009,7 @@ fn per_value_decode(
     texts: Vec<String>,
     leaves: bool,
     s: &mut ByteReader<'_>,
+    paper_rows: PaperRows,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
     let rules = s.take(m as u64, "per-value rules")?;
@@ -1010,12 +1053,91 @@ fn per_value_decode(
         decoders.push(Some((codes, code.decoder())));
     }
     let start = r.position_in_bits().expect("cursor position");
+    #[cfg(test)]
+    if paper_rows == PaperRows::RowByRow {
+        return per_value_rows(rel, &decoders, b, rest, start);
+    }
+    let _ = paper_rows;
+    if let [Some((codes, decoder))] = &decoders[..] {
+        // One released symbol, coded: the rows are one stream of one code,
+        // which the decoder takes several symbols a lookup. A stream that
+        // fails goes the row-by-row way below, which names the row's error.
+        let mut symbols = Vec::new();
+        let end = decoder.decode(rest, start, rel.rows.len(), &mut symbols);
+        if end.is_ok_and(|end| end.div_ceil(8) == rest.len() as u64) {
+            b.column
+                .codes
+                .extend(symbols.iter().map(|&s| codes[s as usize]));
+            return Ok(b.column);
+        }
+    }
+    // Table `g` yields the column code of a row released as `g` in one
+    // lookup; a miss (a code longer than the table, an empty code, or the
+    // first row of an unchanged symbol, whose text is interned then) goes
+    // the long way, as row by row would.
+    let mut tables = TableSet::default();
+    for entry in &decoders {
+        match entry {
+            None => tables.push_fixed(MISS),
+            Some((codes, decoder)) => tables.push_code(decoder, |s| codes[s as usize]),
+        };
+    }
+    let mut w = BitWindow::new(rest, start);
+    let mut codes = std::mem::take(&mut b.column.codes);
+    codes.resize(rel.rows.len(), 0);
+    for (out, &g) in codes.iter_mut().zip(&rel.rows) {
+        let mut code = tables.lookup(g as usize, &mut w);
+        if code == MISS {
+            code = match &decoders[g as usize] {
+                None => {
+                    let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
+                        unreachable!("checked above")
+                    };
+                    let code = b.unchanged_code(g as usize, t);
+                    tables.set_fixed(g as usize, code);
+                    code
+                }
+                Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
+            };
+        }
+        *out = code;
+        if w.position() > available {
+            return Err(huff(HuffmanError::Truncated {
+                needed: w.position(),
+                available,
+            }));
+        }
+    }
+    if w.position().div_ceil(8) != rest.len() as u64 {
+        return Err(CodecError::TrailingBytes {
+            what: "per-value codes",
+            count: rest.len() as u64 - w.position().div_ceil(8),
+        });
+    }
+    b.column.codes = codes;
+    Ok(b.column)
+}
+
+/// Per-value mode's rows one at a time: the reference of the tables.
+#[cfg(test)]
+fn per_value_rows(
+    rel: &ReleasedColumn,
+    decoders: &[Option<(Vec<u32>, Decoder)>],
+    mut b: ColumnBuilder,
+    rest: &[u8],
+    start: u64,
+) -> Result<Column, CodecError> {
+    let available = rest.len() as u64 * 8;
+    let huff = |source| CodecError::Huffman {
+        what: "per-value codes",
+        source,
+    };
     let mut w = BitWindow::new(rest, start);
     for &g in &rel.rows {
         let code = match &decoders[g as usize] {
             None => {
                 let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
-                    unreachable!("checked above")
+                    unreachable!("checked by the caller")
                 };
                 b.unchanged_code(g as usize, t)
             }

@@ -38,6 +38,8 @@ pub struct Decoder {
     sorted: Vec<u32>,
     single: Option<u32>,
     empty: bool,
+    /// The alphabet size (symbols `0..alphabet`).
+    alphabet: usize,
 }
 
 impl Decoder {
@@ -100,6 +102,7 @@ impl Decoder {
             sorted,
             single,
             empty: max_length == 0,
+            alphabet: lengths.len(),
         }
     }
 
@@ -137,11 +140,16 @@ impl Decoder {
                 available,
             });
         }
-        out.reserve(n);
         let mut w = BitWindow::new(bytes, bit_offset);
-        // `single` and `empty` are settled above: the loop is one table
-        // step per symbol, inlined.
-        out.extend((0..n).map(|_| self.step(&mut w)));
+        match self.multi_table(n) {
+            Some(multi) => self.decode_multi(&multi, &mut w, n, out),
+            None => {
+                out.reserve(n);
+                // `single` and `empty` are settled above: the loop is one
+                // table step per symbol, inlined.
+                out.extend((0..n).map(|_| self.step(&mut w)));
+            }
+        }
         let end = w.position();
         if end > available {
             return Err(HuffmanError::Truncated {
@@ -150,6 +158,69 @@ impl Decoder {
             });
         }
         Ok(end)
+    }
+
+    /// The multi-symbol table for decoding `n` symbols, when it pays: an
+    /// alphabet of at most 256 symbols (each fits a byte of an entry) and
+    /// enough symbols to repay building it (about as many writes as the
+    /// table has entries, a few per entry).
+    ///
+    /// Entry `i` describes the [`MULTI_BITS`]-bit window `i`: every whole
+    /// code it starts with, in order, up to [`MULTI_SYMBOLS`]; bits 0..8
+    /// hold their total length, bits 8..16 their number (0 when the window
+    /// starts with a code longer than the table, which the per-length
+    /// search decodes), then one byte per symbol from bit 16 up. One lookup
+    /// then yields several symbols of a short code: the loop's latency is
+    /// one lookup per entry, not per symbol.
+    fn multi_table(&self, n: usize) -> Option<Vec<u64>> {
+        if self.alphabet > 256 || n < MULTI_MIN_SYMBOLS {
+            return None;
+        }
+        // The codes within the table's reach, by length: (code, length,
+        // symbol).
+        let mut short = Vec::new();
+        for l in 1..=MULTI_BITS.min(self.max_length) {
+            let (first, index) = (self.first_code[l as usize], self.first_index[l as usize]);
+            for i in 0..self.count[l as usize] {
+                short.push((first + i, l, self.sorted[(index + i) as usize]));
+            }
+        }
+        let mut table = vec![0u64; 1 << MULTI_BITS];
+        fill_multi(&mut table, &short, 0, 0, 0, 0);
+        Some(table)
+    }
+
+    /// Decodes `n` symbols through `multi` (see [`Decoder::multi_table`]),
+    /// the last few one at a time so that the window stops right after the
+    /// `n`-th code.
+    fn decode_multi(&self, multi: &[u64], w: &mut BitWindow<'_>, n: usize, out: &mut Vec<u32>) {
+        let start = out.len();
+        out.resize(start + n, 0);
+        let dst = &mut out[start..];
+        let mut i = 0;
+        // An entry writes all its slots (the unused ones are overwritten by
+        // the next entry): at least `MULTI_SYMBOLS` must remain.
+        while i + MULTI_SYMBOLS <= n {
+            w.refill();
+            let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
+            let count = ((e >> 8) & 0xff) as usize;
+            if count == 0 {
+                dst[i] = self.decode_long(w);
+                i += 1;
+                continue;
+            }
+            w.consume((e & 0xff) as u32);
+            let slots: &mut [u32; MULTI_SYMBOLS] = (&mut dst[i..i + MULTI_SYMBOLS])
+                .try_into()
+                .expect("MULTI_SYMBOLS slots");
+            for (k, slot) in slots.iter_mut().enumerate() {
+                *slot = ((e >> (16 + 8 * k)) & 0xff) as u32;
+            }
+            i += count;
+        }
+        for slot in &mut dst[i..] {
+            *slot = self.step(w);
+        }
     }
 
     /// Decodes one symbol at the window's position (several codes can share
@@ -192,6 +263,129 @@ impl Decoder {
         }
         // A complete code always matches; only a validated code reaches here.
         unreachable!("a complete canonical code decodes every bit string")
+    }
+}
+
+/// What [`TableSet::lookup`] returns where its table cannot tell: the
+/// window starts with a code longer than the table, or the caller left the
+/// value to be worked out at first use.
+pub const MISS: u32 = u32::MAX;
+
+/// One-lookup tables of several codes in one vector, each symbol replaced
+/// by a value of the caller's: for a stream where each row's code is chosen
+/// by something known before it (per-value mode's released symbol), so one
+/// lookup yields the row's value, with no per-code indirection.
+#[derive(Debug, Clone, Default)]
+pub struct TableSet {
+    /// Value in the low 32 bits, code length above.
+    entries: Vec<u64>,
+    /// Per table: its first entry and its width in bits (at most
+    /// [`DECODE_TABLE_BITS`]).
+    tables: Vec<(usize, u8)>,
+}
+
+impl TableSet {
+    /// Appends the table of `decoder`'s code, symbol `s` yielding
+    /// `value_of(s)`, and returns its index. A single-symbol code is a
+    /// table of no bits; an empty code, and the windows that start a code
+    /// longer than the table, yield [`MISS`] (decode those with
+    /// [`Decoder::next`]).
+    pub fn push_code(&mut self, decoder: &Decoder, value_of: impl Fn(u32) -> u32) -> usize {
+        if let Some(s) = decoder.single {
+            return self.push_fixed(value_of(s));
+        }
+        if decoder.empty {
+            return self.push_fixed(MISS);
+        }
+        self.tables.push((self.entries.len(), decoder.table_bits));
+        self.entries.extend(decoder.table.iter().map(|e| {
+            if e.length == 0 {
+                u64::from(MISS)
+            } else {
+                u64::from(value_of(e.symbol)) | (u64::from(e.length) << 32)
+            }
+        }));
+        self.tables.len() - 1
+    }
+
+    /// Appends a table of no bits yielding `value` (which may be [`MISS`])
+    /// and returns its index.
+    pub fn push_fixed(&mut self, value: u32) -> usize {
+        self.tables.push((self.entries.len(), 0));
+        self.entries.push(u64::from(value));
+        self.tables.len() - 1
+    }
+
+    /// Sets the value of table `t`, a table of no bits.
+    pub fn set_fixed(&mut self, t: usize, value: u32) {
+        let (start, bits) = self.tables[t];
+        assert_eq!(bits, 0, "table {t} is not a table of no bits");
+        self.entries[start] = u64::from(value);
+    }
+
+    /// The value of the code at the window's position in table `t`, its
+    /// bits consumed; [`MISS`] consumes nothing. Past the end of the bytes
+    /// the window reads zero bits: the caller checks the position.
+    #[inline(always)]
+    pub fn lookup(&self, t: usize, w: &mut BitWindow<'_>) -> u32 {
+        let (start, bits) = self.tables[t];
+        if bits == 0 {
+            // No bits: no dependence on the window (a row released
+            // unchanged does not wait for the previous row's code).
+            return self.entries[start] as u32;
+        }
+        w.refill();
+        let e = self.entries[start + (w.bits >> (64 - u32::from(bits))) as usize];
+        w.consume((e >> 32) as u32);
+        e as u32
+    }
+}
+
+/// Width of the multi-symbol table's window (as the one-symbol table's).
+const MULTI_BITS: u8 = DECODE_TABLE_BITS;
+/// At most this many symbols per multi-symbol entry (one byte each after
+/// the two bytes of length and count).
+const MULTI_SYMBOLS: usize = 6;
+/// Below this many symbols, building the multi-symbol table costs more
+/// than it saves.
+const MULTI_MIN_SYMBOLS: usize = 4096;
+
+/// Fills the multi-symbol entries of the windows that start with the code
+/// sequence `prefix` (`bits` long, `count` codes, `entry` so far): all of
+/// them get `entry`, then those whose next whole code fits get a longer one.
+/// Every window is written once per code of its sequence (at most
+/// `MULTI_SYMBOLS + 1` times).
+fn fill_multi(
+    table: &mut [u64],
+    short: &[(u32, u8, u32)],
+    prefix: usize,
+    bits: u8,
+    count: usize,
+    entry: u64,
+) {
+    if count > 0 {
+        let shift = MULTI_BITS - bits;
+        table[prefix << shift..(prefix + 1) << shift].fill(entry);
+    }
+    if count == MULTI_SYMBOLS {
+        return;
+    }
+    for &(code, length, symbol) in short {
+        if bits + length > MULTI_BITS {
+            break;
+        }
+        let next = entry & !0xffff
+            | u64::from(bits + length)
+            | ((count as u64 + 1) << 8)
+            | (u64::from(symbol) << (16 + 8 * count));
+        fill_multi(
+            table,
+            short,
+            (prefix << length) | code as usize,
+            bits + length,
+            count + 1,
+            next,
+        );
     }
 }
 

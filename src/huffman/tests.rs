@@ -191,6 +191,119 @@ proptest! {
     }
 }
 
+/// The decoder's contract, one table step per symbol (`Decoder::next`):
+/// the reference of the multi-symbol path of `Decoder::decode`.
+fn one_by_one(
+    code: &HuffmanCode,
+    bytes: &[u8],
+    offset: u64,
+    n: usize,
+) -> Result<(Vec<u32>, u64), HuffmanError> {
+    let available = bytes.len() as u64 * 8;
+    if code.single().is_none() && n > 0 {
+        if code.lengths().iter().all(|&l| l == 0) {
+            return Err(HuffmanError::EmptyCode { count: n });
+        }
+        if offset > available {
+            return Err(HuffmanError::Truncated {
+                needed: offset,
+                available,
+            });
+        }
+        if n as u64 > available - offset {
+            return Err(HuffmanError::Truncated {
+                needed: offset + n as u64,
+                available,
+            });
+        }
+    }
+    let decoder = code.decoder();
+    let mut w = BitWindow::new(bytes, offset.min(available));
+    let symbols = (0..n)
+        .map(|_| decoder.next(&mut w))
+        .collect::<Result<Vec<u32>, _>>()?;
+    if w.position() > available {
+        return Err(HuffmanError::Truncated {
+            needed: w.position(),
+            available,
+        });
+    }
+    Ok((symbols, w.position()))
+}
+
+/// Lengths from random exponents of frequencies: skewed codes, long ones
+/// (past the 11-bit table) included.
+fn skewed_code(exponents: &[u8]) -> HuffmanCode {
+    let freqs: Vec<u64> = exponents.iter().map(|&e| 1u64 << e).collect();
+    HuffmanCode::from_frequencies(&freqs)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Thousands of symbols (enough for the multi-symbol table) of random
+    /// skewed codes over up to 300 symbols (the table takes at most 256),
+    /// at a bit offset: the same symbols as the bit-by-bit reference, the
+    /// end right after the last code, including a stream that ends on a
+    /// byte edge; cut short, the same error as one step per symbol.
+    #[test]
+    fn multi_symbol_decoding_matches_the_reference(
+        exponents in prop::collection::vec(0u8..24, 2..300),
+        n in 4096usize..6000,
+        offset in 0u64..16,
+        seed in any::<u64>(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let code = skewed_code(&exponents);
+        let mut x = seed;
+        let symbols: Vec<u32> = (0..n).map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) as u32 % exponents.len() as u32
+        }).collect();
+        // The longest prefix whose codes end on a byte edge, if any.
+        let bits = |k: usize| offset + symbols[..k].iter().map(|&s| u64::from(code.code(s).1)).sum::<u64>();
+        let edge = (n - 64..=n).rev().find(|&k| bits(k) % 8 == 0);
+        for k in [Some(n), edge].into_iter().flatten() {
+            let mut w = writer();
+            w.write_var::<u32>(offset as u32, 0).unwrap();
+            code.write_symbols(&mut w, symbols[..k].iter().copied()).unwrap();
+            w.byte_align().unwrap();
+            let bytes = w.into_writer();
+            let mut fast = Vec::new();
+            let end = code.decoder().decode(&bytes, offset, k, &mut fast).unwrap();
+            prop_assert_eq!(end, bits(k));
+            prop_assert_eq!(&fast[..], &symbols[..k]);
+            let mut r = reader(&bytes);
+            r.skip(offset as u32).unwrap();
+            let mut slow = Vec::new();
+            decode_bitwise(&code, &mut r, k, &mut slow).unwrap();
+            prop_assert_eq!(&slow, &fast);
+            // Cut short: one byte less, and anywhere.
+            for len in [bytes.len() - 1, cut.index(bytes.len())] {
+                let mut out = Vec::new();
+                let got = code.decoder().decode(&bytes[..len], offset, k, &mut out);
+                prop_assert!(got.is_err());
+                prop_assert_eq!(got.map(|_| ()), one_by_one(&code, &bytes[..len], offset, k).map(|_| ()));
+            }
+        }
+    }
+
+    /// Random bytes long enough for thousands of symbols: the multi-symbol
+    /// path yields what one step per symbol does, symbols, end or error.
+    #[test]
+    fn random_streams_decode_as_one_step_per_symbol(
+        exponents in prop::collection::vec(0u8..24, 2..260),
+        bytes in prop::collection::vec(any::<u8>(), 500..1200),
+        n in 4096usize..9000,
+        offset in 0u64..12,
+    ) {
+        let code = skewed_code(&exponents);
+        let mut out = Vec::new();
+        let got = code.decoder().decode(&bytes, offset, n, &mut out).map(|end| (out, end));
+        prop_assert_eq!(got, one_by_one(&code, &bytes, offset, n));
+    }
+}
+
 fn count(symbols: &[u32], n: usize) -> Vec<u64> {
     let mut c = vec![0u64; n];
     for &s in symbols {

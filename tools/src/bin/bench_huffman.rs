@@ -31,6 +31,9 @@ struct Args {
     config: PathBuf,
     #[arg(long, default_value = "fixtures/adult/adult.csv")]
     csv: PathBuf,
+    /// Time only this QI's section.
+    #[arg(long)]
+    qi: Option<String>,
 }
 
 fn main() -> Result<(), BoxError> {
@@ -49,6 +52,7 @@ fn main() -> Result<(), BoxError> {
                 &args.config,
                 &args.csv,
                 &[DiffMode::Paper, DiffMode::PerValue],
+                args.qi.as_deref(),
                 args.section_runs
             )?
         );
