@@ -90,14 +90,16 @@ fn quick_report_has_every_row_and_its_numbers_parse() {
         assert!(close(restore_ratio, restore_ms, unzip_ms), "{cells:?}");
     }
 
-    // 4. Huffman decoding: every stream and the total, speeds and ratio.
+    // 4. Huffman decoding: every stream and the total, speeds and ratios.
     for first in ["adult `fnlwgt`", "Zipf(1.1), 4096 symbols", "all streams"] {
         let cells = row(&report, first);
-        assert_eq!(cells.len(), 9, "{cells:?}");
+        assert_eq!(cells.len(), 11, "{cells:?}");
         let n: Vec<f64> = cells[3..].iter().map(|c| number(c)).collect();
         assert!(n.iter().all(|&x| x > 0.0), "{cells:?}");
         let ratio = n[1] / n[3];
         assert!((n[5] - ratio).abs() <= 0.02 * ratio + 0.01, "{cells:?}");
+        let ratio = n[2] / n[6];
+        assert!((n[7] - ratio).abs() <= 0.02 * ratio + 0.01, "{cells:?}");
     }
 
     // 3. Every size and stage, with its own peak memory.
