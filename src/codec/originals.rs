@@ -1101,21 +1101,37 @@ fn per_value_decode(
             };
         }
         *out = code;
-        if w.position() > available {
-            return Err(huff(HuffmanError::Truncated {
+        per_value_within(&w, available)?;
+    }
+    per_value_end(&w, rest)?;
+    b.column.codes = codes;
+    Ok(b.column)
+}
+
+/// Refuses a row whose code ran past the end of per-value mode's stream.
+#[inline]
+fn per_value_within(w: &BitWindow<'_>, available: u64) -> Result<(), CodecError> {
+    if w.position() > available {
+        return Err(CodecError::Huffman {
+            what: "per-value codes",
+            source: HuffmanError::Truncated {
                 needed: w.position(),
                 available,
-            }));
-        }
+            },
+        });
     }
+    Ok(())
+}
+
+/// Refuses whole bytes left after per-value mode's last code.
+fn per_value_end(w: &BitWindow<'_>, rest: &[u8]) -> Result<(), CodecError> {
     if w.position().div_ceil(8) != rest.len() as u64 {
         return Err(CodecError::TrailingBytes {
             what: "per-value codes",
             count: rest.len() as u64 - w.position().div_ceil(8),
         });
     }
-    b.column.codes = codes;
-    Ok(b.column)
+    Ok(())
 }
 
 /// Per-value mode's rows one at a time: the reference of the tables.
@@ -1144,19 +1160,9 @@ fn per_value_rows(
             Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
         };
         b.column.codes.push(code);
-        if w.position() > available {
-            return Err(huff(HuffmanError::Truncated {
-                needed: w.position(),
-                available,
-            }));
-        }
+        per_value_within(&w, available)?;
     }
-    if w.position().div_ceil(8) != rest.len() as u64 {
-        return Err(CodecError::TrailingBytes {
-            what: "per-value codes",
-            count: rest.len() as u64 - w.position().div_ceil(8),
-        });
-    }
+    per_value_end(&w, rest)?;
     Ok(b.column)
 }
 
