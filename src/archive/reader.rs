@@ -157,6 +157,10 @@ impl Archive {
     }
 
     /// Checks a file whose header and section table `container` holds.
+    /// The hierarchies are built beside the walk of the row groups (section
+    /// checksums, QI classes); errors are reported in the file's order all
+    /// the same: metadata, hierarchies, section table, checksums, classes,
+    /// claim.
     fn checked(
         path: &Path,
         bytes: Input,
@@ -188,22 +192,33 @@ impl Archive {
         let records: Vec<HierarchyRecord> =
             meta::hierarchies_from_bytes(h_body, container.major)
                 .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
-        let hierarchies = records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let source = PathBuf::from(format!("{}#hierarchy{i}", path.display()));
-                r.to_hierarchy(&source).map_err(|e| {
-                    corrupt(
-                        format!(
-                            "{} (hierarchy {i})",
-                            format::section_label(1, &entries[1], None)
-                        ),
-                        e,
-                    )
+        let build = || {
+            records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let source = PathBuf::from(format!("{}#hierarchy{i}", path.display()));
+                    r.to_hierarchy(&source).map_err(|e| {
+                        corrupt(
+                            format!(
+                                "{} (hierarchy {i})",
+                                format::section_label(1, &entries[1], None)
+                            ),
+                            e,
+                        )
+                    })
                 })
-            })
-            .collect::<std::result::Result<Vec<_>, _>>()?;
+                .collect::<std::result::Result<Vec<_>, _>>()
+        };
+        let (hierarchies, groups) = std::thread::scope(|scope| {
+            let hierarchies = scope.spawn(build);
+            let groups = RowGroups::walk(path, &bytes, &container, &kinds, &meta);
+            let hierarchies = hierarchies
+                .join()
+                .expect("building hierarchies does not panic");
+            (hierarchies, groups)
+        });
+        let hierarchies = hierarchies?;
         if let Some(c) = meta
             .columns
             .iter()
@@ -220,136 +235,12 @@ impl Archive {
             )
             .into());
         }
-
-        // Format 2.1: the row groups third when there are several. Each row
-        // group: its QI classes (format 2), then a column section per
-        // released non-QI column (1.0: per released column); then at most
-        // one private section, last; unknown skippable sections anywhere.
-        let by_classes = container.major >= 2;
-        let released_columns: Vec<usize> = (0..meta.columns.len())
-            .filter(|&i| {
-                meta.columns[i].role != Role::Identifier
-                    && !(by_classes && meta.columns[i].role == Role::Quasi)
-            })
-            .collect();
-        let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
-        let mut walk = known.iter().copied().peekable();
-        let framed = walk
-            .peek()
-            .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
-        let group_rows: Vec<u64> = match walk.peek() {
-            Some(&i) if kinds[i] == Some(SectionKind::RowGroups) => {
-                walk.next();
-                let body = format::check_section(path, &bytes, i, &entries[i], None)?;
-                let label = || format::section_label(i, &entries[i], None);
-                let rows: Vec<u64> = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
-                if rows.is_empty()
-                    || rows.contains(&0)
-                    || rows.iter().try_fold(0u64, |a, &r| a.checked_add(r)) != Some(meta.rows)
-                {
-                    return Err(corrupt(
-                        label(),
-                        format!(
-                            "row groups {rows:?} do not split the {} rows into non-empty groups",
-                            meta.rows
-                        ),
-                    )
-                    .into());
-                }
-                rows
-            }
-            _ => vec![meta.rows],
-        };
-        let mut groups = Vec::with_capacity(group_rows.len());
-        for (g, &rows) in group_rows.iter().enumerate() {
-            let classes_section = if by_classes {
-                match walk.next() {
-                    Some(i) if kinds[i] == Some(SectionKind::QiClasses) => Some(i),
-                    found => {
-                        return Err(corrupt(
-                            "section table".to_owned(),
-                            format!(
-                                "expected the QI classes section{}, found {}",
-                                if group_rows.len() == 1 {
-                                    " third".to_owned()
-                                } else {
-                                    format!(" of row group {g}")
-                                },
-                                found.map_or("the end".to_owned(), |i| format::section_label(
-                                    i,
-                                    &entries[i],
-                                    None
-                                ))
-                            ),
-                        )
-                        .into());
-                    }
-                }
-            } else {
-                None
-            };
-            let mut column_section = vec![None; meta.columns.len()];
-            for (n, &col) in released_columns.iter().enumerate() {
-                match walk.next() {
-                    Some(i) if kinds[i] == Some(SectionKind::Column) => {
-                        column_section[col] = Some(i);
-                    }
-                    _ => {
-                        return Err(corrupt(
-                            "section table".to_owned(),
-                            format!(
-                                "expected {} column sections in row group {g}, found {n}",
-                                released_columns.len()
-                            ),
-                        )
-                        .into());
-                    }
-                }
-            }
-            groups.push(Group {
-                rows: rows as usize,
-                classes_section,
-                column_section,
-                released: Vec::new(),
-                classes_bytes: None,
-                class_table: Vec::new(),
-                class_sizes: Vec::new(),
-            });
-        }
-        let private_section = match walk.next() {
-            Some(i) if kinds[i].is_some_and(SectionKind::is_private) => Some(i),
-            None => None,
-            Some(i) => {
-                return Err(corrupt(
-                    format::section_label(i, &entries[i], None),
-                    format!(
-                        "unexpected after the {} row group(s){}",
-                        groups.len(),
-                        if kinds[i] == Some(SectionKind::Column) {
-                            ": more column sections than the released columns"
-                        } else {
-                            ""
-                        }
-                    ),
-                )
-                .into());
-            }
-        };
-        if let Some(i) = walk.next() {
-            return Err(corrupt(
-                format::section_label(i, &entries[i], None),
-                "a section after the private part".to_owned(),
-            )
-            .into());
-        }
-        for (i, e) in entries.iter().enumerate().skip(2) {
-            let column = groups
-                .iter()
-                .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
-                .map(|c| meta.columns[c].name.as_str());
-            format::check_section(path, &bytes, i, e, column)?;
-        }
-
+        let RowGroups {
+            groups,
+            framed,
+            private_section,
+            released,
+        } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
             bytes,
@@ -359,54 +250,8 @@ impl Archive {
             groups,
             framed,
             private_section,
-            released: Vec::new(),
+            released,
             claim_report: None,
-        };
-        for g in 0..archive.groups.len() {
-            let rows = archive.groups[g].rows;
-            let (released, classes_bytes) = match archive.groups[g].classes_section {
-                Some(i) => {
-                    let body = &archive.bytes[archive.container.entries[i].range()];
-                    let (classes, bytes) = codec::decode_classes(
-                        body,
-                        archive.meta.qis.len(),
-                        rows,
-                        archive.container.major,
-                    )
-                    .map_err(|e| {
-                        corrupt(
-                            format::section_label(i, &archive.container.entries[i], None),
-                            e.to_string(),
-                        )
-                    })?;
-                    archive.groups[g].class_table = classes.table_columns();
-                    archive.groups[g].class_sizes = classes.sizes();
-                    (classes.to_columns(), Some(bytes))
-                }
-                None => (
-                    archive
-                        .meta
-                        .qis
-                        .iter()
-                        .map(|&c| {
-                            let blob = archive.column_blob(g, c as usize);
-                            codec::decode_released(blob, rows).map_err(|e| {
-                                archive.column_corrupt(g, c as usize, e.to_string()).into()
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?,
-                    None,
-                ),
-            };
-            archive.groups[g].released = released;
-            archive.groups[g].classes_bytes = classes_bytes;
-        }
-        archive.released = match &mut archive.groups[..] {
-            // One group: its columns are the table's (the group keeps none).
-            [one] => std::mem::take(&mut one.released),
-            groups => (0..archive.meta.qis.len())
-                .map(|q| ReleasedColumn::concat(groups.iter().map(|g| &g.released[q])))
-                .collect(),
         };
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
@@ -1067,6 +912,215 @@ pub struct SectionInfo {
 /// The plaintext length of a binary age file, from its framing: the header
 /// ends with the `---` MAC line, a 16-byte nonce follows, then chunks of up
 /// to 64 KiB each with a 16-byte tag.
+/// The row groups of a file, walked from its section table: each group's
+/// sections, the sections' checksums, and the released QI columns decoded.
+struct RowGroups {
+    groups: Vec<Group>,
+    framed: bool,
+    private_section: Option<usize>,
+    released: Vec<ReleasedColumn>,
+}
+
+impl RowGroups {
+    /// Walks the sections after the hierarchies (`spec/FORMAT.md` §3):
+    /// section table errors first, then checksums, then the QI classes.
+    fn walk(
+        path: &Path,
+        bytes: &[u8],
+        container: &Container,
+        kinds: &[Option<SectionKind>],
+        meta: &PublicMeta,
+    ) -> Result<RowGroups> {
+        let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
+            path: path.to_owned(),
+            section,
+            detail,
+        };
+        let entries = &container.entries;
+        // Format 2.1: the row groups third when there are several. Each row
+        // group: its QI classes (format 2), then a column section per
+        // released non-QI column (1.0: per released column); then at most
+        // one private section, last; unknown skippable sections anywhere.
+        let by_classes = container.major >= 2;
+        let released_columns: Vec<usize> = (0..meta.columns.len())
+            .filter(|&i| {
+                meta.columns[i].role != Role::Identifier
+                    && !(by_classes && meta.columns[i].role == Role::Quasi)
+            })
+            .collect();
+        let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
+        let mut walk = known.iter().copied().peekable();
+        let framed = walk
+            .peek()
+            .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
+        let group_rows: Vec<u64> = match walk.peek() {
+            Some(&i) if kinds[i] == Some(SectionKind::RowGroups) => {
+                walk.next();
+                let body = format::check_section(path, &bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let rows: Vec<u64> = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                if rows.is_empty()
+                    || rows.contains(&0)
+                    || rows.iter().try_fold(0u64, |a, &r| a.checked_add(r)) != Some(meta.rows)
+                {
+                    return Err(corrupt(
+                        label(),
+                        format!(
+                            "row groups {rows:?} do not split the {} rows into non-empty groups",
+                            meta.rows
+                        ),
+                    )
+                    .into());
+                }
+                rows
+            }
+            _ => vec![meta.rows],
+        };
+        let mut groups = Vec::with_capacity(group_rows.len());
+        for (g, &rows) in group_rows.iter().enumerate() {
+            let classes_section = if by_classes {
+                match walk.next() {
+                    Some(i) if kinds[i] == Some(SectionKind::QiClasses) => Some(i),
+                    found => {
+                        return Err(corrupt(
+                            "section table".to_owned(),
+                            format!(
+                                "expected the QI classes section{}, found {}",
+                                if group_rows.len() == 1 {
+                                    " third".to_owned()
+                                } else {
+                                    format!(" of row group {g}")
+                                },
+                                found.map_or("the end".to_owned(), |i| format::section_label(
+                                    i,
+                                    &entries[i],
+                                    None
+                                ))
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            } else {
+                None
+            };
+            let mut column_section = vec![None; meta.columns.len()];
+            for (n, &col) in released_columns.iter().enumerate() {
+                match walk.next() {
+                    Some(i) if kinds[i] == Some(SectionKind::Column) => {
+                        column_section[col] = Some(i);
+                    }
+                    _ => {
+                        return Err(corrupt(
+                            "section table".to_owned(),
+                            format!(
+                                "expected {} column sections in row group {g}, found {n}",
+                                released_columns.len()
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            }
+            groups.push(Group {
+                rows: rows as usize,
+                classes_section,
+                column_section,
+                released: Vec::new(),
+                classes_bytes: None,
+                class_table: Vec::new(),
+                class_sizes: Vec::new(),
+            });
+        }
+        let private_section = match walk.next() {
+            Some(i) if kinds[i].is_some_and(SectionKind::is_private) => Some(i),
+            None => None,
+            Some(i) => {
+                return Err(corrupt(
+                    format::section_label(i, &entries[i], None),
+                    format!(
+                        "unexpected after the {} row group(s){}",
+                        groups.len(),
+                        if kinds[i] == Some(SectionKind::Column) {
+                            ": more column sections than the released columns"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .into());
+            }
+        };
+        if let Some(i) = walk.next() {
+            return Err(corrupt(
+                format::section_label(i, &entries[i], None),
+                "a section after the private part".to_owned(),
+            )
+            .into());
+        }
+        for (i, e) in entries.iter().enumerate().skip(2) {
+            let column = groups
+                .iter()
+                .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
+                .map(|c| meta.columns[c].name.as_str());
+            format::check_section(path, &bytes, i, e, column)?;
+        }
+
+        for g in 0..groups.len() {
+            let rows = groups[g].rows;
+            let (released, classes_bytes) = match groups[g].classes_section {
+                Some(i) => {
+                    let body = &bytes[entries[i].range()];
+                    let (classes, bytes) =
+                        codec::decode_classes(body, meta.qis.len(), rows, container.major)
+                            .map_err(|e| {
+                                corrupt(format::section_label(i, &entries[i], None), e.to_string())
+                            })?;
+                    groups[g].class_table = classes.table_columns();
+                    groups[g].class_sizes = classes.sizes();
+                    (classes.to_columns(), Some(bytes))
+                }
+                None => (
+                    meta.qis
+                        .iter()
+                        .map(|&c| {
+                            let i = groups[g].column_section[c as usize]
+                                .expect("a released column has a section");
+                            codec::decode_released(&bytes[entries[i].range()], rows).map_err(|e| {
+                                corrupt(
+                                    format::section_label(
+                                        i,
+                                        &entries[i],
+                                        Some(&meta.columns[c as usize].name),
+                                    ),
+                                    e.to_string(),
+                                )
+                                .into()
+                            })
+                        })
+                        .collect::<Result<Vec<_>>>()?,
+                    None,
+                ),
+            };
+            groups[g].released = released;
+            groups[g].classes_bytes = classes_bytes;
+        }
+        let released = match &mut groups[..] {
+            // One group: its columns are the table's (the group keeps none).
+            [one] => std::mem::take(&mut one.released),
+            groups => (0..meta.qis.len())
+                .map(|q| ReleasedColumn::concat(groups.iter().map(|g| &g.released[q])))
+                .collect(),
+        };
+        Ok(RowGroups {
+            groups,
+            framed,
+            private_section,
+            released,
+        })
+    }
+}
+
 fn age_plaintext_len(sealed: &[u8]) -> Option<u64> {
     let mac = sealed.windows(4).position(|w| w == b"\n---")?;
     let header_end = mac + 1 + sealed[mac + 1..].iter().position(|&b| b == b'\n')? + 1;

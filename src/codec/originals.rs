@@ -490,22 +490,13 @@ pub(super) fn decode_originals_with(
         });
     }
     // First the frame: each section's value table and (context mode) its
-    // parents; then the sections' rows, each once its parents are decoded.
+    // parents; then the sections' rows, each once its parents are decoded
+    // (a section's released symbols checked first, on its worker: a pass
+    // over a column of the table).
     let mut sections = Vec::with_capacity(qis.len());
-    for (q, (qi, rel)) in qis.iter().zip(released).enumerate() {
+    for (q, qi) in qis.iter().enumerate() {
         let len = r.varint("QI section length")?;
         let mut s = ByteReader::new(r.take(len, "QI section")?);
-        // The largest symbol first (a pass the compiler vectorizes), the
-        // first one out of range only when there is one.
-        let out_of_range = |g: u32| g as usize >= rel.symbols.len();
-        if rel.rows.iter().copied().max().is_some_and(out_of_range) {
-            let bad = rel.rows.iter().copied().find(|&g| out_of_range(g));
-            return Err(CodecError::IndexOutOfRange {
-                what: "released row",
-                index: u64::from(bad.expect("the largest is out of range")),
-                len: rel.symbols.len() as u64,
-            });
-        }
         let (texts, leaves) = ValueTable::read(&mut s, qi)?;
         let parents = match mode {
             DiffMode::Context => context_parents(&mut s, q)?,
@@ -528,6 +519,17 @@ pub(super) fn decode_originals_with(
             leaves,
             ..
         } = section;
+        // The largest symbol first (a pass the compiler vectorizes), the
+        // first one out of range only when there is one.
+        let out_of_range = |g: u32| g as usize >= rel.symbols.len();
+        if rel.rows.iter().copied().max().is_some_and(out_of_range) {
+            let bad = rel.rows.iter().copied().find(|&g| out_of_range(g));
+            return Err(CodecError::IndexOutOfRange {
+                what: "released row",
+                index: u64::from(bad.expect("the largest is out of range")),
+                len: rel.symbols.len() as u64,
+            });
+        }
         let column = match mode {
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
