@@ -173,19 +173,46 @@ impl<'a> ByteReader<'a> {
         alphabet: usize,
         n: usize,
     ) -> Result<Vec<u32>, CodecError> {
+        let mut out = Vec::new();
+        self.coded_with(what, alphabet, |decoder, rest, at| {
+            decoder.decode(rest, at, n, &mut out)
+        })?;
+        Ok(out)
+    }
+
+    /// As [`ByteReader::coded`], appending `values[s]` to `out` for each
+    /// symbol `s` (see [`crate::huffman::Decoder::decode_mapped`]).
+    pub fn coded_mapped(
+        &mut self,
+        what: &'static str,
+        alphabet: usize,
+        n: usize,
+        values: &[u32],
+        out: &mut Vec<u32>,
+    ) -> Result<(), CodecError> {
+        self.coded_with(what, alphabet, |decoder, rest, at| {
+            decoder.decode_mapped(rest, at, n, values, out)
+        })
+    }
+
+    /// Reads a code table over `alphabet` symbols, then the stream after it
+    /// with `decode(decoder, bytes, bit offset)`, which returns the bit
+    /// position after the stream.
+    fn coded_with(
+        &mut self,
+        what: &'static str,
+        alphabet: usize,
+        decode: impl FnOnce(&huffman::Decoder, &[u8], u64) -> Result<u64, huffman::HuffmanError>,
+    ) -> Result<(), CodecError> {
         let rest = &self.bytes[self.pos..];
         let mut r = huffman::reader(rest);
         let huff = |source| CodecError::Huffman { what, source };
         let code =
             HuffmanCode::read_table(&mut r, alphabet, rest.len() as u64 * 8).map_err(huff)?;
         let table_bits = r.position_in_bits().expect("cursor position");
-        let mut out = Vec::new();
-        let end = code
-            .decoder()
-            .decode(rest, table_bits, n, &mut out)
-            .map_err(huff)?;
+        let end = decode(&code.decoder(), rest, table_bits).map_err(huff)?;
         self.pos += end.div_ceil(8) as usize;
-        Ok(out)
+        Ok(())
     }
 
     /// Bytes read so far.

@@ -807,8 +807,8 @@ fn paper_decode(
     let alphabet: Vec<i64> = (0..d)
         .map(|_| s.varint("delta").map(unzigzag))
         .collect::<Result<_, _>>()?;
-    let symbols = s.coded("deltas", d, rel.rows.len())?;
-    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
+    let n = rel.rows.len();
+    let mut b = ColumnBuilder::new(qi.name, &texts, n, m);
     // The code of a row released as symbol `g` with delta symbol `sym`
     // (formatting and interning a text at its first use).
     let code_of = |b: &mut ColumnBuilder, g: usize, sym: u32| {
@@ -849,16 +849,30 @@ fn paper_decode(
             }
         }
     };
+    if paper_rows == PaperRows::PairTable && rules[..] == [RULE_RANK] {
+        // One released symbol, ranked: each delta symbol stands for one
+        // code, worked out for all of them first (a rank names a value of
+        // the table, interned already: nothing is interned out of order),
+        // and the decoder writes the codes directly. A delta symbol whose
+        // rank errs leaves it to the rows below, which meet the error at
+        // its first row.
+        let values: Result<Vec<u32>, _> =
+            (0..d as u32).map(|sym| code_of(&mut b, 0, sym)).collect();
+        if let Ok(values) = values {
+            s.coded_mapped("deltas", d, n, &values, &mut b.column.codes)?;
+            return Ok(b.column);
+        }
+    }
     let pairs = m.checked_mul(d).filter(|&cells| {
         paper_rows == PaperRows::PairTable && cells <= rel.rows.len().max(PAIR_TABLE_MIN)
     });
+    let symbols = s.coded("deltas", d, n)?;
     if let Some(cells) = pairs {
         // A row's code depends on its pair (released symbol, delta symbol)
         // only: worked out at the pair's first row, it is one lookup for
         // the others. Texts are interned, and errors met, at the same row
         // as row by row (a pair errs at its first row).
         let mut table = vec![u32::MAX; cells];
-        let n = rel.rows.len();
         let mut codes = std::mem::take(&mut b.column.codes);
         codes.resize(n, 0);
         let mut done = 0;
@@ -1064,14 +1078,11 @@ fn per_value_decode(
         // One released symbol, coded: the rows are one stream of one code,
         // which the decoder takes several symbols a lookup. A stream that
         // fails goes the row-by-row way below, which names the row's error.
-        let mut symbols = Vec::new();
-        let end = decoder.decode(rest, start, rel.rows.len(), &mut symbols);
+        let end = decoder.decode_mapped(rest, start, rel.rows.len(), codes, &mut b.column.codes);
         if end.is_ok_and(|end| end.div_ceil(8) == rest.len() as u64) {
-            b.column
-                .codes
-                .extend(symbols.iter().map(|&s| codes[s as usize]));
             return Ok(b.column);
         }
+        b.column.codes.clear();
     }
     // Table `g` yields the column code of a row released as `g` in one
     // lookup; a miss (a code longer than the table, an empty code, or the

@@ -115,8 +115,38 @@ impl Decoder {
         n: usize,
         out: &mut Vec<u32>,
     ) -> Result<u64, HuffmanError> {
+        self.decode_as(bytes, bit_offset, n, out, |s| s)
+    }
+
+    /// [`Decoder::decode`] appending `values[s]` for each symbol `s` (one
+    /// value per symbol of the alphabet): a caller that maps symbols to
+    /// its own codes does it in the decoding loop, and when every value of
+    /// a short code fits a byte, the multi-symbol table holds the values
+    /// themselves (no pass over the symbols after).
+    pub fn decode_mapped(
+        &self,
+        bytes: &[u8],
+        bit_offset: u64,
+        n: usize,
+        values: &[u32],
+        out: &mut Vec<u32>,
+    ) -> Result<u64, HuffmanError> {
+        assert_eq!(values.len(), self.alphabet, "one value per symbol");
+        self.decode_as(bytes, bit_offset, n, out, |s| values[s as usize])
+    }
+
+    /// [`Decoder::decode`] with each symbol `s` written as `value(s)`.
+    #[inline(always)]
+    fn decode_as(
+        &self,
+        bytes: &[u8],
+        bit_offset: u64,
+        n: usize,
+        out: &mut Vec<u32>,
+        value: impl Fn(u32) -> u32,
+    ) -> Result<u64, HuffmanError> {
         if let Some(s) = self.single {
-            out.extend(std::iter::repeat_n(s, n));
+            out.extend(std::iter::repeat_n(value(s), n));
             return Ok(bit_offset);
         }
         if n == 0 {
@@ -141,13 +171,13 @@ impl Decoder {
             });
         }
         let mut w = BitWindow::new(bytes, bit_offset);
-        match self.multi_table(n) {
-            Some(multi) => self.decode_multi(&multi, &mut w, n, out),
+        match self.multi_table(n, &value) {
+            Some(multi) => self.decode_multi(&multi, &mut w, n, out, &value),
             None => {
                 out.reserve(n);
                 // `single` and `empty` are settled above: the loop is one
                 // table step per symbol, inlined.
-                out.extend((0..n).map(|_| self.step(&mut w)));
+                out.extend((0..n).map(|_| value(self.step(&mut w))));
             }
         }
         let end = w.position();
@@ -172,17 +202,24 @@ impl Decoder {
     /// search decodes), then one byte per symbol from bit 16 up. One lookup
     /// then yields several symbols of a short code: the loop's latency is
     /// one lookup per entry, not per symbol.
-    fn multi_table(&self, n: usize) -> Option<Vec<u64>> {
+    ///
+    /// The bytes hold `value(s)` of each symbol `s`: no table when a short
+    /// code's value does not fit a byte.
+    fn multi_table(&self, n: usize, value: impl Fn(u32) -> u32) -> Option<Vec<u64>> {
         if self.alphabet > 256 || n < MULTI_MIN_SYMBOLS {
             return None;
         }
         // The codes within the table's reach, by length: (code, length,
-        // symbol).
+        // value).
         let mut short = Vec::new();
         for l in 1..=MULTI_BITS.min(self.max_length) {
             let (first, index) = (self.first_code[l as usize], self.first_index[l as usize]);
             for i in 0..self.count[l as usize] {
-                short.push((first + i, l, self.sorted[(index + i) as usize]));
+                let v = value(self.sorted[(index + i) as usize]);
+                if v > 0xff {
+                    return None;
+                }
+                short.push((first + i, l, v));
             }
         }
         let mut table = vec![0u64; 1 << MULTI_BITS];
@@ -193,7 +230,14 @@ impl Decoder {
     /// Decodes `n` symbols through `multi` (see [`Decoder::multi_table`]),
     /// the last few one at a time so that the window stops right after the
     /// `n`-th code.
-    fn decode_multi(&self, multi: &[u64], w: &mut BitWindow<'_>, n: usize, out: &mut Vec<u32>) {
+    fn decode_multi(
+        &self,
+        multi: &[u64],
+        w: &mut BitWindow<'_>,
+        n: usize,
+        out: &mut Vec<u32>,
+        value: impl Fn(u32) -> u32,
+    ) {
         let start = out.len();
         out.resize(start + n, 0);
         let dst = &mut out[start..];
@@ -205,7 +249,7 @@ impl Decoder {
             let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
             let count = ((e >> 8) & 0xff) as usize;
             if count == 0 {
-                dst[i] = self.decode_long(w);
+                dst[i] = value(self.decode_long(w));
                 i += 1;
                 continue;
             }
@@ -219,7 +263,7 @@ impl Decoder {
             i += count;
         }
         for slot in &mut dst[i..] {
-            *slot = self.step(w);
+            *slot = value(self.step(w));
         }
     }
 

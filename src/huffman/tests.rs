@@ -288,6 +288,39 @@ proptest! {
         }
     }
 
+    /// Decoding to values (bytes, and some past a byte, which the table
+    /// cannot hold) yields the values of what plain decoding yields: the
+    /// same end, the same error when cut short.
+    #[test]
+    fn mapped_decoding_is_decoding_then_mapping(
+        exponents in prop::collection::vec(0u8..24, 2..300),
+        n in 4096usize..6000,
+        wide in any::<bool>(),
+        seed in any::<u64>(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let code = skewed_code(&exponents);
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) as u32
+        };
+        let symbols: Vec<u32> = (0..n).map(|_| next() % exponents.len() as u32).collect();
+        let values: Vec<u32> = (0..exponents.len()).map(|_| next() % if wide { 1000 } else { 256 }).collect();
+        let bytes = encode(&code, &symbols);
+        let decoder = code.decoder();
+        for len in [bytes.len(), bytes.len() - 1, cut.index(bytes.len())] {
+            let (mut plain, mut mapped) = (Vec::new(), vec![7]);
+            let a = decoder.decode(&bytes[..len], 0, n, &mut plain);
+            let b = decoder.decode_mapped(&bytes[..len], 0, n, &values, &mut mapped);
+            prop_assert_eq!(&a, &b);
+            if a.is_ok() {
+                prop_assert_eq!(mapped[0], 7);
+                prop_assert!(plain.iter().map(|&s| values[s as usize]).eq(mapped[1..].iter().copied()));
+            }
+        }
+    }
+
     /// Random bytes long enough for thousands of symbols: the multi-symbol
     /// path yields what one step per symbol does, symbols, end or error.
     #[test]
