@@ -867,6 +867,11 @@ fn paper_decode(
         paper_rows == PaperRows::PairTable && cells <= rel.rows.len().max(PAIR_TABLE_MIN)
     });
     let symbols = s.coded("deltas", d, n)?;
+    if d == 1 && pairs.is_some() {
+        // One delta: a row's code depends on its released symbol only.
+        b.column.codes = codes_by_symbol(&rel.rows, m, |g| code_of(&mut b, g, 0))?;
+        return Ok(b.column);
+    }
     if let Some(cells) = pairs {
         // A row's code depends on its pair (released symbol, delta symbol)
         // only: worked out at the pair's first row, it is one lookup for
@@ -923,6 +928,30 @@ fn map_known_pairs(
         *o = code;
     }
     out.len()
+}
+
+/// Each row's code when it depends on the row's released symbol only
+/// (`rows` below `m`): `code_of(g)` is called once per symbol, in the order
+/// of their first rows, so texts are interned, and errors met, as row by
+/// row; then one lookup a row.
+fn codes_by_symbol(
+    rows: &[u32],
+    m: usize,
+    mut code_of: impl FnMut(usize) -> Result<u32, CodecError>,
+) -> Result<Vec<u32>, CodecError> {
+    let mut codes = vec![u32::MAX; m];
+    let mut unseen = m;
+    for &g in rows {
+        if unseen == 0 {
+            break;
+        }
+        let slot = &mut codes[g as usize];
+        if *slot == u32::MAX {
+            *slot = code_of(g as usize)?;
+            unseen -= 1;
+        }
+    }
+    Ok(rows.iter().map(|&g| codes[g as usize]).collect())
 }
 
 // ---------------------------------------------------------------------------
@@ -1074,6 +1103,19 @@ fn per_value_decode(
         return per_value_rows(rel, &decoders, b, rest, start);
     }
     let _ = paper_rows;
+    if decoders.iter().all(Option::is_none) {
+        // Every symbol released unchanged: no bits, a row's code is its
+        // symbol's.
+        let codes = codes_by_symbol(&rel.rows, m, |g| {
+            let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
+                unreachable!("checked above")
+            };
+            Ok(b.unchanged_code(g, t))
+        })?;
+        per_value_end(&BitWindow::new(rest, start), rest)?;
+        b.column.codes = codes;
+        return Ok(b.column);
+    }
     if let [Some((codes, decoder))] = &decoders[..] {
         // One released symbol, coded: the rows are one stream of one code,
         // which the decoder takes several symbols a lookup. A stream that

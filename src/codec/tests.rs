@@ -75,7 +75,7 @@ fn generated() -> impl Strategy<Value = Generated> {
 /// Long columns whose values follow Fibonacci weights (the most skewed
 /// Huffman codes, past the decoders' 11-bit tables) and whose cells are all
 /// suppressed (one released symbol, one coded stream), all released as
-/// nodes or values, or mixed: the paths of paper and per-value mode that
+/// nodes or values, mixed, or all released unchanged (no bits): the paths of paper and per-value mode that
 /// short columns of evenly drawn values do not reach.
 fn skewed() -> impl Strategy<Value = Generated> {
     (
@@ -84,7 +84,7 @@ fn skewed() -> impl Strategy<Value = Generated> {
         2usize..26,
         1usize..6,
         4096usize..6000,
-        0u8..3,
+        0u8..4,
         any::<u64>(),
     )
         .prop_map(
@@ -112,7 +112,8 @@ fn skewed() -> impl Strategy<Value = Generated> {
                         let kind = match kinds {
                             0 => 2,
                             1 => (next() % 2) as u8,
-                            _ => (next() % 4) as u8,
+                            2 => (next() % 4) as u8,
+                            _ => 0,
                         };
                         (leaf.unwrap_or(0), kind, next())
                     })
