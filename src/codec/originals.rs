@@ -353,12 +353,18 @@ const PARALLEL_CELLS: usize = 1 << 16;
 
 /// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
 /// else the machine's parallelism, at most one per QI.
+/// The machine's cores, asked once: `available_parallelism` reads the
+/// cgroup quota files each time (about 40 us, more than a section of Adult
+/// takes to decode).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
 fn section_threads(released: &[ReleasedColumn]) -> usize {
     let cells = released.len() * released.first().map_or(0, |r| r.rows.len());
     if cells >= PARALLEL_CELLS {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(released.len())
+        cores().min(released.len())
     } else {
         1
     }
