@@ -98,11 +98,14 @@ pub struct CompareRow {
     pub baselines: Vec<BaselineRow>,
 }
 
-/// The fastest of `repeats` runs of `f`, with its last result.
+/// The fastest of `repeats` runs of `f`, with its last result. Each run's
+/// result is dropped before the next starts, as the zip baselines' are:
+/// kept, a run's output (2.5 MB for Adult) would come from fresh pages.
 fn fastest<T>(repeats: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
     let mut best = f64::INFINITY;
     let mut last = None;
     for _ in 0..repeats.max(1) {
+        drop(last.take());
         let start = Instant::now();
         let value = f()?;
         best = best.min(start.elapsed().as_secs_f64() * 1e3);
