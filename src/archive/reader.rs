@@ -189,10 +189,10 @@ impl Archive {
         validate_meta(&meta)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let h_body = format::check_section(path, &bytes, 1, &entries[1], None)?;
-        let records: Vec<HierarchyRecord> =
-            meta::hierarchies_from_bytes(h_body, container.major)
-                .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
         let build = || {
+            let records: Vec<HierarchyRecord> =
+                meta::hierarchies_from_bytes(h_body, container.major)
+                    .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
             records
                 .iter()
                 .enumerate()
