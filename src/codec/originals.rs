@@ -747,10 +747,14 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
 /// decodes its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PaperRows {
-    /// Paper mode: through a table of each (released symbol, delta symbol)
-    /// pair's code when it has at most `max(rows, PAIR_TABLE_MIN)` cells,
-    /// else row by row. Per-value mode: one stream decoded at once when one
-    /// symbol is released, else one table lookup a row yielding its code.
+    /// Paper mode: the decoder writes the codes itself when one symbol is
+    /// released and ranked; else through a table of each (released symbol,
+    /// delta symbol) pair's code when it has at most
+    /// `max(rows, PAIR_TABLE_MIN)` cells (by released symbol alone when
+    /// there is one delta), else row by row. Per-value mode: by released
+    /// symbol alone when every one is unchanged; one stream decoded at
+    /// once when one symbol is released; else one table lookup a row
+    /// yielding its code.
     PairTable,
     /// Every row on its own, one Huffman step and one mapping at a time
     /// (the tests' reference for the tables).
