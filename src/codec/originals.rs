@@ -32,7 +32,9 @@ use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
-use crate::huffman::{self, BitWindow, Decoder, HuffmanCode, HuffmanError, MISS, TableSet};
+use crate::huffman::{
+    self, BitWindow, Decoder, ENTRIES_PER_TOP_UP, HuffmanCode, HuffmanError, MISS, TableSet,
+};
 use crate::table::Column;
 
 /// How the original QI columns are coded against the release. The id is
@@ -1150,8 +1152,11 @@ fn per_value_decode(
     let mut w = BitWindow::new(rest, start);
     let mut codes = std::mem::take(&mut b.column.codes);
     codes.resize(rel.rows.len(), 0);
-    for (out, &g) in codes.iter_mut().zip(&rel.rows) {
-        let mut code = tables.lookup(g as usize, &mut w);
+    for (i, (out, &g)) in codes.iter_mut().zip(&rel.rows).enumerate() {
+        if i % ENTRIES_PER_TOP_UP == 0 {
+            w.top_up();
+        }
+        let mut code = tables.lookup_topped(g as usize, &mut w);
         if code == MISS {
             code = match &decoders[g as usize] {
                 None => {
@@ -1164,6 +1169,8 @@ fn per_value_decode(
                 }
                 Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
             };
+            // The long way may have taken up to 32 bits.
+            w.top_up();
         }
         *out = code;
         per_value_within(&w, available)?;

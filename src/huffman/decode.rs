@@ -242,6 +242,31 @@ impl Decoder {
         out.resize(start + n, 0);
         let dst = &mut out[start..];
         let mut i = 0;
+        // Four entries per top-up of the window (each takes at most
+        // `MULTI_BITS` of its 56 bits; a code longer than the table tops
+        // up around itself), so that no branch depends on the bits left.
+        while i + ENTRIES_PER_TOP_UP * MULTI_SYMBOLS <= n {
+            w.top_up();
+            for _ in 0..ENTRIES_PER_TOP_UP {
+                let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
+                let count = ((e >> 8) & 0xff) as usize;
+                if count == 0 {
+                    w.top_up();
+                    dst[i] = value(self.decode_long(w));
+                    w.top_up();
+                    i += 1;
+                    continue;
+                }
+                w.consume((e & 0xff) as u32);
+                let slots: &mut [u32; MULTI_SYMBOLS] = (&mut dst[i..i + MULTI_SYMBOLS])
+                    .try_into()
+                    .expect("MULTI_SYMBOLS slots");
+                for (k, slot) in slots.iter_mut().enumerate() {
+                    *slot = ((e >> (16 + 8 * k)) & 0xff) as u32;
+                }
+                i += count;
+            }
+        }
         // An entry writes all its slots (the unused ones are overwritten by
         // the next entry): at least `MULTI_SYMBOLS` must remain.
         while i + MULTI_SYMBOLS <= n {
@@ -372,13 +397,23 @@ impl TableSet {
     /// the window reads zero bits: the caller checks the position.
     #[inline(always)]
     pub fn lookup(&self, t: usize, w: &mut BitWindow<'_>) -> u32 {
+        w.refill();
+        self.lookup_topped(t, w)
+    }
+
+    /// [`TableSet::lookup`] without refilling the window: at most
+    /// [`ENTRIES_PER_TOP_UP`] lookups may follow a [`BitWindow::top_up`]
+    /// (each takes at most [`DECODE_TABLE_BITS`] bits), which spares the
+    /// loop a branch on the bits left (mispredicted, as they depend on the
+    /// codes).
+    #[inline(always)]
+    pub fn lookup_topped(&self, t: usize, w: &mut BitWindow<'_>) -> u32 {
         let (start, bits) = self.tables[t];
         if bits == 0 {
             // No bits: no dependence on the window (a row released
             // unchanged does not wait for the previous row's code).
             return self.entries[start] as u32;
         }
-        w.refill();
         let e = self.entries[start + (w.bits >> (64 - u32::from(bits))) as usize];
         w.consume((e >> 32) as u32);
         e as u32
@@ -390,6 +425,11 @@ const MULTI_BITS: u8 = DECODE_TABLE_BITS;
 /// At most this many symbols per multi-symbol entry (one byte each after
 /// the two bytes of length and count).
 const MULTI_SYMBOLS: usize = 6;
+/// Table lookups per [`BitWindow::top_up`] (56 bits): at most
+/// `56 / DECODE_TABLE_BITS`.
+pub const ENTRIES_PER_TOP_UP: usize = 2;
+const _: () = assert!(ENTRIES_PER_TOP_UP * DECODE_TABLE_BITS as usize <= 56);
+
 /// Below this many symbols, building the multi-symbol table costs more
 /// than it saves.
 const MULTI_MIN_SYMBOLS: usize = 4096;
@@ -461,11 +501,20 @@ impl<'a> BitWindow<'a> {
         w
     }
 
+    /// Makes at least [`MAX_CODE_LENGTH`] bits valid.
     #[inline]
     fn refill(&mut self) {
         if self.count >= u32::from(MAX_CODE_LENGTH) {
             return;
         }
+        self.top_up();
+    }
+
+    /// Makes at least 56 bits valid, whatever is valid already: a branch
+    /// on the position in the bytes only (taken until the last 8), none on
+    /// the bits left, which depend on the codes and would be mispredicted.
+    #[inline]
+    pub fn top_up(&mut self) {
         if self.next + 8 <= self.bytes.len() {
             let v = u64::from_be_bytes(self.bytes[self.next..self.next + 8].try_into().unwrap());
             self.bits |= v >> self.count;

@@ -24,7 +24,9 @@ use std::io;
 
 use bitstream_io::{BigEndian, BitRead, BitReader, BitWrite, BitWriter};
 
-pub use decode::{BitWindow, DECODE_TABLE_BITS, Decoder, MISS, TableSet, decode_bitwise};
+pub use decode::{
+    BitWindow, DECODE_TABLE_BITS, Decoder, ENTRIES_PER_TOP_UP, MISS, TableSet, decode_bitwise,
+};
 
 /// The longest code, in bits.
 ///
