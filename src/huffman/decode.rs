@@ -242,54 +242,54 @@ impl Decoder {
         out.resize(start + n, 0);
         let dst = &mut out[start..];
         let mut i = 0;
-        // Four entries per top-up of the window (each takes at most
-        // `MULTI_BITS` of its 56 bits; a code longer than the table tops
-        // up around itself), so that no branch depends on the bits left.
+        // `ENTRIES_PER_TOP_UP` entries per top-up of the window (each takes
+        // at most `MULTI_BITS` of its 56 bits; a code longer than the table
+        // tops up around itself), so that no branch depends on the bits
+        // left. An entry writes all its lanes (the next entry overwrites
+        // those past its count): at least `MULTI_SYMBOLS` must remain.
         while i + ENTRIES_PER_TOP_UP * MULTI_SYMBOLS <= n {
             w.top_up();
             for _ in 0..ENTRIES_PER_TOP_UP {
-                let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
-                let count = ((e >> 8) & 0xff) as usize;
-                if count == 0 {
-                    w.top_up();
-                    dst[i] = value(self.decode_long(w));
-                    w.top_up();
-                    i += 1;
-                    continue;
-                }
-                w.consume((e & 0xff) as u32);
-                let slots: &mut [u32; MULTI_SYMBOLS] = (&mut dst[i..i + MULTI_SYMBOLS])
-                    .try_into()
-                    .expect("MULTI_SYMBOLS slots");
-                for (k, slot) in slots.iter_mut().enumerate() {
-                    *slot = ((e >> (16 + 8 * k)) & 0xff) as u32;
-                }
-                i += count;
+                i += self.multi_step(multi, w, &mut dst[i..], &value);
             }
         }
-        // An entry writes all its slots (the unused ones are overwritten by
-        // the next entry): at least `MULTI_SYMBOLS` must remain.
         while i + MULTI_SYMBOLS <= n {
             w.refill();
-            let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
-            let count = ((e >> 8) & 0xff) as usize;
-            if count == 0 {
-                dst[i] = value(self.decode_long(w));
-                i += 1;
-                continue;
-            }
-            w.consume((e & 0xff) as u32);
-            let slots: &mut [u32; MULTI_SYMBOLS] = (&mut dst[i..i + MULTI_SYMBOLS])
-                .try_into()
-                .expect("MULTI_SYMBOLS slots");
-            for (k, slot) in slots.iter_mut().enumerate() {
-                *slot = ((e >> (16 + 8 * k)) & 0xff) as u32;
-            }
-            i += count;
+            i += self.multi_step(multi, w, &mut dst[i..], &value);
         }
         for slot in &mut dst[i..] {
             *slot = value(self.step(w));
         }
+    }
+
+    /// One entry of `multi` at the window's position (at least
+    /// `MULTI_BITS` bits valid): its symbols' values written to the first
+    /// `MULTI_SYMBOLS` lanes of `dst` (those past its count are left for
+    /// the next entry to overwrite); returns its count.
+    #[inline(always)]
+    fn multi_step(
+        &self,
+        multi: &[u64],
+        w: &mut BitWindow<'_>,
+        dst: &mut [u32],
+        value: &impl Fn(u32) -> u32,
+    ) -> usize {
+        let e = multi[(w.bits >> (64 - u32::from(MULTI_BITS))) as usize];
+        let count = ((e >> 8) & 0xff) as usize;
+        if count == 0 {
+            w.top_up();
+            dst[0] = value(self.decode_long(w));
+            w.top_up();
+            return 1;
+        }
+        w.consume((e & 0xff) as u32);
+        let lanes: &mut [u32; MULTI_SYMBOLS] = (&mut dst[..MULTI_SYMBOLS])
+            .try_into()
+            .expect("MULTI_SYMBOLS lanes");
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            *lane = ((e >> (16 + 8 * k)) & 0xff) as u32;
+        }
+        count
     }
 
     /// Decodes one symbol at the window's position (several codes can share
