@@ -33,7 +33,7 @@ use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::huffman::{
-    self, BitWindow, Decoder, ENTRIES_PER_TOP_UP, HuffmanCode, HuffmanError, MISS, TableSet,
+    self, BitWindow, Decoder, HuffmanCode, HuffmanError, LOOKUPS_PER_TOP_UP, MISS, TableSet,
 };
 use crate::table::Column;
 
@@ -1153,7 +1153,7 @@ fn per_value_decode(
     let mut codes = std::mem::take(&mut b.column.codes);
     codes.resize(rel.rows.len(), 0);
     for (i, (out, &g)) in codes.iter_mut().zip(&rel.rows).enumerate() {
-        if i % ENTRIES_PER_TOP_UP == 0 {
+        if i % LOOKUPS_PER_TOP_UP == 0 {
             w.top_up();
         }
         let mut code = tables.lookup_topped(g as usize, &mut w);

@@ -25,7 +25,7 @@ use std::io;
 use bitstream_io::{BigEndian, BitRead, BitReader, BitWrite, BitWriter};
 
 pub use decode::{
-    BitWindow, DECODE_TABLE_BITS, Decoder, ENTRIES_PER_TOP_UP, MISS, TableSet, decode_bitwise,
+    BitWindow, DECODE_TABLE_BITS, Decoder, LOOKUPS_PER_TOP_UP, MISS, TableSet, decode_bitwise,
 };
 
 /// The longest code, in bits.
