@@ -515,6 +515,7 @@ pub(super) fn decode_originals_with(
             texts,
             leaves,
             parents,
+            bytes: len,
         });
     }
     r.finish("original QI columns")?;
@@ -548,12 +549,14 @@ pub(super) fn decode_originals_with(
     };
     let threads = section_threads(released);
     // A section is ready when its parents (always earlier QIs) are decoded;
-    // workers take the first ready one and wait while none is. The lowest
-    // section not taken has its parents taken already, so some worker
-    // always makes progress.
+    // workers take the longest ready one (so that no long one starts last:
+    // on Adult the sections take 0.03 to 0.12 ms) and wait while none is.
+    // The lowest section not taken has its parents taken already, so some
+    // worker always makes progress.
     let results: Vec<std::sync::OnceLock<Result<Column, CodecError>>> =
         (0..qis.len()).map(|_| std::sync::OnceLock::new()).collect();
     let parents_of: Vec<Vec<usize>> = sections.iter().map(|s| s.parents.clone()).collect();
+    let bytes_of: Vec<u64> = sections.iter().map(|s| s.bytes).collect();
     let pending: std::sync::Mutex<Vec<Option<Section<'_>>>> =
         std::sync::Mutex::new(sections.into_iter().map(Some).collect());
     let changed = std::sync::Condvar::new();
@@ -563,9 +566,11 @@ pub(super) fn decode_originals_with(
             if board.iter().all(Option::is_none) {
                 return;
             }
-            let ready = (0..board.len()).find(|&q| {
-                board[q].is_some() && parents_of[q].iter().all(|&p| results[p].get().is_some())
-            });
+            let ready = (0..board.len())
+                .filter(|&q| {
+                    board[q].is_some() && parents_of[q].iter().all(|&p| results[p].get().is_some())
+                })
+                .max_by_key(|&q| (bytes_of[q], std::cmp::Reverse(q)));
             let Some(q) = ready else {
                 board = changed.wait(board).expect("no worker panics");
                 continue;
@@ -613,6 +618,8 @@ struct Section<'a> {
     leaves: bool,
     /// Context mode: the parent QIs (earlier ones).
     parents: Vec<usize>,
+    /// The section's length: its decoding time grows with it.
+    bytes: u64,
 }
 
 /// Builds the decoded column: each row's text, by value-table index or as
