@@ -143,12 +143,17 @@ impl Archive {
             let plain = archive.private_plaintext(key);
             return Ok((archive, plain));
         };
-        std::thread::scope(|scope| {
-            let unsealing = scope.spawn(|| seal::unseal(path, &sealed, key));
-            let archive = Archive::checked(path, bytes, container, check);
-            let plain = unsealing.join().expect("unsealing does not panic");
-            Ok((archive?, plain.map_err(Into::into)))
-        })
+        let mut plain = None;
+        let archive = Archive::checked_beside(
+            path,
+            bytes,
+            container,
+            check,
+            || seal::unseal(path, &sealed, key),
+            &mut plain,
+        )?;
+        let plain = plain.expect("unsealed once the row groups were walked");
+        Ok((archive, plain.map_err(Into::into)))
     }
 
     fn from_input(path: &Path, bytes: Input, check: ClaimCheck) -> Result<Archive> {
@@ -157,15 +162,30 @@ impl Archive {
     }
 
     /// Checks a file whose header and section table `container` holds.
-    /// The hierarchies are built beside the walk of the row groups (section
-    /// checksums, QI classes); errors are reported in the file's order all
-    /// the same: metadata, hierarchies, section table, checksums, classes,
-    /// claim.
     fn checked(
         path: &Path,
         bytes: Input,
         container: Container,
         check: ClaimCheck,
+    ) -> Result<Archive> {
+        Archive::checked_beside(path, bytes, container, check, || (), &mut None)
+    }
+
+    /// [`Archive::checked`], which builds the hierarchies on a second
+    /// thread while this one walks the row groups (section checksums, QI
+    /// classes); that thread then runs `beside` (unsealing, whose result
+    /// is needed only after the claim check), so one thread is started,
+    /// not two. Errors are reported in the file's order all the same:
+    /// metadata, hierarchies, section table, checksums, classes, claim.
+    /// `beside`'s result goes to `beside_result`, which stays `None` when
+    /// the metadata failed before it ran.
+    fn checked_beside<T: Send>(
+        path: &Path,
+        bytes: Input,
+        container: Container,
+        check: ClaimCheck,
+        beside: impl FnOnce() -> T + Send,
+        beside_result: &mut Option<T>,
     ) -> Result<Archive> {
         let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
             path: path.to_owned(),
@@ -211,11 +231,10 @@ impl Archive {
                 .collect::<std::result::Result<Vec<_>, _>>()
         };
         let (hierarchies, groups) = std::thread::scope(|scope| {
-            let hierarchies = scope.spawn(build);
+            let side = scope.spawn(|| (build(), beside()));
             let groups = RowGroups::walk(path, &bytes, &container, &kinds, &meta);
-            let hierarchies = hierarchies
-                .join()
-                .expect("building hierarchies does not panic");
+            let (hierarchies, beside) = side.join().expect("building hierarchies does not panic");
+            *beside_result = Some(beside);
             (hierarchies, groups)
         });
         let hierarchies = hierarchies?;
