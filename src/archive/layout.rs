@@ -916,19 +916,19 @@ impl Layout {
         expected_len: usize,
         kind: DigestKind,
     ) -> (Vec<u8>, [u8; 32]) {
-        let r = Renderer::new(self, texts);
         let mut head = Sink::with_capacity(expected_len);
         head.put(&self.prefix);
+        if expected_len >= PARALLEL_BYTES && kind == DigestKind::Blake3 {
+            return self.render_blake3(texts, head, expected_len);
+        }
+        let r = Renderer::new(self, texts);
         if expected_len < PARALLEL_BYTES {
             r.records(0, r.records, &mut head);
             let out = head.into_vec();
             let digest = kind.digest(&out);
             return (out, digest);
         }
-        match kind {
-            DigestKind::Blake3 => Layout::render_blake3(&r, head, expected_len),
-            DigestKind::Sha256 => Layout::render_chained(&r, head, expected_len, kind),
-        }
+        Layout::render_chained(&r, head, expected_len, kind)
     }
 
     /// [`Layout::render_hashed`] with a digest hashed in one chain.
@@ -960,12 +960,16 @@ impl Layout {
     /// [`Layout::render_hashed`] with BLAKE3, rendered and hashed on two
     /// threads.
     fn render_blake3<T: Texts + Sync>(
-        r: &Renderer<'_, T>,
+        &self,
+        texts: &T,
         mut head: Sink,
         expected_len: usize,
     ) -> (Vec<u8>, [u8; 32]) {
         let (share, of) = CALLER_SHARE;
-        let split = r.records * share / of;
+        // The helper is started first and waits for the renderer this
+        // thread prepares meanwhile (its start and the preparation take
+        // about 40 us each on Adult).
+        let renderer = std::sync::OnceLock::new();
         // The helper's bytes, in a buffer it allocates itself (from its own
         // glibc arena: allocated on this thread beside the output, it came
         // as fresh pages to every restore of a loop, about 1,650 page
@@ -974,11 +978,16 @@ impl Layout {
         let capacity = expected_len - expected_len / of * share + expected_len / 16;
         let rendered_tail = std::sync::OnceLock::new();
         let digest = std::thread::scope(|scope| {
+            let (start_helper, split_from_caller) = std::sync::mpsc::sync_channel(1);
             let (to_helper, from_caller) = std::sync::mpsc::sync_channel(1);
             let (to_caller, from_helper) = std::sync::mpsc::sync_channel(1);
-            let rendered_tail = &rendered_tail;
+            let (rendered_tail, renderer) = (&rendered_tail, &renderer);
             let helper = scope.spawn(move || {
                 let mut tail = Sink::with_capacity(capacity);
+                let split = split_from_caller
+                    .recv()
+                    .expect("the caller sends the split");
+                let r: &Renderer<'_, T> = renderer.get().expect("set before the split is sent");
                 r.records(split, r.records, &mut tail);
                 let tail: &[u8] = rendered_tail.get_or_init(|| tail).written();
                 to_caller.send(tail).expect("the caller waits for the tail");
@@ -986,6 +995,11 @@ impl Layout {
                     from_caller.recv().expect("the caller sends the cut");
                 cut.map(|cut| cut.right(&[tail], start))
             });
+            let r = renderer.get_or_init(|| Renderer::new(self, texts));
+            let split = r.records * share / of;
+            start_helper
+                .send(split)
+                .expect("the helper waits for the split");
             r.records(0, split, &mut head);
             let tail: &[u8] = from_helper.recv().expect("rendering does not panic");
             let start = head.len();
