@@ -342,7 +342,7 @@ fn archive(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
          level) against `writer::pack` (encode both parts, seal the private part for an X25519 \
          recipient; the anonymization excluded), and unzip against restore (open with integrity and \
          privacy-claim checks, unseal, decode, render the CSV, check its digest); both outputs \
-         checked byte for byte; medians of {runs} run(s). Issue 3's targets: pack / zip <= 0.5, \
+         checked byte for byte; medians of {runs} run(s). Issues 3 and 5's targets: pack / zip <= 0.5, \
          restore / unzip <= 1.0.\n",
         src.name,
         algorithm.name()
