@@ -457,9 +457,10 @@ const PARALLEL_BYTES: usize = 1 << 20;
 
 /// The records the calling thread renders with BLAKE3, as a fraction:
 /// half. It also copies the helper's records into the output (60 us on
-/// Adult), but the helper starts about 40 us later; on Adult the render
-/// takes 0.97-1.01 ms at 50 %, 1.03-1.08 ms at 46 % and
-/// 1.09-1.12 ms at 60 % (medians of 300 restores).
+/// Adult) and prepares the renderer while the helper starts; on Adult the
+/// render took 0.97-1.01 ms at 50 %, 1.03-1.08 ms at 46 % and
+/// 1.09-1.12 ms at 60 % (medians of 300 restores), and 47 % is no better
+/// since the helper's start overlaps the preparation.
 const CALLER_SHARE: (usize, usize) = (50, 100);
 
 /// Records rendered per block of [`Renderer::records`]: its indices (4
