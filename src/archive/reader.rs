@@ -187,11 +187,7 @@ impl Archive {
         beside: impl FnOnce() -> T + Send,
         beside_result: &mut Option<T>,
     ) -> Result<Archive> {
-        let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
-            path: path.to_owned(),
-            section,
-            detail,
-        };
+        let corrupt = corrupt_in(path);
         let entries = &container.entries;
         let kinds: Vec<Option<SectionKind>> = entries.iter().map(SectionEntry::kind).collect();
         if kinds.first() != Some(&Some(SectionKind::Meta))
@@ -320,17 +316,14 @@ impl Archive {
     }
 
     fn column_corrupt(&self, group: usize, column: usize, detail: String) -> ArchiveError {
-        let g = &self.groups[group];
-        let i = g.column_section[column].or(g.classes_section).unwrap_or(0);
-        ArchiveError::Corrupt {
-            path: self.path.clone(),
-            section: format::section_label(
-                i,
-                &self.container.entries[i],
-                Some(&self.meta.columns[column].name),
-            ),
+        column_corrupt_in(
+            &self.path,
+            &self.container.entries,
+            &self.groups[group],
+            &self.meta,
+            column,
             detail,
-        }
+        )
     }
 
     fn hierarchy_of(&self, column: usize) -> Option<&Hierarchy> {
@@ -501,11 +494,7 @@ impl Archive {
 
     /// The decoded private part of its plaintext `plain`.
     fn private_parts_of(&self, plain: Vec<u8>) -> Result<PrivateParts> {
-        let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
-            path: self.path.clone(),
-            section,
-            detail,
-        };
+        let corrupt = corrupt_in(&self.path);
         let label = self.private_label();
         let check_layout = |part: &PrivatePart, g: usize| {
             part.layout
@@ -928,9 +917,6 @@ pub struct SectionInfo {
     pub column: Option<String>,
 }
 
-/// The plaintext length of a binary age file, from its framing: the header
-/// ends with the `---` MAC line, a 16-byte nonce follows, then chunks of up
-/// to 64 KiB each with a 16-byte tag.
 /// The row groups of a file, walked from its section table: each group's
 /// sections, the sections' checksums, and the released QI columns decoded.
 struct RowGroups {
@@ -950,11 +936,7 @@ impl RowGroups {
         kinds: &[Option<SectionKind>],
         meta: &PublicMeta,
     ) -> Result<RowGroups> {
-        let corrupt = |section: String, detail: String| ArchiveError::Corrupt {
-            path: path.to_owned(),
-            section,
-            detail,
-        };
+        let corrupt = corrupt_in(path);
         let entries = &container.entries;
         // Format 2.1: the row groups third when there are several. Each row
         // group: its QI classes (format 2), then a column section per
@@ -975,7 +957,7 @@ impl RowGroups {
         let group_rows: Vec<u64> = match walk.peek() {
             Some(&i) if kinds[i] == Some(SectionKind::RowGroups) => {
                 walk.next();
-                let body = format::check_section(path, &bytes, i, &entries[i], None)?;
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
                 let label = || format::section_label(i, &entries[i], None);
                 let rows: Vec<u64> = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
                 if rows.is_empty()
@@ -1082,7 +1064,7 @@ impl RowGroups {
                 .iter()
                 .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
                 .map(|c| meta.columns[c].name.as_str());
-            format::check_section(path, &bytes, i, e, column)?;
+            format::check_section(path, bytes, i, e, column)?;
         }
 
         for g in 0..groups.len() {
@@ -1103,18 +1085,12 @@ impl RowGroups {
                     meta.qis
                         .iter()
                         .map(|&c| {
-                            let i = groups[g].column_section[c as usize]
+                            let c = c as usize;
+                            let i = groups[g].column_section[c]
                                 .expect("a released column has a section");
                             codec::decode_released(&bytes[entries[i].range()], rows).map_err(|e| {
-                                corrupt(
-                                    format::section_label(
-                                        i,
-                                        &entries[i],
-                                        Some(&meta.columns[c as usize].name),
-                                    ),
-                                    e.to_string(),
-                                )
-                                .into()
+                                column_corrupt_in(path, entries, &groups[g], meta, c, e.to_string())
+                                    .into()
                             })
                         })
                         .collect::<Result<Vec<_>>>()?,
@@ -1140,6 +1116,37 @@ impl RowGroups {
     }
 }
 
+/// A section's error in the file at `path`.
+fn corrupt_in(path: &Path) -> impl Fn(String, String) -> ArchiveError + '_ {
+    move |section, detail| ArchiveError::Corrupt {
+        path: path.to_owned(),
+        section,
+        detail,
+    }
+}
+
+/// An error in released column `column` of row group `group`, labelled
+/// with the column's name (its section, or the group's classes section).
+fn column_corrupt_in(
+    path: &Path,
+    entries: &[SectionEntry],
+    group: &Group,
+    meta: &PublicMeta,
+    column: usize,
+    detail: String,
+) -> ArchiveError {
+    let i = group.column_section[column]
+        .or(group.classes_section)
+        .unwrap_or(0);
+    corrupt_in(path)(
+        format::section_label(i, &entries[i], Some(&meta.columns[column].name)),
+        detail,
+    )
+}
+
+/// The plaintext length of a binary age file, from its framing: the header
+/// ends with the `---` MAC line, a 16-byte nonce follows, then chunks of up
+/// to 64 KiB each with a 16-byte tag.
 fn age_plaintext_len(sealed: &[u8]) -> Option<u64> {
     let mac = sealed.windows(4).position(|w| w == b"\n---")?;
     let header_end = mac + 1 + sealed[mac + 1..].iter().position(|&b| b == b'\n')? + 1;
