@@ -979,16 +979,15 @@ impl Layout {
         let capacity = expected_len - expected_len / of * share + expected_len / 16;
         let rendered_tail = std::sync::OnceLock::new();
         let digest = std::thread::scope(|scope| {
-            let (start_helper, split_from_caller) = std::sync::mpsc::sync_channel(1);
+            let (start_helper, renderer_from_caller) = std::sync::mpsc::sync_channel(1);
             let (to_helper, from_caller) = std::sync::mpsc::sync_channel(1);
             let (to_caller, from_helper) = std::sync::mpsc::sync_channel(1);
-            let (rendered_tail, renderer) = (&rendered_tail, &renderer);
+            let rendered_tail = &rendered_tail;
             let helper = scope.spawn(move || {
                 let mut tail = Sink::with_capacity(capacity);
-                let split = split_from_caller
+                let (r, split): (&Renderer<'_, T>, usize) = renderer_from_caller
                     .recv()
-                    .expect("the caller sends the split");
-                let r: &Renderer<'_, T> = renderer.get().expect("set before the split is sent");
+                    .expect("the caller sends the renderer");
                 r.records(split, r.records, &mut tail);
                 let tail: &[u8] = rendered_tail.get_or_init(|| tail).written();
                 to_caller.send(tail).expect("the caller waits for the tail");
@@ -999,8 +998,8 @@ impl Layout {
             let r = renderer.get_or_init(|| Renderer::new(self, texts));
             let split = r.records * share / of;
             start_helper
-                .send(split)
-                .expect("the helper waits for the split");
+                .send((r, split))
+                .expect("the helper waits for the renderer");
             r.records(0, split, &mut head);
             let tail: &[u8] = from_helper.recv().expect("rendering does not panic");
             let start = head.len();
