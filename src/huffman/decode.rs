@@ -335,7 +335,7 @@ impl Decoder {
     }
 }
 
-/// What [`TableSet::lookup`] returns where its table cannot tell: the
+/// What [`TableSet::lookup_topped`] returns where its table cannot tell: the
 /// window starts with a code longer than the table, or the caller left the
 /// value to be worked out at first use.
 pub const MISS: u32 = u32::MAX;
@@ -394,18 +394,11 @@ impl TableSet {
 
     /// The value of the code at the window's position in table `t`, its
     /// bits consumed; [`MISS`] consumes nothing. Past the end of the bytes
-    /// the window reads zero bits: the caller checks the position.
-    #[inline(always)]
-    pub fn lookup(&self, t: usize, w: &mut BitWindow<'_>) -> u32 {
-        w.refill();
-        self.lookup_topped(t, w)
-    }
-
-    /// [`TableSet::lookup`] without refilling the window: at most
-    /// [`LOOKUPS_PER_TOP_UP`] lookups may follow a [`BitWindow::top_up`]
-    /// (each takes at most [`DECODE_TABLE_BITS`] bits), which spares the
-    /// loop a branch on the bits left (mispredicted, as they depend on the
-    /// codes).
+    /// the window reads zero bits: the caller checks the position. The
+    /// window is not refilled: at most [`LOOKUPS_PER_TOP_UP`] lookups may
+    /// follow a [`BitWindow::top_up`] (each takes at most
+    /// [`DECODE_TABLE_BITS`] bits), which spares the loop a branch on the
+    /// bits left (mispredicted, as they depend on the codes).
     #[inline(always)]
     pub fn lookup_topped(&self, t: usize, w: &mut BitWindow<'_>) -> u32 {
         let (start, bits) = self.tables[t];
