@@ -1125,12 +1125,7 @@ fn per_value_decode(
     if decoders.iter().all(Option::is_none) {
         // Every symbol released unchanged: no bits, a row's code is its
         // symbol's.
-        let codes = codes_by_symbol(&rel.rows, m, |g| {
-            let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
-                unreachable!("checked above")
-            };
-            Ok(b.unchanged_code(g, t))
-        })?;
+        let codes = codes_by_symbol(&rel.rows, m, |g| Ok(per_value_unchanged(&mut b, rel, g)))?;
         per_value_end(&BitWindow::new(rest, start), rest)?;
         b.column.codes = codes;
         return Ok(b.column);
@@ -1165,17 +1160,10 @@ fn per_value_decode(
         }
         let mut code = tables.lookup_topped(g as usize, &mut w);
         if code == MISS {
-            code = match &decoders[g as usize] {
-                None => {
-                    let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
-                        unreachable!("checked above")
-                    };
-                    let code = b.unchanged_code(g as usize, t);
-                    tables.set_fixed(g as usize, code);
-                    code
-                }
-                Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
-            };
+            code = per_value_row(&mut b, rel, &decoders, g as usize, &mut w)?;
+            if decoders[g as usize].is_none() {
+                tables.set_fixed(g as usize, code);
+            }
             // The long way may have taken up to 32 bits.
             w.top_up();
         }
@@ -1185,6 +1173,36 @@ fn per_value_decode(
     per_value_end(&w, rest)?;
     b.column.codes = codes;
     Ok(b.column)
+}
+
+/// The code of a row released unchanged as symbol `g` (its text interned
+/// at the symbol's first row).
+fn per_value_unchanged(b: &mut ColumnBuilder, rel: &ReleasedColumn, g: usize) -> u32 {
+    let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
+        unreachable!("per-value rules checked: only a value is unchanged")
+    };
+    b.unchanged_code(g, t)
+}
+
+/// The code of a row released as symbol `g`, decoded on its own: the long
+/// way of the tables, and the whole of row by row.
+fn per_value_row(
+    b: &mut ColumnBuilder,
+    rel: &ReleasedColumn,
+    decoders: &[Option<(Vec<u32>, Decoder)>],
+    g: usize,
+    w: &mut BitWindow<'_>,
+) -> Result<u32, CodecError> {
+    Ok(match &decoders[g] {
+        None => per_value_unchanged(b, rel, g),
+        Some((codes, decoder)) => {
+            let s = decoder.next(w).map_err(|source| CodecError::Huffman {
+                what: "per-value codes",
+                source,
+            })?;
+            codes[s as usize]
+        }
+    })
 }
 
 /// Refuses a row whose code ran past the end of per-value mode's stream.
@@ -1223,21 +1241,9 @@ fn per_value_rows(
     start: u64,
 ) -> Result<Column, CodecError> {
     let available = rest.len() as u64 * 8;
-    let huff = |source| CodecError::Huffman {
-        what: "per-value codes",
-        source,
-    };
     let mut w = BitWindow::new(rest, start);
     for &g in &rel.rows {
-        let code = match &decoders[g as usize] {
-            None => {
-                let ReleasedSymbol::Value(t) = &rel.symbols[g as usize] else {
-                    unreachable!("checked by the caller")
-                };
-                b.unchanged_code(g as usize, t)
-            }
-            Some((codes, decoder)) => codes[decoder.next(&mut w).map_err(huff)? as usize],
-        };
+        let code = per_value_row(&mut b, rel, decoders, g as usize, &mut w)?;
         b.column.codes.push(code);
         per_value_within(&w, available)?;
     }
