@@ -228,8 +228,8 @@ impl Decoder {
     }
 
     /// Decodes `n` symbols through `multi` (see [`Decoder::multi_table`]),
-    /// the last few one at a time so that the window stops right after the
-    /// `n`-th code.
+    /// the last few (fewer than a top-up's entries can hold) one at a time
+    /// so that the window stops right after the `n`-th code.
     fn decode_multi(
         &self,
         multi: &[u64],
@@ -252,10 +252,6 @@ impl Decoder {
             for _ in 0..ENTRIES_PER_TOP_UP {
                 i += self.multi_step(multi, w, &mut dst[i..], &value);
             }
-        }
-        while i + MULTI_SYMBOLS <= n {
-            w.refill();
-            i += self.multi_step(multi, w, &mut dst[i..], &value);
         }
         for slot in &mut dst[i..] {
             *slot = value(self.step(w));
