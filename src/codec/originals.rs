@@ -661,6 +661,16 @@ impl ColumnBuilder {
         self.unchanged[g]
     }
 
+    /// [`ColumnBuilder::unchanged_code`] of `rel`'s symbol `g`, which the
+    /// section's rules checked is a value (only a value is released
+    /// unchanged).
+    fn unchanged_symbol_code(&mut self, rel: &ReleasedColumn, g: usize) -> u32 {
+        let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
+            unreachable!("the rules checked that only a value is unchanged")
+        };
+        self.unchanged_code(g, t)
+    }
+
     fn push_unchanged(&mut self, g: usize, t: &str) {
         let code = self.unchanged_code(g, t);
         self.column.codes.push(code);
@@ -840,10 +850,7 @@ fn paper_decode(
                         detail: format!("delta {delta} for a cell released unchanged (expected 0)"),
                     });
                 }
-                let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
-                    unreachable!("checked above")
-                };
-                Ok(b.unchanged_code(g, t))
+                Ok(b.unchanged_symbol_code(rel, g))
             }
             RULE_INTERVAL => {
                 let x = starts[g]
@@ -1125,7 +1132,7 @@ fn per_value_decode(
     if decoders.iter().all(Option::is_none) {
         // Every symbol released unchanged: no bits, a row's code is its
         // symbol's.
-        let codes = codes_by_symbol(&rel.rows, m, |g| Ok(per_value_unchanged(&mut b, rel, g)))?;
+        let codes = codes_by_symbol(&rel.rows, m, |g| Ok(b.unchanged_symbol_code(rel, g)))?;
         per_value_end(&BitWindow::new(rest, start), rest)?;
         b.column.codes = codes;
         return Ok(b.column);
@@ -1175,15 +1182,6 @@ fn per_value_decode(
     Ok(b.column)
 }
 
-/// The code of a row released unchanged as symbol `g` (its text interned
-/// at the symbol's first row).
-fn per_value_unchanged(b: &mut ColumnBuilder, rel: &ReleasedColumn, g: usize) -> u32 {
-    let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
-        unreachable!("per-value rules checked: only a value is unchanged")
-    };
-    b.unchanged_code(g, t)
-}
-
 /// The code of a row released as symbol `g`, decoded on its own: the long
 /// way of the tables, and the whole of row by row.
 fn per_value_row(
@@ -1194,7 +1192,7 @@ fn per_value_row(
     w: &mut BitWindow<'_>,
 ) -> Result<u32, CodecError> {
     Ok(match &decoders[g] {
-        None => per_value_unchanged(b, rel, g),
+        None => b.unchanged_symbol_code(rel, g),
         Some((codes, decoder)) => {
             let s = decoder.next(w).map_err(|source| CodecError::Huffman {
                 what: "per-value codes",
