@@ -353,8 +353,6 @@ fn ranked(counts: &[(u32, u64)]) -> Vec<u32> {
 /// (spawning costs more than it saves).
 const PARALLEL_CELLS: usize = 1 << 16;
 
-/// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
-/// else the machine's parallelism, at most one per QI.
 /// The machine's cores, asked once: `available_parallelism` reads the
 /// cgroup quota files each time (about 40 us, more than a section of Adult
 /// takes to decode).
@@ -363,6 +361,8 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
+/// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
+/// else the machine's cores, at most one per QI.
 fn section_threads(released: &[ReleasedColumn]) -> usize {
     let cells = released.len() * released.first().map_or(0, |r| r.rows.len());
     if cells >= PARALLEL_CELLS {

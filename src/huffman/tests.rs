@@ -192,7 +192,9 @@ proptest! {
 }
 
 /// The decoder's contract, one table step per symbol (`Decoder::next`):
-/// the reference of the multi-symbol path of `Decoder::decode`.
+/// the reference of the multi-symbol path of `Decoder::decode`. The checks
+/// before decoding are stated here again on purpose, not shared with the
+/// decoder: shared, a rule dropped or changed there would change here too.
 fn one_by_one(
     code: &HuffmanCode,
     bytes: &[u8],
