@@ -30,7 +30,7 @@
 use std::ops::Range;
 
 use crate::cell::Cell;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
@@ -52,7 +52,7 @@ pub(crate) struct Axis {
 }
 
 impl Axis {
-    fn new(data: &Dataset, q: usize) -> Axis {
+    pub fn new(data: &Dataset, q: usize) -> Axis {
         let qi = &data.qis[q];
         if qi.value_type.is_numeric() {
             let mut order: Vec<u32> = (0..qi.numbers.len() as u32).collect();
@@ -136,7 +136,7 @@ pub(crate) struct Admission<'a> {
 }
 
 impl<'a> Admission<'a> {
-    fn new(data: &'a Dataset, model: &PrivacyModel) -> Self {
+    pub fn new(data: &'a Dataset, model: &PrivacyModel) -> Self {
         let sensitive = model.l_diversity.map(|(col, l)| {
             let c = &data.table.columns[col];
             (&c.codes[..], l)
@@ -283,47 +283,16 @@ impl<'a> Frame<'a> {
         })
     }
 
-    /// The lowest common ancestor of the values of `rows` on QI `q` (which
-    /// has a hierarchy), as a canonical cell.
-    fn common_ancestor(&self, q: usize, rows: &[u32]) -> Cell {
-        let qi = &self.data.qis[q];
-        let h = qi.hierarchy.as_ref().expect("caller checked the hierarchy");
-        let codes = self.data.qi_codes(q);
-        let first_code = codes[rows[0] as usize];
-        let first = qi.leaf_of[first_code as usize];
-        let mut level = 0;
-        let mut node = first;
-        for &r in rows {
-            let leaf = qi.leaf_of[codes[r as usize] as usize];
-            while h.node_of(level, leaf) != node {
-                level += 1;
-                node = h.node_of(level, first);
-            }
-        }
-        Cell::at_level(qi, level, first_code)
-    }
-
-    /// The released cell of QI `q` for the partition `rows`: an interval for
-    /// numbers, the lowest common ancestor for categories.
+    /// The released cell of QI `q` for the partition `rows`.
     pub fn cell(&self, q: usize, rows: &[u32]) -> Cell {
-        let axis = &self.axes[q];
-        if axis.numeric {
-            let (lo, hi) = self.rank_range(q, rows);
-            if lo == hi {
-                return Cell::Value(axis.code_at[lo as usize]);
-            }
-            if hi < axis.missing_from {
-                return Cell::interval(axis.code_at[lo as usize], axis.code_at[hi as usize]);
-            }
-            // A missing token beside another value: no interval shows it.
-            if self.data.qis[q].hierarchy.is_some() {
-                self.common_ancestor(q, rows)
-            } else {
-                Cell::Suppressed
-            }
-        } else {
-            self.common_ancestor(q, rows)
-        }
+        let codes = self.data.qi_codes(q);
+        class_cell(
+            self.data,
+            &self.axes[q],
+            q,
+            self.rank_range(q, rows),
+            rows.iter().map(|&r| codes[r as usize]),
+        )
     }
 
     /// The release of the partitions `parts` of `rows`: generalized cells for
@@ -349,6 +318,54 @@ impl<'a> Frame<'a> {
             .collect();
         Release { cells }
     }
+}
+
+/// The released cell of QI `q` (ordered by `axis`) for a class whose ranks
+/// on `q` span `lo..=hi` and whose rows hold the dictionary codes `codes`:
+/// an interval for numbers, the lowest common ancestor for categories. Any
+/// order of `codes` gives the same cell.
+pub(crate) fn class_cell(
+    data: &Dataset,
+    axis: &Axis,
+    q: usize,
+    (lo, hi): (u32, u32),
+    codes: impl Iterator<Item = u32>,
+) -> Cell {
+    let qi = &data.qis[q];
+    if axis.numeric {
+        if lo == hi {
+            return Cell::Value(axis.code_at[lo as usize]);
+        }
+        if hi < axis.missing_from {
+            return Cell::interval(axis.code_at[lo as usize], axis.code_at[hi as usize]);
+        }
+        // A missing token beside another value: no interval shows it.
+        if qi.hierarchy.is_some() {
+            common_ancestor(qi, codes)
+        } else {
+            Cell::Suppressed
+        }
+    } else {
+        common_ancestor(qi, codes)
+    }
+}
+
+/// The lowest common ancestor of the values `codes` (at least one) of `qi`,
+/// which has a hierarchy, as a canonical cell.
+fn common_ancestor(qi: &QuasiIdentifier, mut codes: impl Iterator<Item = u32>) -> Cell {
+    let h = qi.hierarchy.as_ref().expect("caller checked the hierarchy");
+    let first_code = codes.next().expect("a class has rows");
+    let first = qi.leaf_of[first_code as usize];
+    let mut level = 0;
+    let mut node = first;
+    for code in codes {
+        let leaf = qi.leaf_of[code as usize];
+        while h.node_of(level, leaf) != node {
+            level += 1;
+            node = h.node_of(level, first);
+        }
+    }
+    Cell::at_level(qi, level, first_code)
 }
 
 /// Reorders `slice` so the elements satisfying `pred` come first; returns
