@@ -29,6 +29,8 @@ use super::range::{
     Block, Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width,
 };
 use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
+
+mod per_value_rans;
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
@@ -49,13 +51,22 @@ pub enum DiffMode {
     /// released value covers, range-coded under adaptive models conditioned
     /// on the released value and the originals of up to two earlier QIs of
     /// the same row (id 2).
-    #[default]
     Context,
+    /// Per-value mode's alphabets with a static frequency table per
+    /// released value and the rows coded with rANS (id 3): within a table
+    /// of the order-0 entropy, decoded a lookup a row.
+    #[default]
+    PerValueRans,
 }
 
 impl DiffMode {
-    pub const ALL: &'static [DiffMode] = &[DiffMode::Paper, DiffMode::PerValue, DiffMode::Context];
-    const KNOWN: &'static str = "0 paper, 1 per-value, 2 context";
+    pub const ALL: &'static [DiffMode] = &[
+        DiffMode::Paper,
+        DiffMode::PerValue,
+        DiffMode::Context,
+        DiffMode::PerValueRans,
+    ];
+    const KNOWN: &'static str = "0 paper, 1 per-value, 2 context, 3 per-value-rans";
 
     /// The id stored in the blob.
     pub fn id(self) -> u8 {
@@ -63,6 +74,7 @@ impl DiffMode {
             DiffMode::Paper => 0,
             DiffMode::PerValue => 1,
             DiffMode::Context => 2,
+            DiffMode::PerValueRans => 3,
         }
     }
 
@@ -83,6 +95,7 @@ impl DiffMode {
             DiffMode::Paper => "paper",
             DiffMode::PerValue => "per-value",
             DiffMode::Context => "context",
+            DiffMode::PerValueRans => "per-value-rans",
         }
     }
 }
@@ -419,12 +432,18 @@ pub fn encode_originals(
         .map(|(qi, section)| ValueTable::build(qi, section))
         .collect();
     let logs = parents::SharedLogs::new(released.first().map_or(0, |r| r.rows.len()));
+    let uncodable = std::sync::atomic::AtomicBool::new(false);
     let encode = |q: usize, section: &mut Vec<u8>| {
         let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
         match mode {
             DiffMode::Paper => paper_encode(qi, rel, values, section),
             DiffMode::PerValue => per_value_encode(qi, rel, values, section),
             DiffMode::Context => context_encode(qi, rel, values, &tables[..q], &logs, section),
+            DiffMode::PerValueRans => {
+                if !per_value_rans::encode(qi, rel, values, section) {
+                    uncodable.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
         }
     };
     let threads = section_threads(released);
@@ -455,6 +474,11 @@ pub fn encode_originals(
                 });
             }
         });
+    }
+    if uncodable.into_inner() {
+        // A released value covers more originals than per-value-rans
+        // tables hold: per-value mode's Huffman codes have no such limit.
+        return encode_originals(DiffMode::PerValue, qis, released);
     }
     let mut column_bytes = Vec::with_capacity(qis.len());
     for (qi, section) in qis.iter().zip(&sections) {
@@ -543,6 +567,7 @@ pub(super) fn decode_originals_with(
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
+            DiffMode::PerValueRans => per_value_rans::decode(qi, rel, texts, leaves, &mut s)?,
         };
         s.finish("QI section")?;
         Ok(column)
@@ -1012,41 +1037,61 @@ fn candidates(
     }
 }
 
+/// The rule of each released symbol in the modes that code a value among
+/// those its symbol covers (per-value, context and per-value-rans): rule 0
+/// when every row of the symbol holds its text (`None`: nothing coded),
+/// else rule 2 and the symbol's cover, or rule 3 and all of `V` when some
+/// row's value lies outside the cover (a release that does not cover its
+/// originals).
+fn coded_alphabets(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    counts: &[Vec<(u32, u64)>],
+) -> (Vec<u8>, Vec<Option<Vec<u32>>>) {
+    rel.symbols
+        .iter()
+        .enumerate()
+        .map(|(g, symbol)| {
+            let unchanged = match symbol {
+                ReleasedSymbol::Value(t) => counts[g]
+                    .iter()
+                    .all(|&(x, _)| values.texts[x as usize] == *t),
+                _ => false,
+            };
+            if unchanged {
+                return (RULE_UNCHANGED, None);
+            }
+            let cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
+            if counts[g]
+                .iter()
+                .all(|(x, _)| cands.binary_search(x).is_ok())
+            {
+                (RULE_COVERED, Some(cands))
+            } else {
+                (RULE_ANY, Some((0..values.texts.len() as u32).collect()))
+            }
+        })
+        .unzip()
+}
+
 fn per_value_encode(
     qi: &QiOriginal<'_>,
     rel: &ReleasedColumn,
     values: &ValueTable,
     out: &mut Vec<u8>,
 ) {
-    let leaves = values.leaves;
     let counts = value_counts(rel, values);
+    let (rules, alphabets) = coded_alphabets(qi, rel, values, &counts);
+    out.extend_from_slice(&rules);
     let mut codes: Vec<Option<(HuffmanCode, FxHashMap<u32, u32>)>> =
         Vec::with_capacity(rel.symbols.len());
     let mut w = huffman::writer();
-    for (g, symbol) in rel.symbols.iter().enumerate() {
-        let unchanged = match symbol {
-            ReleasedSymbol::Value(t) => counts[g]
-                .iter()
-                .all(|&(x, _)| values.texts[x as usize] == *t),
-            _ => false,
-        };
-        if unchanged {
-            out.push(RULE_UNCHANGED);
+    for (g, cands) in alphabets.into_iter().enumerate() {
+        let Some(cands) = cands else {
             codes.push(None);
             continue;
-        }
-        let mut cands = candidates(symbol, qi.hierarchy, leaves, &values.texts);
-        if counts[g]
-            .iter()
-            .all(|(x, _)| cands.binary_search(x).is_ok())
-        {
-            out.push(RULE_COVERED);
-        } else {
-            // A value outside its symbol's cover (a release that does not
-            // cover its original): code over the whole value table.
-            cands = (0..values.texts.len() as u32).collect();
-            out.push(RULE_ANY);
-        }
+        };
         let freqs: Vec<u64> = cands
             .iter()
             .map(|x| {
@@ -1255,6 +1300,7 @@ fn per_value_rows(
 /// Per released symbol: `None` for unchanged, else its alphabet (cover or
 /// all of `V`) and rule byte.
 fn symbol_alphabets(
+    what: &'static str,
     symbols: &[ReleasedSymbol],
     rules: &[u8],
     hierarchy: Option<&Hierarchy>,
@@ -1271,7 +1317,7 @@ fn symbol_alphabets(
                     Ok(None)
                 } else {
                     Err(CodecError::Invalid {
-                        what: "context rule",
+                        what,
                         detail: format!("released symbol {g} is generalized but marked unchanged"),
                     })
                 }
@@ -1279,7 +1325,7 @@ fn symbol_alphabets(
             RULE_COVERED => Ok(Some(candidates(symbol, hierarchy, leaves, texts))),
             RULE_ANY => Ok(Some((0..texts.len() as u32).collect())),
             id => Err(CodecError::UnknownLayout {
-                what: "context rule",
+                what,
                 id,
                 known: "0 unchanged, 2 covered values, 3 any value",
             }),
@@ -1377,33 +1423,16 @@ fn context_encode(
     out: &mut Vec<u8>,
 ) {
     let counts = value_counts(rel, values);
-    let mut rules = Vec::with_capacity(rel.symbols.len());
+    let (rules, alphabets) = coded_alphabets(qi, rel, values, &counts);
     // Per symbol: each value's position in its alphabet (dense over `V`).
     let mut positions: Vec<Option<Vec<u32>>> = Vec::with_capacity(rel.symbols.len());
     let mut sizes = Vec::with_capacity(rel.symbols.len());
-    for (g, symbol) in rel.symbols.iter().enumerate() {
-        let unchanged = match symbol {
-            ReleasedSymbol::Value(t) => counts[g]
-                .iter()
-                .all(|&(x, _)| values.texts[x as usize] == *t),
-            _ => false,
-        };
-        if unchanged {
-            rules.push(RULE_UNCHANGED);
+    for cands in alphabets {
+        let Some(cands) = cands else {
             positions.push(None);
             sizes.push(0);
             continue;
-        }
-        let mut cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
-        if counts[g]
-            .iter()
-            .all(|(x, _)| cands.binary_search(x).is_ok())
-        {
-            rules.push(RULE_COVERED);
-        } else {
-            cands = (0..values.texts.len() as u32).collect();
-            rules.push(RULE_ANY);
-        }
+        };
         let mut index = vec![u32::MAX; values.texts.len()];
         for (i, &x) in cands.iter().enumerate() {
             index[x as usize] = i as u32;
@@ -1481,7 +1510,14 @@ fn context_decode(
         .collect();
     let keys = ContextKeys::new(rel.symbols.len(), parents);
     let rules = s.take(rel.symbols.len() as u64, "context rules")?;
-    let alphabets = symbol_alphabets(&rel.symbols, rules, qi.hierarchy, leaves, &texts)?;
+    let alphabets = symbol_alphabets(
+        "context rule",
+        &rel.symbols,
+        rules,
+        qi.hierarchy,
+        leaves,
+        &texts,
+    )?;
     let widths: Vec<u32> = alphabets
         .iter()
         .map(|a| a.as_ref().map_or(0, |c| width(c.len() as u32)))

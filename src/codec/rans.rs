@@ -31,7 +31,7 @@ pub enum FrequencyTable {
 }
 
 /// States lie in `LOW..LOW << 16` between symbols.
-const LOW: u32 = 1 << 16;
+pub(super) const LOW: u32 = 1 << 16;
 /// The largest scale: frequencies sum to at most `2^MAX_SCALE`, so that a
 /// state step stays within 32 bits with 16-bit renormalization.
 pub const MAX_SCALE: u8 = 15;
@@ -52,7 +52,7 @@ fn scale_for(alphabet: usize) -> Option<u8> {
 /// Frequencies summing to `2^scale`, each at least 1, proportional to
 /// `counts` (each at least 1) up to rounding: the floors, then the deficit
 /// to the largest remainders, or the excess taken from the largest.
-fn quantize(counts: &[u64], scale: u8) -> Vec<u32> {
+pub(super) fn quantize(counts: &[u64], scale: u8) -> Vec<u32> {
     let total: u64 = counts.iter().sum();
     let target = 1u64 << scale;
     let mut freqs: Vec<u64> = counts

@@ -1,0 +1,356 @@
+//! Mode 3, `per-value-rans` (`spec/CODING.md` 6.5), karc's default: per
+//! released value, the same alphabet as per-value mode (nothing for a value
+//! released unchanged), but a static frequency table instead of a Huffman
+//! code, and the rows coded with rANS (two interleaved states).
+//!
+//! A Huffman code spends at least one bit on a value: sex, race or
+//! salary-class under `*` carry less. rANS codes each value at its
+//! quantized frequency, so a section comes within its table of the order-0
+//! entropy H(x | g), and decoding stays one table lookup per row: the
+//! speed of per-value mode at about context mode's size (`spec/CODING.md`
+//! 6.5 gives Adult's figures).
+
+use super::{
+    ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ValueTable, coded_alphabets,
+    symbol_alphabets, value_counts,
+};
+use crate::codec::CodecError;
+use crate::codec::bytes::{ByteReader, put_coded};
+use crate::codec::rans::{LOW, quantize};
+use crate::huffman;
+use crate::table::Column;
+use bitstream_io::{BitRead, BitWrite};
+
+/// The largest scale: frequencies sum to `2^scale`, and a state step stays
+/// within 32 bits with 16-bit renormalization up to `2^16`.
+const MAX_SCALE: u32 = 16;
+/// The largest scale the encoder prefers: a released value's decoding
+/// table of `2^12` slots (8 bytes each) stays in cache.
+const PREFERRED_SCALE: u32 = 12;
+/// Width symbols: 0 for a frequency 0, else `1 + floor(log2 f)`.
+const WIDTHS: usize = MAX_SCALE as usize + 2;
+const SCALES: usize = MAX_SCALE as usize + 1;
+
+/// `ceil(log2 n)`, 0 for `n <= 1`.
+fn ceil_log2(n: u64) -> u32 {
+    if n <= 1 {
+        0
+    } else {
+        u64::BITS - (n - 1).leading_zeros()
+    }
+}
+
+/// A coded value's frequency table: its scale and a frequency per position
+/// of its alphabet (0 for values none of its rows hold).
+struct Table {
+    scale: u32,
+    freqs: Vec<u32>,
+}
+
+impl Table {
+    /// The table for counts `present` (position, rows) of a value released
+    /// in `rows` rows over an alphabet of `size`: the scale, between the
+    /// fewest bits that give every present position a slot and
+    /// `ceil(log2 rows)`, that minimizes the estimated section bits (rows
+    /// coded at their quantized frequencies, plus each frequency's low bits
+    /// and about two bits for its width symbol).
+    fn choose(present: &[(usize, u64)], size: usize, rows: u64) -> Table {
+        let mut freqs = vec![0u32; size];
+        if present.len() <= 1 {
+            // One value (or none, for a value no row uses): no bits a row.
+            if let Some(&(p, _)) = present.first().or(Some(&(0, 0))).filter(|_| size > 0) {
+                freqs[p] = 1;
+            }
+            return Table { scale: 0, freqs };
+        }
+        let counts: Vec<u64> = present.iter().map(|&(_, n)| n).collect();
+        let lowest = ceil_log2(present.len() as u64);
+        let highest = lowest.max(ceil_log2(rows).min(PREFERRED_SCALE));
+        let bits = |scale: u32, q: &[u32]| -> f64 {
+            let data: f64 = counts
+                .iter()
+                .zip(q)
+                .map(|(&n, &f)| n as f64 * (f64::from(scale) - f64::from(f).log2()))
+                .sum();
+            let table: u32 = q.iter().map(|&f| f.ilog2() + 2).sum();
+            data + f64::from(table)
+        };
+        let (scale, q) = (lowest..=highest)
+            .map(|s| (s, quantize(&counts, s as u8)))
+            .min_by(|a, b| bits(a.0, &a.1).total_cmp(&bits(b.0, &b.1)))
+            .expect("at least one scale");
+        for (&(p, _), f) in present.iter().zip(q) {
+            freqs[p] = f;
+        }
+        Table { scale, freqs }
+    }
+}
+
+/// Appends the section's rows; `false` (and a partial section) when a
+/// released value's rows hold more than `2^MAX_SCALE` distinct originals,
+/// which no table of this mode can give a slot each.
+pub(super) fn encode(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    out: &mut Vec<u8>,
+) -> bool {
+    let counts = value_counts(rel, values);
+    if counts.iter().any(|c| c.len() > 1 << MAX_SCALE) {
+        return false;
+    }
+    let (rules, alphabets) = coded_alphabets(qi, rel, values, &counts);
+    out.extend_from_slice(&rules);
+    // Per symbol: each value's position in its alphabet (dense over `V`),
+    // and the table.
+    let mut coded: Vec<Option<(Vec<u32>, Table, Vec<u32>)>> = Vec::with_capacity(rules.len());
+    for (g, cands) in alphabets.into_iter().enumerate() {
+        let Some(cands) = cands else {
+            coded.push(None);
+            continue;
+        };
+        let mut position = vec![u32::MAX; values.texts.len()];
+        for (i, &x) in cands.iter().enumerate() {
+            position[x as usize] = i as u32;
+        }
+        let present: Vec<(usize, u64)> = counts[g]
+            .iter()
+            .map(|&(x, n)| (position[x as usize] as usize, n))
+            .collect();
+        let rows = present.iter().map(|&(_, n)| n).sum();
+        let table = Table::choose(&present, cands.len(), rows);
+        let mut cum = Vec::with_capacity(table.freqs.len());
+        let mut acc = 0;
+        for &f in &table.freqs {
+            cum.push(acc);
+            acc += f;
+        }
+        coded.push(Some((position, table, cum)));
+    }
+    let tables: Vec<&Table> = coded.iter().flatten().map(|(_, t, _)| t).collect();
+    let scales: Vec<u32> = tables.iter().map(|t| t.scale).collect();
+    put_coded(out, SCALES, &scales);
+    let widths: Vec<u32> = tables
+        .iter()
+        .flat_map(|t| {
+            t.freqs
+                .iter()
+                .map(|&f| if f == 0 { 0 } else { f.ilog2() + 1 })
+        })
+        .collect();
+    put_coded(out, WIDTHS, &widths);
+    let mut w = huffman::writer();
+    for &f in tables.iter().flat_map(|t| &t.freqs) {
+        if f > 1 {
+            w.write_var::<u32>(f.ilog2(), f & ((1 << f.ilog2()) - 1))
+                .expect("writing to memory");
+        }
+    }
+    w.byte_align().expect("writing to memory");
+    out.extend_from_slice(&w.into_writer());
+
+    // rANS codes last to first; row `i` takes state `i mod 2`.
+    let mut states = [LOW; 2];
+    let mut words: Vec<u16> = Vec::new();
+    for (i, (&g, &x)) in rel.rows.iter().zip(&values.rows).enumerate().rev() {
+        let Some((position, table, cum)) = &coded[g as usize] else {
+            continue;
+        };
+        let p = position[x as usize] as usize;
+        let (f, c, scale) = (table.freqs[p], cum[p], table.scale);
+        let x = &mut states[i & 1];
+        let limit = u64::from(f) << (32 - scale);
+        while u64::from(*x) >= limit {
+            words.push(*x as u16);
+            *x >>= 16;
+        }
+        *x = ((*x / f) << scale) + (*x % f) + c;
+    }
+    for x in states {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    for &word in words.iter().rev() {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    true
+}
+
+/// One slot of a released value's decoding table: the column code of the
+/// value it stands for, and what the state step needs.
+#[derive(Clone, Copy)]
+struct Slot {
+    code: u32,
+    /// The value's frequency less one (a frequency is 1 to `2^16`).
+    freq_less_one: u16,
+    /// The slot's offset from the value's first slot.
+    offset: u16,
+}
+
+/// Where a released value's slots start in the shared table, and its scale.
+#[derive(Clone, Copy)]
+struct Head {
+    base: u32,
+    scale: u32,
+}
+
+fn invalid(detail: String) -> CodecError {
+    CodecError::Invalid {
+        what: "per-value-rans section",
+        detail,
+    }
+}
+
+pub(super) fn decode(
+    qi: &QiSchema<'_>,
+    rel: &ReleasedColumn,
+    texts: Vec<String>,
+    leaves: bool,
+    s: &mut ByteReader<'_>,
+) -> Result<Column, CodecError> {
+    let m = rel.symbols.len();
+    let rules = s.take(m as u64, "per-value-rans rules")?;
+    let alphabets = symbol_alphabets(
+        "per-value-rans rule",
+        &rel.symbols,
+        rules,
+        qi.hierarchy,
+        leaves,
+        &texts,
+    )?;
+    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
+    let coded = alphabets.iter().flatten().count();
+    let scales = s.coded("per-value-rans scales", SCALES, coded)?;
+    let sizes: usize = alphabets.iter().flatten().map(Vec::len).sum();
+    let widths = s.coded("per-value-rans frequency widths", WIDTHS, sizes)?;
+    let low_bits: u64 = widths.iter().map(|&w| u64::from(w.saturating_sub(1))).sum();
+    let mut low = huffman::reader(s.take(low_bits.div_ceil(8), "per-value-rans frequency bits")?);
+    // The slots of all released values: at most two per row (a scale is
+    // at most `ceil(log2 rows)` of its value's rows) and one per value.
+    let limit = 2 * rel.rows.len() as u64 + m as u64;
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut heads = Vec::with_capacity(m);
+    let (mut scales, mut widths) = (scales.into_iter(), widths.into_iter());
+    let mut empty = Vec::new();
+    for (g, alphabet) in alphabets.iter().enumerate() {
+        let base = slots.len() as u32;
+        let Some(alphabet) = alphabet else {
+            let code = b.unchanged_symbol_code(rel, g);
+            slots.push(Slot {
+                code,
+                freq_less_one: 0,
+                offset: 0,
+            });
+            heads.push(Head { base, scale: 0 });
+            continue;
+        };
+        let scale = scales.next().expect("one scale per coded value");
+        let total = 1u64 << scale;
+        if slots.len() as u64 + total > limit {
+            return Err(invalid(format!(
+                "released value {g}: {total} slots exceed the {limit} of {} rows and {m} values",
+                rel.rows.len()
+            )));
+        }
+        let mut sum = 0u64;
+        for &x in alphabet {
+            let width = widths.next().expect("one width per position");
+            if width == 0 {
+                continue;
+            }
+            let f = 1u64 << (width - 1)
+                | if width > 1 {
+                    u64::from(
+                        low.read_var::<u32>(width - 1)
+                            .expect("the field holds every width's bits"),
+                    )
+                } else {
+                    0
+                };
+            if sum + f > total {
+                return Err(invalid(format!(
+                    "released value {g}: frequencies above its scale's {total}"
+                )));
+            }
+            let code = b.codes_of_values[x as usize];
+            slots.extend((0..f).map(|o| Slot {
+                code,
+                freq_less_one: (f - 1) as u16,
+                offset: o as u16,
+            }));
+            sum += f;
+        }
+        if alphabet.is_empty() {
+            // No value to stand for: no row may be released as it.
+            empty.push(g as u32);
+            slots.push(Slot {
+                code: u32::MAX,
+                freq_less_one: 0,
+                offset: 0,
+            });
+        } else if sum != total {
+            return Err(invalid(format!(
+                "released value {g}: frequencies sum to {sum}, expected {total}"
+            )));
+        }
+        heads.push(Head { base, scale });
+    }
+    if let Some(g) = rel.rows.iter().find(|&&g| empty.contains(&g)) {
+        return Err(invalid(format!("released value {g} covers no value")));
+    }
+    let state = |s: &mut ByteReader<'_>| -> Result<u32, CodecError> {
+        let bytes = s.take(4, "per-value-rans state")?;
+        Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+    };
+    let (mut x0, mut x1) = (state(s)?, state(s)?);
+    if let Some(x) = [x0, x1].into_iter().find(|&x| x < LOW) {
+        return Err(invalid(format!("initial state {x} below {LOW}")));
+    }
+    let words = s.rest();
+    if words.len() % 2 != 0 {
+        return Err(invalid("an odd number of stream bytes".to_owned()));
+    }
+    // One state step: a lookup, a multiply, and a 16-bit read without a
+    // branch on whether it happens. A read past the end takes 0 and shows
+    // as `pos` beyond it. Rows released unchanged (scale 0, one slot of
+    // frequency 1) leave the state as it is.
+    let mut pos = 0usize;
+    let mut step = |x: &mut u32, g: u32| -> u32 {
+        let head = heads[g as usize];
+        let slot = slots[head.base as usize + (*x & ((1 << head.scale) - 1)) as usize];
+        let y = (u32::from(slot.freq_less_one) + 1) * (*x >> head.scale) + u32::from(slot.offset);
+        let word = words
+            .get(pos..pos + 2)
+            .map_or(0, |w| u32::from(u16::from_le_bytes([w[0], w[1]])));
+        let read = y < LOW;
+        *x = if read { y << 16 | word } else { y };
+        pos += 2 * usize::from(read);
+        slot.code
+    };
+    let mut codes = vec![0u32; rel.rows.len()];
+    let mut pairs = codes.chunks_exact_mut(2).zip(rel.rows.chunks_exact(2));
+    for (out, g) in &mut pairs {
+        out[0] = step(&mut x0, g[0]);
+        out[1] = step(&mut x1, g[1]);
+    }
+    if let (Some(out), Some(&g)) = (
+        codes.chunks_exact_mut(2).into_remainder().first_mut(),
+        rel.rows.chunks_exact(2).remainder().first(),
+    ) {
+        *out = step(&mut x0, g);
+    }
+    if pos > words.len() {
+        return Err(invalid(format!(
+            "the stream ends before its {} rows do ({} bytes)",
+            rel.rows.len(),
+            words.len()
+        )));
+    }
+    if [x0, x1] != [LOW; 2] || pos != words.len() {
+        return Err(invalid(format!(
+            "the stream does not end where its rows do ({pos} of {} bytes read, final states {x0}, {x1})",
+            words.len()
+        )));
+    }
+    b.column.codes = codes;
+    Ok(b.column)
+}
