@@ -54,6 +54,10 @@ fn json_rows_are_complete_and_consistent() {
         .map(|r| r["mode"].as_str().unwrap().to_owned())
         .collect::<std::collections::BTreeSet<_>>();
     assert!(modes.len() >= 2, "every mode by default: {modes:?}");
+    assert!(
+        modes.contains(karc::codec::DiffMode::default().name()),
+        "{modes:?}"
+    );
     assert_eq!(rows.len(), 2 * 2 * modes.len());
     let original = std::fs::metadata(&input).unwrap().len();
     for r in &rows {
@@ -94,7 +98,10 @@ fn json_rows_are_complete_and_consistent() {
     }
     // Issue 5's targets for the default mode: at least 60 % below zip on
     // the original and 55 % on the release, and below the paper's mode.
-    for r in rows.iter().filter(|r| r["mode"] == "context") {
+    for r in rows
+        .iter()
+        .filter(|r| r["mode"] == karc::codec::DiffMode::default().name())
+    {
         let f = |key: &str| r[key].as_f64().unwrap();
         assert!(f("reduction_original_vs_zip") >= 0.60, "{r}");
         assert!(f("reduction_release_vs_zip") >= 0.55, "{r}");

@@ -198,8 +198,9 @@ pub struct KeyArgs {
 pub struct PackArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// Difference coding of the private part: per-value (default; Huffman codes, restores about as fast as unzip),
-    /// context (the smallest private part, restores about 3x slower), or paper (paper 004, for reproduction).
+    /// Difference coding of the private part: per-value-rans (default: small, and restores about as fast as
+    /// unzip), context (smallest, restores about 3x slower), per-value (Huffman codes), or paper (paper 004,
+    /// for reproduction).
     #[arg(long)]
     pub mode: Option<String>,
     /// Anonymize as a stream (--algorithm fads or castle) and pack row group by row group, in memory
