@@ -1,14 +1,14 @@
 //! Mode 3, `per-value-rans` (`spec/CODING.md` 6.5), karc's default: per
 //! released value, the same alphabet as per-value mode (nothing for a value
 //! released unchanged), but a static frequency table instead of a Huffman
-//! code, and the rows coded with rANS (two interleaved states).
+//! code, and the rows coded with rANS (four interleaved states).
 //!
 //! A Huffman code spends at least one bit on a value: sex, race or
 //! salary-class under `*` carry less. rANS codes each value at its
 //! quantized frequency, so a section comes within its table of the order-0
-//! entropy H(x | g), and decoding stays one table lookup per row: the
-//! speed of per-value mode at about context mode's size (`spec/CODING.md`
-//! 6.5 gives Adult's figures).
+//! entropy H(x | g), and decoding stays one table lookup per coded row:
+//! near context mode's size at a fraction of its decoding time
+//! (`spec/CODING.md` 6.5 gives Adult's figures).
 
 use super::{
     ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ValueTable, coded_alphabets,
@@ -21,6 +21,9 @@ use crate::huffman;
 use crate::table::Column;
 use bitstream_io::{BitRead, BitWrite};
 
+/// Interleaved rANS states: row `r` takes state `r mod 4`, so four rows'
+/// steps, each waiting on a lookup and a multiply, overlap.
+const STATES: usize = 4;
 /// The largest scale: frequencies sum to `2^scale`, and a state step stays
 /// within 32 bits with 16-bit renormalization up to `2^16`.
 const MAX_SCALE: u32 = 16;
@@ -149,16 +152,22 @@ pub(super) fn encode(
     w.byte_align().expect("writing to memory");
     out.extend_from_slice(&w.into_writer());
 
-    // rANS codes last to first; row `i` takes state `i mod 2`.
-    let mut states = [LOW; 2];
+    // rANS codes last to first; the `k`-th coded row (rows released
+    // unchanged are not) takes state `k mod STATES`.
+    let coded_rows: Vec<(u32, u32)> = rel
+        .rows
+        .iter()
+        .zip(&values.rows)
+        .filter(|&(&g, _)| coded[g as usize].is_some())
+        .map(|(&g, &x)| (g, x))
+        .collect();
+    let mut states = [LOW; STATES];
     let mut words: Vec<u16> = Vec::new();
-    for (i, (&g, &x)) in rel.rows.iter().zip(&values.rows).enumerate().rev() {
-        let Some((position, table, cum)) = &coded[g as usize] else {
-            continue;
-        };
+    for (k, &(g, x)) in coded_rows.iter().enumerate().rev() {
+        let (position, table, cum) = coded[g as usize].as_ref().expect("a coded row");
         let p = position[x as usize] as usize;
         let (f, c, scale) = (table.freqs[p], cum[p], table.scale);
-        let x = &mut states[i & 1];
+        let x = &mut states[k % STATES];
         let limit = u64::from(f) << (32 - scale);
         while u64::from(*x) >= limit {
             words.push(*x as u16);
@@ -186,11 +195,78 @@ struct Slot {
     offset: u16,
 }
 
+/// The code of a row not decoded yet.
+const MISS: u32 = u32::MAX;
+
 /// Where a released value's slots start in the shared table, and its scale.
 #[derive(Clone, Copy)]
 struct Head {
     base: u32,
     scale: u32,
+    /// `2^scale - 1`.
+    mask: u32,
+}
+
+/// The decoding tables, the stream's words (with one zero word after
+/// them) and the states.
+struct Rows<'a> {
+    heads: &'a [Head],
+    slots: &'a [Slot],
+    words: Vec<u16>,
+    /// Words read so far; beyond the stream's when it ran out.
+    read: usize,
+    states: [u32; STATES],
+}
+
+impl Rows<'_> {
+    /// Decodes the `n` coded rows `row_of(0..n)` into `codes`, four at a
+    /// time on the four states. A state step is a lookup, a multiply, and a
+    /// 16-bit read without a branch on whether it happens (about every
+    /// other coded row: a branch would be mispredicted); a read past the
+    /// end takes the zero word and shows as `read` beyond the stream. A
+    /// value whose rows hold one original (scale 0, one slot of frequency
+    /// 1) leaves the state as it is.
+    #[inline(always)]
+    fn decode(
+        &mut self,
+        codes: &mut [u32],
+        symbols: &[u32],
+        n: usize,
+        row_of: impl Fn(usize) -> usize,
+    ) {
+        let (heads, slots, words) = (self.heads, self.slots, &self.words[..]);
+        let last = words.len() - 1;
+        let mut read = self.read;
+        macro_rules! step {
+            ($x:expr, $g:expr) => {{
+                let head = heads[$g as usize];
+                let slot = slots[head.base as usize + ($x & head.mask) as usize];
+                let y = (u32::from(slot.freq_less_one) + 1) * ($x >> head.scale)
+                    + u32::from(slot.offset);
+                let word = u32::from(words[read.min(last)]);
+                let refill = y < LOW;
+                $x = if refill { y << 16 | word } else { y };
+                read += usize::from(refill);
+                slot.code
+            }};
+        }
+        let [mut x0, mut x1, mut x2, mut x3] = self.states;
+        let quads = n - n % STATES;
+        for j in (0..quads).step_by(STATES) {
+            let r = [row_of(j), row_of(j + 1), row_of(j + 2), row_of(j + 3)];
+            codes[r[0]] = step!(x0, symbols[r[0]]);
+            codes[r[1]] = step!(x1, symbols[r[1]]);
+            codes[r[2]] = step!(x2, symbols[r[2]]);
+            codes[r[3]] = step!(x3, symbols[r[3]]);
+        }
+        let mut states = [x0, x1, x2, x3];
+        for (j, x) in (quads..n).zip(&mut states) {
+            let r = row_of(j);
+            codes[r] = step!(*x, symbols[r]);
+        }
+        self.states = states;
+        self.read = read;
+    }
 }
 
 fn invalid(detail: String) -> CodecError {
@@ -231,18 +307,20 @@ pub(super) fn decode(
     let mut heads = Vec::with_capacity(m);
     let (mut scales, mut widths) = (scales.into_iter(), widths.into_iter());
     let mut empty = Vec::new();
+    // Each symbol's code when it is released unchanged, else `MISS`.
+    let mut fixed = Vec::with_capacity(m);
     for (g, alphabet) in alphabets.iter().enumerate() {
         let base = slots.len() as u32;
         let Some(alphabet) = alphabet else {
-            let code = b.unchanged_symbol_code(rel, g);
-            slots.push(Slot {
-                code,
-                freq_less_one: 0,
-                offset: 0,
+            fixed.push(b.unchanged_symbol_code(rel, g));
+            heads.push(Head {
+                base,
+                scale: 0,
+                mask: 0,
             });
-            heads.push(Head { base, scale: 0 });
             continue;
         };
+        fixed.push(MISS);
         let scale = scales.next().expect("one scale per coded value");
         let total = 1u64 << scale;
         if slots.len() as u64 + total > limit {
@@ -292,52 +370,60 @@ pub(super) fn decode(
                 "released value {g}: frequencies sum to {sum}, expected {total}"
             )));
         }
-        heads.push(Head { base, scale });
+        heads.push(Head {
+            base,
+            scale,
+            mask: (1 << scale) - 1,
+        });
     }
-    if let Some(g) = rel.rows.iter().find(|&&g| empty.contains(&g)) {
-        return Err(invalid(format!("released value {g} covers no value")));
+    if !empty.is_empty() {
+        if let Some(g) = rel.rows.iter().find(|&&g| empty.contains(&g)) {
+            return Err(invalid(format!("released value {g} covers no value")));
+        }
     }
     let state = |s: &mut ByteReader<'_>| -> Result<u32, CodecError> {
         let bytes = s.take(4, "per-value-rans state")?;
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     };
-    let (mut x0, mut x1) = (state(s)?, state(s)?);
-    if let Some(x) = [x0, x1].into_iter().find(|&x| x < LOW) {
+    let mut states = [0u32; STATES];
+    for x in &mut states {
+        *x = state(s)?;
+    }
+    if let Some(x) = states.into_iter().find(|&x| x < LOW) {
         return Err(invalid(format!("initial state {x} below {LOW}")));
     }
     let words = s.rest();
     if words.len() % 2 != 0 {
         return Err(invalid("an odd number of stream bytes".to_owned()));
     }
-    // One state step: a lookup, a multiply, and a 16-bit read without a
-    // branch on whether it happens. A read past the end takes 0 and shows
-    // as `pos` beyond it. Rows released unchanged (scale 0, one slot of
-    // frequency 1) leave the state as it is.
-    let mut pos = 0usize;
-    let mut step = |x: &mut u32, g: u32| -> u32 {
-        let head = heads[g as usize];
-        let slot = slots[head.base as usize + (*x & ((1 << head.scale) - 1)) as usize];
-        let y = (u32::from(slot.freq_less_one) + 1) * (*x >> head.scale) + u32::from(slot.offset);
-        let word = words
-            .get(pos..pos + 2)
-            .map_or(0, |w| u32::from(u16::from_le_bytes([w[0], w[1]])));
-        let read = y < LOW;
-        *x = if read { y << 16 | word } else { y };
-        pos += 2 * usize::from(read);
-        slot.code
+    let mut rows = Rows {
+        heads: &heads,
+        slots: &slots,
+        words: words
+            .chunks_exact(2)
+            .map(|w| u16::from_le_bytes([w[0], w[1]]))
+            .chain([0])
+            .collect(),
+        read: 0,
+        states,
     };
-    let mut codes = vec![0u32; rel.rows.len()];
-    let mut pairs = codes.chunks_exact_mut(2).zip(rel.rows.chunks_exact(2));
-    for (out, g) in &mut pairs {
-        out[0] = step(&mut x0, g[0]);
-        out[1] = step(&mut x1, g[1]);
+    // Unchanged rows first, a lookup each (a pass the compiler vectorizes);
+    // then the coded rows: all of them in order when no symbol is
+    // unchanged, else those whose code is still `MISS`.
+    let mut codes: Vec<u32> = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
+    if fixed.iter().all(|&c| c == MISS) {
+        rows.decode(&mut codes, &rel.rows, rel.rows.len(), |j| j);
+    } else if fixed.contains(&MISS) {
+        let mut coded_rows = vec![0u32; rel.rows.len()];
+        let mut n = 0;
+        for (i, &c) in codes.iter().enumerate() {
+            coded_rows[n] = i as u32;
+            n += usize::from(c == MISS);
+        }
+        coded_rows.truncate(n);
+        rows.decode(&mut codes, &rel.rows, n, |j| coded_rows[j] as usize);
     }
-    if let (Some(out), Some(&g)) = (
-        codes.chunks_exact_mut(2).into_remainder().first_mut(),
-        rel.rows.chunks_exact(2).remainder().first(),
-    ) {
-        *out = step(&mut x0, g);
-    }
+    let (pos, states) = (2 * rows.read, rows.states);
     if pos > words.len() {
         return Err(invalid(format!(
             "the stream ends before its {} rows do ({} bytes)",
@@ -345,9 +431,9 @@ pub(super) fn decode(
             words.len()
         )));
     }
-    if [x0, x1] != [LOW; 2] || pos != words.len() {
+    if states != [LOW; STATES] || pos != words.len() {
         return Err(invalid(format!(
-            "the stream does not end where its rows do ({pos} of {} bytes read, final states {x0}, {x1})",
+            "the stream does not end where its rows do ({pos} of {} bytes read, final states {states:?})",
             words.len()
         )));
     }

@@ -51,7 +51,7 @@ fn main() -> Result<(), BoxError> {
             karc_tools::huffman_bench::sections_report(
                 &args.config,
                 &args.csv,
-                &[DiffMode::Paper, DiffMode::PerValue],
+                &[DiffMode::Paper, DiffMode::PerValue, DiffMode::PerValueRans],
                 args.qi.as_deref(),
                 args.section_runs
             )?
