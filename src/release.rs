@@ -65,18 +65,27 @@ impl Release {
     }
 
     /// QI `q` as the public sees it: a column of labels. Cells are interned
-    /// first, so each label is made once, not once per row.
+    /// first, so each label is made once, not once per row. Raw values, the
+    /// most common cells, find their code in an array by dictionary code;
+    /// only generalized cells go through a hash map.
     pub fn qi_column(&self, data: &Dataset, q: usize) -> Column {
         let qi = &data.qis[q];
         let source = &data.table.columns[qi.column];
+        let mut value_codes = vec![u32::MAX; source.dict.len()];
         let mut cell_codes: FxHashMap<Cell, u32> = FxHashMap::default();
         let mut dict = Dictionary::new();
+        let mut intern = |cell: &Cell| dict.intern(&cell.label(qi, &source.dict));
         let codes = self.cells[q]
             .iter()
-            .map(|cell| {
-                *cell_codes
-                    .entry(*cell)
-                    .or_insert_with(|| dict.intern(&cell.label(qi, &source.dict)))
+            .map(|cell| match *cell {
+                Cell::Value(c) => {
+                    let code = &mut value_codes[c as usize];
+                    if *code == u32::MAX {
+                        *code = intern(cell);
+                    }
+                    *code
+                }
+                _ => *cell_codes.entry(*cell).or_insert_with(|| intern(cell)),
             })
             .collect();
         Column {
@@ -143,4 +152,51 @@ pub fn write_columns_csv(
     }
     w.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    /// Raw values, hierarchy nodes (one of whose labels may equal a value's),
+    /// intervals and `*` mixed in one column get the codes of interning
+    /// every row's label in row order.
+    #[test]
+    fn qi_column_codes_are_the_labels_interned_in_row_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/adult");
+        let config = Config::load(format!("{dir}/adult.toml").as_ref()).unwrap();
+        let data = Dataset::load(&config, format!("{dir}/adult.csv").as_ref()).unwrap();
+        let cells = (0..data.qis.len())
+            .map(|q| {
+                let qi = &data.qis[q];
+                let codes = data.qi_codes(q);
+                let height = qi.height().unwrap();
+                (0..data.rows().min(3000))
+                    .map(|r| {
+                        let code = codes[r];
+                        match (r * 7 + q) % 5 {
+                            0 | 1 => Cell::Value(code),
+                            2 => Cell::at_level(qi, 1 + r % (height - 1).max(1), code),
+                            3 => Cell::interval(code, codes[r / 2]),
+                            _ => Cell::Suppressed,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let release = Release { cells };
+        for q in 0..data.qis.len() {
+            let qi = &data.qis[q];
+            let source = &data.table.columns[qi.column].dict;
+            let mut dict = Dictionary::new();
+            let expected: Vec<u32> = release.cells[q]
+                .iter()
+                .map(|cell| dict.intern(&cell.label(qi, source)))
+                .collect();
+            let column = release.qi_column(&data, q);
+            assert_eq!(column.codes, expected, "{}", qi.name);
+            assert!(column.dict.values().eq(dict.values()), "{}", qi.name);
+        }
+    }
 }
