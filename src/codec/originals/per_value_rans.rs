@@ -219,8 +219,9 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    /// Decodes the `n` coded rows `row_of(0..n)` into `codes`, four at a
-    /// time on the four states. A state step is a lookup, a multiply, and a
+    /// Decodes the `n` coded rows `row_of(0..n)` into `codes` (all rows
+    /// in order when `n` is their number), four at a time on the four
+    /// states. A state step is a lookup, a multiply, and a
     /// 16-bit read without a branch on whether it happens (about every
     /// other coded row: a branch would be mispredicted); a read past the
     /// end takes the zero word and shows as `read` beyond the stream. A
@@ -237,9 +238,18 @@ impl Rows<'_> {
         let (heads, slots, words) = (self.heads, self.slots, &self.words[..]);
         let last = words.len() - 1;
         let mut read = self.read;
+        // One released value for every row (a QI generalized to its top):
+        // its head once, not a lookup a row.
+        let only = match heads {
+            [head] => Some(*head),
+            _ => None,
+        };
         macro_rules! step {
             ($x:expr, $g:expr) => {{
-                let head = heads[$g as usize];
+                let head = match only {
+                    Some(head) => head,
+                    None => heads[$g as usize],
+                };
                 let slot = slots[head.base as usize + ($x & head.mask) as usize];
                 let y = (u32::from(slot.freq_less_one) + 1) * ($x >> head.scale)
                     + u32::from(slot.offset);
@@ -252,12 +262,25 @@ impl Rows<'_> {
         }
         let [mut x0, mut x1, mut x2, mut x3] = self.states;
         let quads = n - n % STATES;
-        for j in (0..quads).step_by(STATES) {
-            let r = [row_of(j), row_of(j + 1), row_of(j + 2), row_of(j + 3)];
-            codes[r[0]] = step!(x0, symbols[r[0]]);
-            codes[r[1]] = step!(x1, symbols[r[1]]);
-            codes[r[2]] = step!(x2, symbols[r[2]]);
-            codes[r[3]] = step!(x3, symbols[r[3]]);
+        if n == codes.len() {
+            // Every row coded: the rows in order, without an index each.
+            let rows = codes[..quads]
+                .chunks_exact_mut(STATES)
+                .zip(symbols.chunks_exact(STATES));
+            for (out, g) in rows {
+                out[0] = step!(x0, g[0]);
+                out[1] = step!(x1, g[1]);
+                out[2] = step!(x2, g[2]);
+                out[3] = step!(x3, g[3]);
+            }
+        } else {
+            for j in (0..quads).step_by(STATES) {
+                let r = [row_of(j), row_of(j + 1), row_of(j + 2), row_of(j + 3)];
+                codes[r[0]] = step!(x0, symbols[r[0]]);
+                codes[r[1]] = step!(x1, symbols[r[1]]);
+                codes[r[2]] = step!(x2, symbols[r[2]]);
+                codes[r[3]] = step!(x3, symbols[r[3]]);
+            }
         }
         let mut states = [x0, x1, x2, x3];
         for (j, x) in (quads..n).zip(&mut states) {
