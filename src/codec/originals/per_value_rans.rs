@@ -227,29 +227,47 @@ impl Rows<'_> {
     /// end takes the zero word and shows as `read` beyond the stream. A
     /// value whose rows hold one original (scale 0, one slot of frequency
     /// 1) leaves the state as it is.
+    /// Decodes the coded rows into `codes`: all rows in order when
+    /// `coded_rows` is `None`, else the rows it lists.
+    fn decode(&mut self, codes: &mut [u32], symbols: &[u32], coded_rows: Option<&[u32]>) {
+        let heads = self.heads;
+        match (coded_rows, heads) {
+            // One released value for every row (a QI generalized to its
+            // top): its head once, not a lookup a row.
+            (None, &[head]) => self.run(codes, symbols, codes.len(), |j| j, |_| head),
+            (None, _) => self.run(codes, symbols, codes.len(), |j| j, |g| heads[g as usize]),
+            (Some(rows), _) => self.run(
+                codes,
+                symbols,
+                rows.len(),
+                |j| rows[j] as usize,
+                |g| heads[g as usize],
+            ),
+        }
+    }
+
+    /// Decodes the `n` coded rows `row_of(0..n)` into `codes` (all rows
+    /// in order when `n` is their number), four at a time on the four
+    /// states, the rows of symbol `g` by `head_of(g)`'s table. A state step
+    /// is a lookup, a multiply, and a 16-bit read; a read past the end takes
+    /// the zero word and shows as `read` beyond the stream. A value whose
+    /// rows hold one original (scale 0, one slot of frequency 1) leaves the
+    /// state as it is.
     #[inline(always)]
-    fn decode(
+    fn run(
         &mut self,
         codes: &mut [u32],
         symbols: &[u32],
         n: usize,
         row_of: impl Fn(usize) -> usize,
+        head_of: impl Fn(u32) -> Head,
     ) {
-        let (heads, slots, words) = (self.heads, self.slots, &self.words[..]);
+        let (slots, words) = (self.slots, &self.words[..]);
         let last = words.len() - 1;
         let mut read = self.read;
-        // One released value for every row (a QI generalized to its top):
-        // its head once, not a lookup a row.
-        let only = match heads {
-            [head] => Some(*head),
-            _ => None,
-        };
         macro_rules! step {
             ($x:expr, $g:expr) => {{
-                let head = match only {
-                    Some(head) => head,
-                    None => heads[$g as usize],
-                };
+                let head = head_of($g);
                 let slot = slots[head.base as usize + ($x & head.mask) as usize];
                 let y = (u32::from(slot.freq_less_one) + 1) * ($x >> head.scale)
                     + u32::from(slot.offset);
@@ -430,13 +448,15 @@ pub(super) fn decode(
         read: 0,
         states,
     };
-    // Unchanged rows first, a lookup each (a pass the compiler vectorizes);
-    // then the coded rows: all of them in order when no symbol is
-    // unchanged, else those whose code is still `MISS`.
-    let mut codes: Vec<u32> = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
+    // All rows in order when no symbol is unchanged; else the unchanged
+    // rows first, a lookup each (a pass the compiler vectorizes), then the
+    // rows whose code is still `MISS`.
+    let mut codes: Vec<u32>;
     if fixed.iter().all(|&c| c == MISS) {
-        rows.decode(&mut codes, &rel.rows, rel.rows.len(), |j| j);
+        codes = vec![0; rel.rows.len()];
+        rows.decode(&mut codes, &rel.rows, None);
     } else if fixed.contains(&MISS) {
+        codes = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
         let mut coded_rows = vec![0u32; rel.rows.len()];
         let mut n = 0;
         for (i, &c) in codes.iter().enumerate() {
@@ -444,7 +464,9 @@ pub(super) fn decode(
             n += usize::from(c == MISS);
         }
         coded_rows.truncate(n);
-        rows.decode(&mut codes, &rel.rows, n, |j| coded_rows[j] as usize);
+        rows.decode(&mut codes, &rel.rows, Some(&coded_rows));
+    } else {
+        codes = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
     }
     let (pos, states) = (2 * rows.read, rows.states);
     if pos > words.len() {
