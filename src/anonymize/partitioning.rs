@@ -332,10 +332,12 @@ pub(crate) fn class_cell(
     codes: impl Iterator<Item = u32>,
 ) -> Cell {
     let qi = &data.qis[q];
+    // One rank is one value (ranks and the codes present correspond one to
+    // one): the cell is that value, without a look at the rows.
+    if lo == hi {
+        return Cell::Value(axis.code_at[lo as usize]);
+    }
     if axis.numeric {
-        if lo == hi {
-            return Cell::Value(axis.code_at[lo as usize]);
-        }
         if hi < axis.missing_from {
             return Cell::interval(axis.code_at[lo as usize], axis.code_at[hi as usize]);
         }
