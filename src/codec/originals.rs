@@ -1302,16 +1302,18 @@ fn per_value_rows(
 // ---------------------------------------------------------------------------
 // Context mode
 
-/// Per released symbol: `None` for unchanged, else its alphabet (cover or
-/// all of `V`) and rule byte.
+/// Reads a section's rule byte per released symbol (context and
+/// per-value-rans modes; `what` names them in errors): per symbol, `None`
+/// for unchanged, else its alphabet (cover or all of `V`).
 fn symbol_alphabets(
     what: &'static str,
+    s: &mut ByteReader<'_>,
     symbols: &[ReleasedSymbol],
-    rules: &[u8],
     hierarchy: Option<&Hierarchy>,
     leaves: bool,
     texts: &[String],
 ) -> Result<Vec<Option<Vec<u32>>>, CodecError> {
+    let rules = s.take(symbols.len() as u64, what)?;
     symbols
         .iter()
         .zip(rules)
@@ -1514,11 +1516,10 @@ fn context_decode(
         .map(|c| (&c.codes[..], c.dict.len() as u64))
         .collect();
     let keys = ContextKeys::new(rel.symbols.len(), parents);
-    let rules = s.take(rel.symbols.len() as u64, "context rules")?;
     let alphabets = symbol_alphabets(
-        "context rule",
+        "context rules",
+        s,
         &rel.symbols,
-        rules,
         qi.hierarchy,
         leaves,
         &texts,

@@ -21,8 +21,8 @@ use crate::huffman;
 use crate::table::Column;
 use bitstream_io::{BitRead, BitWrite};
 
-/// Interleaved rANS states: row `r` takes state `r mod 4`, so four rows'
-/// steps, each waiting on a lookup and a multiply, overlap.
+/// Interleaved rANS states: the `k`-th coded row takes state `k mod 4`, so
+/// four rows' steps, each waiting on a lookup and a multiply, overlap.
 const STATES: usize = 4;
 /// The largest scale: frequencies sum to `2^scale`, and a state step stays
 /// within 32 bits with 16-bit renormalization up to `2^16`.
@@ -60,9 +60,11 @@ impl Table {
     fn choose(present: &[(usize, u64)], size: usize, rows: u64) -> Table {
         let mut freqs = vec![0u32; size];
         if present.len() <= 1 {
-            // One value (or none, for a value no row uses): no bits a row.
-            if let Some(&(p, _)) = present.first().or(Some(&(0, 0))).filter(|_| size > 0) {
-                freqs[p] = 1;
+            // Scale 0: the one value its rows hold (the first of the
+            // alphabet when none does) costs no bits.
+            let p = present.first().map_or(0, |&(p, _)| p);
+            if let Some(f) = freqs.get_mut(p) {
+                *f = 1;
             }
             return Table { scale: 0, freqs };
         }
@@ -89,6 +91,46 @@ impl Table {
     }
 }
 
+/// A coded released value: its alphabet (value-table indices, ascending),
+/// its table and each position's cumulative frequency.
+struct Coded {
+    alphabet: Vec<u32>,
+    table: Table,
+    cum: Vec<u32>,
+}
+
+impl Coded {
+    /// `counts`: the (value, rows) of the value's rows, values ascending,
+    /// each in `alphabet`.
+    fn new(alphabet: Vec<u32>, counts: &[(u32, u64)]) -> Coded {
+        let position = |x: u32| alphabet.binary_search(&x).expect("in the alphabet");
+        let present: Vec<(usize, u64)> = counts.iter().map(|&(x, n)| (position(x), n)).collect();
+        let rows = counts.iter().map(|&(_, n)| n).sum();
+        let table = Table::choose(&present, alphabet.len(), rows);
+        let cum = table
+            .freqs
+            .iter()
+            .scan(0, |acc, &f| {
+                let c = *acc;
+                *acc += f;
+                Some(c)
+            })
+            .collect();
+        Coded {
+            alphabet,
+            table,
+            cum,
+        }
+    }
+
+    /// Value `x`'s position in the alphabet.
+    fn position(&self, x: u32) -> usize {
+        self.alphabet
+            .binary_search(&x)
+            .expect("a coded row's value is in its alphabet")
+    }
+}
+
 /// Appends the section's rows; `false` (and a partial section) when a
 /// released value's rows hold more than `2^MAX_SCALE` distinct originals,
 /// which no table of this mode can give a slot each.
@@ -104,33 +146,12 @@ pub(super) fn encode(
     }
     let (rules, alphabets) = coded_alphabets(qi, rel, values, &counts);
     out.extend_from_slice(&rules);
-    // Per symbol: each value's position in its alphabet (dense over `V`),
-    // and the table.
-    let mut coded: Vec<Option<(Vec<u32>, Table, Vec<u32>)>> = Vec::with_capacity(rules.len());
-    for (g, cands) in alphabets.into_iter().enumerate() {
-        let Some(cands) = cands else {
-            coded.push(None);
-            continue;
-        };
-        let mut position = vec![u32::MAX; values.texts.len()];
-        for (i, &x) in cands.iter().enumerate() {
-            position[x as usize] = i as u32;
-        }
-        let present: Vec<(usize, u64)> = counts[g]
-            .iter()
-            .map(|&(x, n)| (position[x as usize] as usize, n))
-            .collect();
-        let rows = present.iter().map(|&(_, n)| n).sum();
-        let table = Table::choose(&present, cands.len(), rows);
-        let mut cum = Vec::with_capacity(table.freqs.len());
-        let mut acc = 0;
-        for &f in &table.freqs {
-            cum.push(acc);
-            acc += f;
-        }
-        coded.push(Some((position, table, cum)));
-    }
-    let tables: Vec<&Table> = coded.iter().flatten().map(|(_, t, _)| t).collect();
+    let coded: Vec<Option<Coded>> = alphabets
+        .into_iter()
+        .zip(&counts)
+        .map(|(alphabet, counts)| alphabet.map(|alphabet| Coded::new(alphabet, counts)))
+        .collect();
+    let tables: Vec<&Table> = coded.iter().flatten().map(|c| &c.table).collect();
     let scales: Vec<u32> = tables.iter().map(|t| t.scale).collect();
     put_coded(out, SCALES, &scales);
     let widths: Vec<u32> = tables
@@ -164,9 +185,9 @@ pub(super) fn encode(
     let mut states = [LOW; STATES];
     let mut words: Vec<u16> = Vec::new();
     for (k, &(g, x)) in coded_rows.iter().enumerate().rev() {
-        let (position, table, cum) = coded[g as usize].as_ref().expect("a coded row");
-        let p = position[x as usize] as usize;
-        let (f, c, scale) = (table.freqs[p], cum[p], table.scale);
+        let coded = coded[g as usize].as_ref().expect("a coded row");
+        let p = coded.position(x);
+        let (f, c, scale) = (coded.table.freqs[p], coded.cum[p], coded.table.scale);
         let x = &mut states[k % STATES];
         let limit = u64::from(f) << (32 - scale);
         while u64::from(*x) >= limit {
@@ -325,11 +346,10 @@ pub(super) fn decode(
     s: &mut ByteReader<'_>,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
-    let rules = s.take(m as u64, "per-value-rans rules")?;
     let alphabets = symbol_alphabets(
-        "per-value-rans rule",
+        "per-value-rans rules",
+        s,
         &rel.symbols,
-        rules,
         qi.hierarchy,
         leaves,
         &texts,
