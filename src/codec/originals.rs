@@ -1013,32 +1013,61 @@ fn codes_by_symbol(
 // ---------------------------------------------------------------------------
 // Per-value mode
 
-/// The value-table entries a released symbol may stand for, in value-table
-/// order: known to encoder and decoder alike, so only code lengths are stored.
-fn candidates(
-    symbol: &ReleasedSymbol,
-    hierarchy: Option<&Hierarchy>,
+/// The value-table entries each released symbol of a section may stand
+/// for, in value-table order: known to encoder and decoder alike, so only
+/// code lengths or frequencies are stored.
+struct Candidates<'a> {
+    hierarchy: Option<&'a Hierarchy>,
     leaves: bool,
-    texts: &[String],
-) -> Vec<u32> {
-    let all = || (0..texts.len() as u32).collect();
-    match symbol {
-        ReleasedSymbol::Node { level, node } if leaves => match hierarchy {
-            Some(h)
-                if (*level as usize) < h.height()
-                    && (*node as usize) < h.nodes(*level as usize) =>
-            {
-                h.leaves_of(*level as usize, *node).collect()
-            }
+    texts: &'a [String],
+    /// The value table's numbers with their indices, ascending, parsed
+    /// once a section: a release of thousands of intervals (Mondrian) would
+    /// otherwise parse the whole table once per interval.
+    numbers: std::cell::OnceCell<Vec<(f64, u32)>>,
+}
+
+impl<'a> Candidates<'a> {
+    fn new(hierarchy: Option<&'a Hierarchy>, leaves: bool, texts: &'a [String]) -> Self {
+        Candidates {
+            hierarchy,
+            leaves,
+            texts,
+            numbers: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn of(&self, symbol: &ReleasedSymbol) -> Vec<u32> {
+        let all = || (0..self.texts.len() as u32).collect();
+        match symbol {
+            ReleasedSymbol::Node { level, node } if self.leaves => match self.hierarchy {
+                Some(h)
+                    if (*level as usize) < h.height()
+                        && (*node as usize) < h.nodes(*level as usize) =>
+                {
+                    h.leaves_of(*level as usize, *node).collect()
+                }
+                _ => all(),
+            },
+            ReleasedSymbol::Interval { lo, hi } => match (number(lo), number(hi)) {
+                (Some(a), Some(b)) => {
+                    let numbers = self.numbers.get_or_init(|| {
+                        let mut n: Vec<(f64, u32)> = (0..self.texts.len() as u32)
+                            .filter_map(|i| Some((number(&self.texts[i as usize])?, i)))
+                            .collect();
+                        n.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                        n
+                    });
+                    // The values x with a <= x <= b.
+                    let from = numbers.partition_point(|&(x, _)| x < a);
+                    let to = numbers.partition_point(|&(x, _)| x <= b).max(from);
+                    let mut covered: Vec<u32> = numbers[from..to].iter().map(|&(_, i)| i).collect();
+                    covered.sort_unstable();
+                    covered
+                }
+                _ => all(),
+            },
             _ => all(),
-        },
-        ReleasedSymbol::Interval { lo, hi } => match (number(lo), number(hi)) {
-            (Some(a), Some(b)) => (0..texts.len() as u32)
-                .filter(|&i| number(&texts[i as usize]).is_some_and(|x| a <= x && x <= b))
-                .collect(),
-            _ => all(),
-        },
-        _ => all(),
+        }
     }
 }
 
@@ -1054,6 +1083,7 @@ fn coded_alphabets(
     values: &ValueTable,
     counts: &[Vec<(u32, u64)>],
 ) -> (Vec<u8>, Vec<Option<Vec<u32>>>) {
+    let candidates = Candidates::new(qi.hierarchy, values.leaves, &values.texts);
     rel.symbols
         .iter()
         .enumerate()
@@ -1067,7 +1097,7 @@ fn coded_alphabets(
             if unchanged {
                 return (RULE_UNCHANGED, None);
             }
-            let cands = candidates(symbol, qi.hierarchy, values.leaves, &values.texts);
+            let cands = candidates.of(symbol);
             if counts[g]
                 .iter()
                 .all(|(x, _)| cands.binary_search(x).is_ok())
@@ -1144,6 +1174,7 @@ fn per_value_decode(
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     // Per symbol: the codes of its candidates and the decoder of its code.
     let mut decoders: Vec<Option<(Vec<u32>, Decoder)>> = Vec::with_capacity(m);
+    let candidates = Candidates::new(qi.hierarchy, leaves, &texts);
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let cands = match rules[g] {
             RULE_UNCHANGED => {
@@ -1156,7 +1187,7 @@ fn per_value_decode(
                 decoders.push(None);
                 continue;
             }
-            RULE_COVERED => candidates(symbol, qi.hierarchy, leaves, &texts),
+            RULE_COVERED => candidates.of(symbol),
             RULE_ANY => (0..texts.len() as u32).collect(),
             id => {
                 return Err(CodecError::UnknownLayout {
@@ -1314,6 +1345,7 @@ fn symbol_alphabets(
     texts: &[String],
 ) -> Result<Vec<Option<Vec<u32>>>, CodecError> {
     let rules = s.take(symbols.len() as u64, what)?;
+    let candidates = Candidates::new(hierarchy, leaves, texts);
     symbols
         .iter()
         .zip(rules)
@@ -1329,7 +1361,7 @@ fn symbol_alphabets(
                     })
                 }
             }
-            RULE_COVERED => Ok(Some(candidates(symbol, hierarchy, leaves, texts))),
+            RULE_COVERED => Ok(Some(candidates.of(symbol))),
             RULE_ANY => Ok(Some((0..texts.len() as u32).collect())),
             id => Err(CodecError::UnknownLayout {
                 what,
