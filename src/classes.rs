@@ -49,7 +49,11 @@ impl Partition {
             }
         }
         let mut count = u32::from(class_of.iter().any(|&c| c != NO_CLASS));
-        let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
+        // At most one id per row: reserved once (up to a size that stays
+        // in cache), so that the columns' passes do not grow and rehash the
+        // map again and again.
+        let mut ids: FxHashMap<u64, u32> =
+            FxHashMap::with_capacity_and_hasher(rows.min(1 << 16), Default::default());
         for column in columns {
             ids.clear();
             let mut next = 0u32;
