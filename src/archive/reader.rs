@@ -654,8 +654,13 @@ impl Archive {
                 }
             })
             .collect();
-        let originals = codec::decode_originals(&part.originals, &schemas, self.group_released(g))
-            .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
+        let originals = codec::decode_originals_of(
+            self.container.major,
+            &part.originals,
+            &schemas,
+            self.group_released(g),
+        )
+        .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
         let mut identifiers = part.identifiers.iter();
         let mut owned: Vec<Option<Column>> = Vec::with_capacity(self.meta.columns.len());
         for (i, c) in self.meta.columns.iter().enumerate() {

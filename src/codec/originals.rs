@@ -46,7 +46,7 @@ use crate::table::Column;
 
 /// How the original QI columns are coded against the release. The id is
 /// stored in the blob, so decoding needs no mode argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum DiffMode {
     /// Paper 004's differences (id 0).
     Paper,
@@ -498,23 +498,39 @@ pub fn encode_originals(
     }
 }
 
-/// Decodes a blob of [`encode_originals`]: the original QI columns, in
-/// `qis` order, with the same text in every row as the originals.
+/// The first file major whose per-value-rans sections may hold uniform
+/// tables (`spec/CODING.md` 6.5; 6.0's scales have no uniform symbol).
+pub const UNIFORM_TABLES_FROM_MAJOR: u16 = 7;
+
+/// Decodes a blob of [`encode_originals`] (as the current format writes
+/// it): the original QI columns, in `qis` order, with the same text in
+/// every row as the originals.
 pub fn decode_originals(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
 ) -> Result<Vec<Column>, CodecError> {
-    decode_originals_with(bytes, qis, released, PaperRows::PairTable)
+    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, qis, released)
 }
 
-/// [`decode_originals`], paper and per-value modes' rows decoded as
+/// [`decode_originals`] of a blob in a file of format major `major`.
+pub fn decode_originals_of(
+    major: u16,
+    bytes: &[u8],
+    qis: &[QiSchema<'_>],
+    released: &[ReleasedColumn],
+) -> Result<Vec<Column>, CodecError> {
+    decode_originals_with(bytes, qis, released, PaperRows::PairTable, major)
+}
+
+/// [`decode_originals_of`], paper and per-value modes' rows decoded as
 /// `paper_rows` says.
 pub(super) fn decode_originals_with(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
     paper_rows: PaperRows,
+    major: u16,
 ) -> Result<Vec<Column>, CodecError> {
     let mut r = ByteReader::new(bytes);
     let mode = DiffMode::from_id(r.byte("difference mode")?)?;
@@ -572,7 +588,10 @@ pub(super) fn decode_originals_with(
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
-            DiffMode::PerValueRans => per_value_rans::decode(qi, rel, texts, leaves, &mut s)?,
+            DiffMode::PerValueRans => {
+                let uniform = major >= UNIFORM_TABLES_FROM_MAJOR;
+                per_value_rans::decode(qi, rel, texts, leaves, &mut s, uniform)?
+            }
         };
         s.finish("QI section")?;
         Ok(column)

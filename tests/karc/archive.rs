@@ -658,11 +658,11 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major7.karc", Step::Open, |e| {
+    ("version_major8.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 7,
+                major: 8,
                 minor: 0,
                 ..
             }

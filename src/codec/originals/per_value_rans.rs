@@ -32,7 +32,19 @@ const MAX_SCALE: u32 = 16;
 const PREFERRED_SCALE: u32 = 12;
 /// Width symbols: 0 for a frequency 0, else `1 + floor(log2 f)`.
 const WIDTHS: usize = MAX_SCALE as usize + 2;
-const SCALES: usize = MAX_SCALE as usize + 1;
+/// Scale symbols: a stored table's scale, or [`UNIFORM`].
+const SCALES: usize = MAX_SCALE as usize + 2;
+/// The scale symbol of a released value whose table is not stored: every
+/// value of its alphabet equally likely (a wide interval over a column of
+/// distinct numbers, whose stored table would list thousands of zeros).
+const UNIFORM: u32 = MAX_SCALE + 1;
+
+/// The uniform table of an alphabet of `size` values (`1..=2^16`): scale
+/// `ceil(log2 size)`, value `p` from slot `ceil(p 2^s / size)`, so that a
+/// slot's value is `slot * size >> s`, computed rather than looked up.
+fn uniform_start(p: u64, size: u64, scale: u32) -> u32 {
+    ((p << scale).div_ceil(size)) as u32
+}
 
 /// `ceil(log2 n)`, 0 for `n <= 1`.
 fn ceil_log2(n: u64) -> u32 {
@@ -44,10 +56,12 @@ fn ceil_log2(n: u64) -> u32 {
 }
 
 /// A coded value's frequency table: its scale and a frequency per position
-/// of its alphabet (0 for values none of its rows hold).
+/// of its alphabet (0 for values none of its rows hold); uniform tables are
+/// not stored.
 struct Table {
     scale: u32,
     freqs: Vec<u32>,
+    uniform: bool,
 }
 
 impl Table {
@@ -58,36 +72,71 @@ impl Table {
     /// coded at their quantized frequencies, plus each frequency's low bits
     /// and about two bits for its width symbol).
     fn choose(present: &[(usize, u64)], size: usize, rows: u64) -> Table {
-        let mut freqs = vec![0u32; size];
-        if present.len() <= 1 {
-            // Scale 0: the one value its rows hold (the first of the
-            // alphabet when none does) costs no bits.
-            let p = present.first().map_or(0, |&(p, _)| p);
-            if let Some(f) = freqs.get_mut(p) {
-                *f = 1;
-            }
-            return Table { scale: 0, freqs };
-        }
         let counts: Vec<u64> = present.iter().map(|&(_, n)| n).collect();
-        let lowest = ceil_log2(present.len() as u64);
-        let highest = lowest.max(ceil_log2(rows).min(PREFERRED_SCALE));
         let bits = |scale: u32, q: &[u32]| -> f64 {
-            let data: f64 = counts
+            counts
                 .iter()
                 .zip(q)
                 .map(|(&n, &f)| n as f64 * (f64::from(scale) - f64::from(f).log2()))
-                .sum();
-            let table: u32 = q.iter().map(|&f| f.ilog2() + 2).sum();
-            data + f64::from(table)
+                .sum()
         };
-        let (scale, q) = (lowest..=highest)
-            .map(|s| (s, quantize(&counts, s as u8)))
-            .min_by(|a, b| bits(a.0, &a.1).total_cmp(&bits(b.0, &b.1)))
-            .expect("at least one scale");
-        for (&(p, _), f) in present.iter().zip(q) {
-            freqs[p] = f;
+        // Scale 0 for one value (the first of the alphabet when no row
+        // holds one): no bits a row. Else the scale with the fewest bits.
+        let (scale, q) = if present.len() <= 1 {
+            (0, vec![1])
+        } else {
+            let lowest = ceil_log2(present.len() as u64);
+            let highest = lowest.max(ceil_log2(rows).min(PREFERRED_SCALE));
+            let table = |q: &[u32]| -> f64 { q.iter().map(|&f| f64::from(f.ilog2() + 2)).sum() };
+            (lowest..=highest)
+                .map(|s| (s, quantize(&counts, s as u8)))
+                .min_by(|a, b| {
+                    (bits(a.0, &a.1) + table(&a.1)).total_cmp(&(bits(b.0, &b.1) + table(&b.1)))
+                })
+                .expect("at least one scale")
+        };
+        // A stored table also costs a width symbol for every value of the
+        // alphabet, present or not: about a bit each at the least.
+        let stored = bits(scale, &q)
+            + q.iter().map(|&f| f64::from(f.ilog2() + 2)).sum::<f64>()
+            + size as f64;
+        let uniform_scale = ceil_log2(size as u64);
+        if (2..=1 << MAX_SCALE).contains(&size) {
+            let uniform: Vec<u32> = (0..size as u64)
+                .map(|p| {
+                    uniform_start(p + 1, size as u64, uniform_scale)
+                        - uniform_start(p, size as u64, uniform_scale)
+                })
+                .collect();
+            let cost: f64 = present
+                .iter()
+                .map(|&(p, n)| n as f64 * (f64::from(uniform_scale) - f64::from(uniform[p]).log2()))
+                .sum();
+            if cost < stored {
+                return Table {
+                    scale: uniform_scale,
+                    freqs: uniform,
+                    uniform: true,
+                };
+            }
         }
-        Table { scale, freqs }
+        let mut freqs = vec![0u32; size];
+        let first = [(0, 0)];
+        let positions = if present.is_empty() {
+            &first[..]
+        } else {
+            present
+        };
+        for (&(p, _), f) in positions.iter().zip(q) {
+            if let Some(slot) = freqs.get_mut(p) {
+                *slot = f;
+            }
+        }
+        Table {
+            scale,
+            freqs,
+            uniform: false,
+        }
     }
 }
 
@@ -152,9 +201,13 @@ pub(super) fn encode(
         .map(|(alphabet, counts)| alphabet.map(|alphabet| Coded::new(alphabet, counts)))
         .collect();
     let tables: Vec<&Table> = coded.iter().flatten().map(|c| &c.table).collect();
-    let scales: Vec<u32> = tables.iter().map(|t| t.scale).collect();
+    let scales: Vec<u32> = tables
+        .iter()
+        .map(|t| if t.uniform { UNIFORM } else { t.scale })
+        .collect();
     put_coded(out, SCALES, &scales);
-    let widths: Vec<u32> = tables
+    let stored: Vec<&&Table> = tables.iter().filter(|t| !t.uniform).collect();
+    let widths: Vec<u32> = stored
         .iter()
         .flat_map(|t| {
             t.freqs
@@ -164,7 +217,7 @@ pub(super) fn encode(
         .collect();
     put_coded(out, WIDTHS, &widths);
     let mut w = huffman::writer();
-    for &f in tables.iter().flat_map(|t| &t.freqs) {
+    for &f in stored.iter().flat_map(|t| &t.freqs) {
         if f > 1 {
             w.write_var::<u32>(f.ilog2(), f & ((1 << f.ilog2()) - 1))
                 .expect("writing to memory");
@@ -226,6 +279,9 @@ struct Head {
     scale: u32,
     /// `2^scale - 1`.
     mask: u32,
+    /// A uniform table's alphabet size (its slots hold one entry per
+    /// value, the step computes the rest); 0 for a stored table.
+    uniform: u32,
 }
 
 /// The decoding tables, the stream's words (with one zero word after
@@ -252,12 +308,21 @@ impl Rows<'_> {
     /// `coded_rows` is `None`, else the rows it lists.
     fn decode(&mut self, codes: &mut [u32], symbols: &[u32], coded_rows: Option<&[u32]>) {
         let heads = self.heads;
+        if heads.iter().any(|h| h.uniform > 0) {
+            // Uniform tables (wide intervals over distinct numbers): the
+            // step checks each row's kind.
+            let n = coded_rows.map_or(codes.len(), <[u32]>::len);
+            let row_of = |j| coded_rows.map_or(j, |rows| rows[j] as usize);
+            return self.run::<true>(codes, symbols, n, row_of, |g| heads[g as usize]);
+        }
         match (coded_rows, heads) {
             // One released value for every row (a QI generalized to its
             // top): its head once, not a lookup a row.
-            (None, &[head]) => self.run(codes, symbols, codes.len(), |j| j, |_| head),
-            (None, _) => self.run(codes, symbols, codes.len(), |j| j, |g| heads[g as usize]),
-            (Some(rows), _) => self.run(
+            (None, &[head]) => self.run::<false>(codes, symbols, codes.len(), |j| j, |_| head),
+            (None, _) => {
+                self.run::<false>(codes, symbols, codes.len(), |j| j, |g| heads[g as usize])
+            }
+            (Some(rows), _) => self.run::<false>(
                 codes,
                 symbols,
                 rows.len(),
@@ -275,7 +340,7 @@ impl Rows<'_> {
     /// rows hold one original (scale 0, one slot of frequency 1) leaves the
     /// state as it is.
     #[inline(always)]
-    fn run(
+    fn run<const UNIFORM_TABLES: bool>(
         &mut self,
         codes: &mut [u32],
         symbols: &[u32],
@@ -289,9 +354,23 @@ impl Rows<'_> {
         macro_rules! step {
             ($x:expr, $g:expr) => {{
                 let head = head_of($g);
-                let slot = slots[head.base as usize + ($x & head.mask) as usize];
-                let y = (u32::from(slot.freq_less_one) + 1) * ($x >> head.scale)
-                    + u32::from(slot.offset);
+                let (y, slot) = if UNIFORM_TABLES && head.uniform > 0 {
+                    // Value `p` holds slots `ceil(p 2^s / size)` on.
+                    let t = $x & head.mask;
+                    let size = u64::from(head.uniform);
+                    let p = (u64::from(t) * size) >> head.scale;
+                    let start = uniform_start(p, size, head.scale);
+                    let f = uniform_start(p + 1, size, head.scale) - start;
+                    (
+                        f * ($x >> head.scale) + t - start,
+                        slots[head.base as usize + p as usize],
+                    )
+                } else {
+                    let slot = slots[head.base as usize + ($x & head.mask) as usize];
+                    let y = (u32::from(slot.freq_less_one) + 1) * ($x >> head.scale)
+                        + u32::from(slot.offset);
+                    (y, slot)
+                };
                 let word = u32::from(words[read.min(last)]);
                 let refill = y < LOW;
                 $x = if refill { y << 16 | word } else { y };
@@ -338,12 +417,15 @@ fn invalid(detail: String) -> CodecError {
     }
 }
 
+/// Decodes a section; `uniform_tables`: whether its scales may name a
+/// uniform table (format 7.0 on: 6.0's scales are over 17 symbols).
 pub(super) fn decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedColumn,
     texts: Vec<String>,
     leaves: bool,
     s: &mut ByteReader<'_>,
+    uniform_tables: bool,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
     let alphabets = symbol_alphabets(
@@ -356,8 +438,18 @@ pub(super) fn decode(
     )?;
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     let coded = alphabets.iter().flatten().count();
-    let scales = s.coded("per-value-rans scales", SCALES, coded)?;
-    let sizes: usize = alphabets.iter().flatten().map(Vec::len).sum();
+    let scales = s.coded(
+        "per-value-rans scales",
+        if uniform_tables { SCALES } else { SCALES - 1 },
+        coded,
+    )?;
+    let sizes: usize = alphabets
+        .iter()
+        .flatten()
+        .zip(&scales)
+        .filter(|&(_, &scale)| scale != UNIFORM)
+        .map(|(a, _)| a.len())
+        .sum();
     let widths = s.coded("per-value-rans frequency widths", WIDTHS, sizes)?;
     let low_bits: u64 = widths.iter().map(|&w| u64::from(w.saturating_sub(1))).sum();
     let mut low = huffman::reader(s.take(low_bits.div_ceil(8), "per-value-rans frequency bits")?);
@@ -368,6 +460,8 @@ pub(super) fn decode(
     let mut heads = Vec::with_capacity(m);
     let (mut scales, mut widths) = (scales.into_iter(), widths.into_iter());
     let mut empty = Vec::new();
+    // The stored tables' slots so far.
+    let mut stored = 0u64;
     // Each symbol's code when it is released unchanged, else `MISS`.
     let mut fixed = Vec::with_capacity(m);
     for (g, alphabet) in alphabets.iter().enumerate() {
@@ -378,13 +472,38 @@ pub(super) fn decode(
                 base,
                 scale: 0,
                 mask: 0,
+                uniform: 0,
             });
             continue;
         };
         fixed.push(MISS);
         let scale = scales.next().expect("one scale per coded value");
+        if scale == UNIFORM {
+            let size = alphabet.len();
+            if !(2..=1 << MAX_SCALE).contains(&size) {
+                return Err(invalid(format!(
+                    "released value {g}: a uniform table over {size} values (expected 2 to {})",
+                    1 << MAX_SCALE
+                )));
+            }
+            // One slot per value, holding its code: bounded by the
+            // alphabet, which is in memory already.
+            slots.extend(alphabet.iter().map(|&x| Slot {
+                code: b.codes_of_values[x as usize],
+                freq_less_one: 0,
+                offset: 0,
+            }));
+            let scale = ceil_log2(size as u64);
+            heads.push(Head {
+                base,
+                scale,
+                mask: (1 << scale) - 1,
+                uniform: size as u32,
+            });
+            continue;
+        }
         let total = 1u64 << scale;
-        if slots.len() as u64 + total > limit {
+        if stored + total > limit {
             return Err(invalid(format!(
                 "released value {g}: {total} slots exceed the {limit} of {} rows and {m} values",
                 rel.rows.len()
@@ -435,7 +554,9 @@ pub(super) fn decode(
             base,
             scale,
             mask: (1 << scale) - 1,
+            uniform: 0,
         });
+        stored += total;
     }
     if !empty.is_empty() {
         if let Some(g) = rel.rows.iter().find(|&&g| empty.contains(&g)) {
@@ -504,4 +625,48 @@ pub(super) fn decode(
     }
     b.column.codes = codes;
     Ok(b.column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distinct values under one wide released value (an interval over a
+    /// column of distinct numbers): the uniform table, which stores no
+    /// width per value, beats a stored one; skewed counts keep a stored
+    /// table.
+    #[test]
+    fn wide_alphabets_of_distinct_values_get_a_uniform_table() {
+        let present: Vec<(usize, u64)> = (0..2000).map(|p| (p * 3, 1)).collect();
+        let table = Table::choose(&present, 6000, 2000);
+        assert!(table.uniform);
+        assert_eq!(table.scale, 13);
+        assert_eq!(table.freqs.iter().sum::<u32>(), 1 << 13);
+        assert!(table.freqs.iter().all(|&f| f == 1 || f == 2));
+
+        let skewed: Vec<(usize, u64)> = (0..8).map(|p| (p, 1 << (10 - p))).collect();
+        let table = Table::choose(&skewed, 8, skewed.iter().map(|&(_, n)| n).sum());
+        assert!(!table.uniform);
+    }
+
+    /// The uniform layout: value `p` starts at `ceil(p 2^s / size)`, and a
+    /// slot's value is `slot * size >> s`, for every slot.
+    #[test]
+    fn uniform_slots_map_back_to_their_value() {
+        for size in [2u64, 3, 5, 7, 100, 1000, 65535, 65536] {
+            let scale = ceil_log2(size);
+            for slot in (0..1u64 << scale).step_by(((1 << scale) / 512).max(1)) {
+                let p = (slot * size) >> scale;
+                assert!(p < size);
+                let (start, end) = (
+                    uniform_start(p, size, scale),
+                    uniform_start(p + 1, size, scale),
+                );
+                assert!(
+                    u64::from(start) <= slot && slot < u64::from(end),
+                    "size {size} slot {slot}"
+                );
+            }
+        }
+    }
 }
