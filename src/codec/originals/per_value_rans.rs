@@ -70,7 +70,9 @@ impl Table {
     /// fewest bits that give every present position a slot and
     /// `ceil(log2 rows)`, that minimizes the estimated section bits (rows
     /// coded at their quantized frequencies, plus each frequency's low bits
-    /// and about two bits for its width symbol).
+    /// and about two bits for its width symbol); or the uniform table, when
+    /// its rows' bits are fewer than that plus a bit for each absent
+    /// value's width symbol.
     fn choose(present: &[(usize, u64)], size: usize, rows: u64) -> Table {
         let counts: Vec<u64> = present.iter().map(|&(_, n)| n).collect();
         let bits = |scale: u32, q: &[u32]| -> f64 {
@@ -453,8 +455,10 @@ pub(super) fn decode(
     let widths = s.coded("per-value-rans frequency widths", WIDTHS, sizes)?;
     let low_bits: u64 = widths.iter().map(|&w| u64::from(w.saturating_sub(1))).sum();
     let mut low = huffman::reader(s.take(low_bits.div_ceil(8), "per-value-rans frequency bits")?);
-    // The slots of all released values: at most two per row (a scale is
-    // at most `ceil(log2 rows)` of its value's rows) and one per value.
+    // The stored tables' slots: at most two per row (a scale is at most
+    // `ceil(log2 rows)` of its value's rows) and one per value. A uniform
+    // table takes one slot per value of its alphabet, which is in memory
+    // already.
     let limit = 2 * rel.rows.len() as u64 + m as u64;
     let mut slots: Vec<Slot> = Vec::new();
     let mut heads = Vec::with_capacity(m);
