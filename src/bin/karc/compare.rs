@@ -66,7 +66,7 @@ fn percent(x: f64) -> String {
 fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "{:<24} {:>4} {:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8} {:>10}",
+        "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8} {:>10}",
         "algorithm",
         "k",
         "mode",
@@ -83,7 +83,7 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     for r in rows {
         writeln!(
             out,
-            "{:<24} {:>4} {:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8.2} {:>10.2}",
+            "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8.2} {:>10.2}",
             r.algorithm,
             r.k,
             r.mode,
