@@ -34,8 +34,6 @@ use super::range::{
     Block, Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width,
 };
 use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
-
-mod per_value_rans;
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
@@ -43,6 +41,8 @@ use crate::huffman::{
     self, BitWindow, Decoder, HuffmanCode, HuffmanError, LOOKUPS_PER_TOP_UP, MISS, TableSet,
 };
 use crate::table::Column;
+
+mod per_value_rans;
 
 /// How the original QI columns are coded against the release. The id is
 /// stored in the blob, so decoding needs no mode argument.
@@ -1129,6 +1129,45 @@ fn coded_alphabets(
         .unzip()
 }
 
+/// Reads a section's rule byte per released symbol (per-value, context
+/// and per-value-rans modes; `what` names them in errors): per symbol, `None`
+/// for unchanged, else its alphabet (cover or all of `V`).
+fn symbol_alphabets(
+    what: &'static str,
+    s: &mut ByteReader<'_>,
+    symbols: &[ReleasedSymbol],
+    hierarchy: Option<&Hierarchy>,
+    leaves: bool,
+    texts: &[String],
+) -> Result<Vec<Option<Vec<u32>>>, CodecError> {
+    let rules = s.take(symbols.len() as u64, what)?;
+    let candidates = Candidates::new(hierarchy, leaves, texts);
+    symbols
+        .iter()
+        .zip(rules)
+        .enumerate()
+        .map(|(g, (symbol, &rule))| match rule {
+            RULE_UNCHANGED => {
+                if matches!(symbol, ReleasedSymbol::Value(_)) {
+                    Ok(None)
+                } else {
+                    Err(CodecError::Invalid {
+                        what,
+                        detail: format!("released symbol {g} is generalized but marked unchanged"),
+                    })
+                }
+            }
+            RULE_COVERED => Ok(Some(candidates.of(symbol))),
+            RULE_ANY => Ok(Some((0..texts.len() as u32).collect())),
+            id => Err(CodecError::UnknownLayout {
+                what,
+                id,
+                known: "0 unchanged, 2 covered values, 3 any value",
+            }),
+        })
+        .collect()
+}
+
 fn per_value_encode(
     qi: &QiOriginal<'_>,
     rel: &ReleasedColumn,
@@ -1182,7 +1221,14 @@ fn per_value_decode(
     paper_rows: PaperRows,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
-    let rules = s.take(m as u64, "per-value rules")?;
+    let alphabets = symbol_alphabets(
+        "per-value rules",
+        s,
+        &rel.symbols,
+        qi.hierarchy,
+        leaves,
+        &texts,
+    )?;
     let rest = s.take(s.remaining() as u64, "per-value codes")?;
     let available = rest.len() as u64 * 8;
     let mut r = huffman::reader(rest);
@@ -1193,28 +1239,10 @@ fn per_value_decode(
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     // Per symbol: the codes of its candidates and the decoder of its code.
     let mut decoders: Vec<Option<(Vec<u32>, Decoder)>> = Vec::with_capacity(m);
-    let candidates = Candidates::new(qi.hierarchy, leaves, &texts);
-    for (g, symbol) in rel.symbols.iter().enumerate() {
-        let cands = match rules[g] {
-            RULE_UNCHANGED => {
-                if !matches!(symbol, ReleasedSymbol::Value(_)) {
-                    return Err(CodecError::Invalid {
-                        what: "per-value rule",
-                        detail: format!("released symbol {g} is generalized but marked unchanged"),
-                    });
-                }
-                decoders.push(None);
-                continue;
-            }
-            RULE_COVERED => candidates.of(symbol),
-            RULE_ANY => (0..texts.len() as u32).collect(),
-            id => {
-                return Err(CodecError::UnknownLayout {
-                    what: "per-value rule",
-                    id,
-                    known: "0 unchanged, 2 covered values, 3 any value",
-                });
-            }
+    for cands in alphabets {
+        let Some(cands) = cands else {
+            decoders.push(None);
+            continue;
         };
         let code = HuffmanCode::read_table(&mut r, cands.len(), available).map_err(huff)?;
         let codes = cands
@@ -1351,45 +1379,6 @@ fn per_value_rows(
 
 // ---------------------------------------------------------------------------
 // Context mode
-
-/// Reads a section's rule byte per released symbol (context and
-/// per-value-rans modes; `what` names them in errors): per symbol, `None`
-/// for unchanged, else its alphabet (cover or all of `V`).
-fn symbol_alphabets(
-    what: &'static str,
-    s: &mut ByteReader<'_>,
-    symbols: &[ReleasedSymbol],
-    hierarchy: Option<&Hierarchy>,
-    leaves: bool,
-    texts: &[String],
-) -> Result<Vec<Option<Vec<u32>>>, CodecError> {
-    let rules = s.take(symbols.len() as u64, what)?;
-    let candidates = Candidates::new(hierarchy, leaves, texts);
-    symbols
-        .iter()
-        .zip(rules)
-        .enumerate()
-        .map(|(g, (symbol, &rule))| match rule {
-            RULE_UNCHANGED => {
-                if matches!(symbol, ReleasedSymbol::Value(_)) {
-                    Ok(None)
-                } else {
-                    Err(CodecError::Invalid {
-                        what,
-                        detail: format!("released symbol {g} is generalized but marked unchanged"),
-                    })
-                }
-            }
-            RULE_COVERED => Ok(Some(candidates.of(symbol))),
-            RULE_ANY => Ok(Some((0..texts.len() as u32).collect())),
-            id => Err(CodecError::UnknownLayout {
-                what,
-                id,
-                known: "0 unchanged, 2 covered values, 3 any value",
-            }),
-        })
-        .collect()
-}
 
 /// The parents of a QI with the radix of each one's values: a row's
 /// context `(g, v1, v2)` is numbered `(g * n1 + v1) * n2 + v2`, injective

@@ -109,24 +109,82 @@ pub fn encode(symbols: &[u32], alphabet: usize, out: &mut Vec<u8>) -> Option<()>
     let mut words: Vec<u16> = Vec::new();
     for (i, &s) in symbols.iter().enumerate().rev() {
         let (f, c) = (freqs[s as usize], cum[s as usize]);
-        let x = &mut states[i & 1];
-        // The state after coding must stay below LOW << 16.
-        let limit = u64::from(f) << (32 - u32::from(scale));
-        while u64::from(*x) >= limit {
-            words.push(*x as u16);
-            *x >>= 16;
-        }
-        *x = ((*x / f) << scale) + (*x % f) + c;
+        encode_step(&mut states[i & 1], f, c, u32::from(scale), &mut words);
     }
     out.push(scale);
     put_frequencies(out, &freqs);
+    put_stream(out, &states, &words);
+    Some(())
+}
+
+/// Codes a symbol of frequency `f` whose slots start at `c` (of
+/// `2^scale`) into state `x`, emitting the low words that keep the state
+/// below `LOW << 16`. Symbols are coded from the last to the first.
+pub(super) fn encode_step(x: &mut u32, f: u32, c: u32, scale: u32, words: &mut Vec<u16>) {
+    let limit = u64::from(f) << (32 - scale);
+    while u64::from(*x) >= limit {
+        words.push(*x as u16);
+        *x >>= 16;
+    }
+    *x = ((*x / f) << scale) + (*x % f) + c;
+}
+
+/// Appends the final states, then the words in the order the decoder
+/// reads them (the reverse of their emission).
+pub(super) fn put_stream(out: &mut Vec<u8>, states: &[u32], words: &[u16]) {
     for x in states {
         out.extend_from_slice(&x.to_le_bytes());
     }
     for &w in words.iter().rev() {
         out.extend_from_slice(&w.to_le_bytes());
     }
-    Some(())
+}
+
+/// Reads a stream's `N` initial states, each at least `LOW` (every step
+/// keeps a state in `LOW..2^32`, so only a corrupt start is below), and
+/// its words: the rest of `r`, an even number of bytes.
+pub(super) fn read_stream<'a, const N: usize>(
+    r: &mut ByteReader<'a>,
+    what: &'static str,
+) -> Result<([u32; N], &'a [u8]), CodecError> {
+    let mut states = [0u32; N];
+    for x in &mut states {
+        let b = r.take(4, what)?;
+        *x = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    }
+    let invalid = |detail: String| CodecError::Invalid { what, detail };
+    if let Some(x) = states.iter().find(|&&x| x < LOW) {
+        return Err(invalid(format!("initial state {x} below {LOW}")));
+    }
+    let words = r.rest();
+    if words.len() % 2 != 0 {
+        return Err(invalid("an odd number of stream bytes".to_owned()));
+    }
+    Ok((states, words))
+}
+
+/// Refuses a stream whose `n` symbols read `read` of its `available`
+/// bytes of words: past its end, short of it, or with a state not back at
+/// `LOW` (where the encoder started).
+pub(super) fn check_end(
+    states: &[u32],
+    read: usize,
+    available: usize,
+    n: usize,
+    what: &'static str,
+) -> Result<(), CodecError> {
+    let invalid = |detail: String| CodecError::Invalid { what, detail };
+    if read > available {
+        return Err(invalid(format!(
+            "the stream ends before its {n} symbols do ({available} bytes)"
+        )));
+    }
+    if states.iter().any(|&x| x != LOW) || read != available {
+        return Err(invalid(format!(
+            "the stream does not end where its {n} symbols do ({read} of {available} bytes read, final states {states:?})"
+        )));
+    }
+    Ok(())
 }
 
 /// Appends the frequencies (each in `1..=2^MAX_SCALE`): their bit widths
@@ -137,35 +195,53 @@ pub fn encode(symbols: &[u32], alphabet: usize, out: &mut Vec<u8>) -> Option<()>
 fn put_frequencies(out: &mut Vec<u8>, freqs: &[u32]) {
     let widths: Vec<u32> = freqs.iter().map(|&f| f.ilog2()).collect();
     put_coded(out, WIDTHS, &widths);
-    let mut w = huffman::writer();
-    for (&f, &width) in freqs.iter().zip(&widths) {
-        if width > 0 {
-            w.write_var::<u32>(width, f & ((1 << width) - 1))
-                .expect("writing to memory");
-        }
-    }
-    w.byte_align().expect("writing to memory");
-    out.extend_from_slice(&w.into_writer());
+    put_low_bits(out, freqs);
 }
 
 /// Reads what [`put_frequencies`] wrote for `alphabet` symbols.
 fn read_frequencies(r: &mut ByteReader<'_>, alphabet: usize) -> Result<Vec<u32>, CodecError> {
     let widths = r.coded("rANS frequency widths", WIDTHS, alphabet)?;
-    let bits: u64 = widths.iter().map(|&w| u64::from(w)).sum();
-    let field = r.take(bits.div_ceil(8), "rANS frequency bits")?;
-    let mut bits = huffman::reader(field);
-    widths
+    let tops: Vec<Option<u32>> = widths.into_iter().map(Some).collect();
+    read_low_bits(r, &tops, "rANS frequency bits")
+}
+
+/// Appends each frequency's bits below its top bit (none for 0 and 1),
+/// most significant first, padded to a byte: with the top bits coded
+/// apart, a frequency costs its information, not a byte.
+pub(super) fn put_low_bits(out: &mut Vec<u8>, freqs: &[u32]) {
+    let mut w = huffman::writer();
+    for &f in freqs.iter().filter(|&&f| f > 1) {
+        let top = f.ilog2();
+        w.write_var::<u32>(top, f & ((1 << top) - 1))
+            .expect("writing to memory");
+    }
+    w.byte_align().expect("writing to memory");
+    out.extend_from_slice(&w.into_writer());
+}
+
+/// Reads the frequencies [`put_low_bits`] wrote, given each one's top bit
+/// (`None` for a frequency 0).
+pub(super) fn read_low_bits(
+    r: &mut ByteReader<'_>,
+    tops: &[Option<u32>],
+    what: &'static str,
+) -> Result<Vec<u32>, CodecError> {
+    let bits: u64 = tops.iter().flatten().map(|&t| u64::from(t)).sum();
+    let mut bits = huffman::reader(r.take(bits.div_ceil(8), what)?);
+    Ok(tops
         .iter()
-        .map(|&width| {
-            let low: u32 = if width > 0 {
-                bits.read_var(width)
-                    .expect("the field holds every width's bits")
-            } else {
-                0
-            };
-            Ok(1 << width | low)
+        .map(|top| {
+            top.map_or(0, |top| {
+                let low: u32 = if top > 0 {
+                    bits.read_var(top)
+                        .expect("the field holds every frequency's bits")
+                } else {
+                    0
+                };
+                1 << top | low
+            })
         })
-        .collect()
+        .collect())
 }
 
 /// Decodes `n` symbols over `alphabet` from the rest of `r` (which must end
@@ -227,19 +303,7 @@ pub fn decode(
             *slot = (s as u32) << MAX_SCALE | o as u32;
         }
     }
-    let state = |r: &mut ByteReader<'_>| -> Result<u32, CodecError> {
-        let b = r.take(4, "rANS state")?;
-        Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
-    };
-    let states = [state(r)?, state(r)?];
-    // (Each step keeps a state in LOW..2^32: only the first can be below.)
-    if let Some(x) = states.iter().find(|&&x| x < LOW) {
-        return Err(invalid(format!("initial state {x} below {LOW}")));
-    }
-    let words = r.rest();
-    if words.len() % 2 != 0 {
-        return Err(invalid("an odd number of stream bytes".to_owned()));
-    }
+    let (states, words) = read_stream::<2>(r, "rANS row classes")?;
     let mask = (total - 1) as u32;
     let offset_mask = (1u32 << MAX_SCALE) - 1;
     // One step of a state, without a branch on whether it reads a word
@@ -268,20 +332,7 @@ pub fn decode(
     if let [last] = pairs.into_remainder() {
         *last = step(&mut x0);
     }
-    let states = [x0, x1];
-    if pos > words.len() {
-        return Err(invalid(format!(
-            "the stream ends before its {n} symbols do ({} bytes)",
-            words.len()
-        )));
-    }
-    if states != [LOW; 2] || pos != words.len() {
-        return Err(invalid(format!(
-            "the stream does not end where its {n} symbols do ({} of {} bytes read, final states {states:?})",
-            pos,
-            words.len()
-        )));
-    }
+    check_end(&[x0, x1], pos, words.len(), n, "rANS row classes")?;
     Ok(out)
 }
 

@@ -16,10 +16,10 @@ use super::{
 };
 use crate::codec::CodecError;
 use crate::codec::bytes::{ByteReader, put_coded};
-use crate::codec::rans::{LOW, quantize};
-use crate::huffman;
+use crate::codec::rans::{
+    LOW, check_end, encode_step, put_low_bits, put_stream, quantize, read_low_bits, read_stream,
+};
 use crate::table::Column;
-use bitstream_io::{BitRead, BitWrite};
 
 /// Interleaved rANS states: the `k`-th coded row takes state `k mod 4`, so
 /// four rows' steps, each waiting on a lookup and a multiply, overlap.
@@ -218,15 +218,11 @@ pub(super) fn encode(
         })
         .collect();
     put_coded(out, WIDTHS, &widths);
-    let mut w = huffman::writer();
-    for &f in stored.iter().flat_map(|t| &t.freqs) {
-        if f > 1 {
-            w.write_var::<u32>(f.ilog2(), f & ((1 << f.ilog2()) - 1))
-                .expect("writing to memory");
-        }
-    }
-    w.byte_align().expect("writing to memory");
-    out.extend_from_slice(&w.into_writer());
+    let freqs: Vec<u32> = stored
+        .iter()
+        .flat_map(|t| t.freqs.iter().copied())
+        .collect();
+    put_low_bits(out, &freqs);
 
     // rANS codes last to first; the `k`-th coded row (rows released
     // unchanged are not) takes state `k mod STATES`.
@@ -243,20 +239,9 @@ pub(super) fn encode(
         let coded = coded[g as usize].as_ref().expect("a coded row");
         let p = coded.position(x);
         let (f, c, scale) = (coded.table.freqs[p], coded.cum[p], coded.table.scale);
-        let x = &mut states[k % STATES];
-        let limit = u64::from(f) << (32 - scale);
-        while u64::from(*x) >= limit {
-            words.push(*x as u16);
-            *x >>= 16;
-        }
-        *x = ((*x / f) << scale) + (*x % f) + c;
+        encode_step(&mut states[k % STATES], f, c, scale, &mut words);
     }
-    for x in states {
-        out.extend_from_slice(&x.to_le_bytes());
-    }
-    for &word in words.iter().rev() {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
+    put_stream(out, &states, &words);
     true
 }
 
@@ -298,14 +283,6 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    /// Decodes the `n` coded rows `row_of(0..n)` into `codes` (all rows
-    /// in order when `n` is their number), four at a time on the four
-    /// states. A state step is a lookup, a multiply, and a
-    /// 16-bit read without a branch on whether it happens (about every
-    /// other coded row: a branch would be mispredicted); a read past the
-    /// end takes the zero word and shows as `read` beyond the stream. A
-    /// value whose rows hold one original (scale 0, one slot of frequency
-    /// 1) leaves the state as it is.
     /// Decodes the coded rows into `codes`: all rows in order when
     /// `coded_rows` is `None`, else the rows it lists.
     fn decode(&mut self, codes: &mut [u32], symbols: &[u32], coded_rows: Option<&[u32]>) {
@@ -453,8 +430,8 @@ pub(super) fn decode(
         .map(|(a, _)| a.len())
         .sum();
     let widths = s.coded("per-value-rans frequency widths", WIDTHS, sizes)?;
-    let low_bits: u64 = widths.iter().map(|&w| u64::from(w.saturating_sub(1))).sum();
-    let mut low = huffman::reader(s.take(low_bits.div_ceil(8), "per-value-rans frequency bits")?);
+    let tops: Vec<Option<u32>> = widths.iter().map(|&w| w.checked_sub(1)).collect();
+    let freqs = read_low_bits(s, &tops, "per-value-rans frequency bits")?;
     // The stored tables' slots: at most two per row (a scale is at most
     // `ceil(log2 rows)` of its value's rows) and one per value. A uniform
     // table takes one slot per value of its alphabet, which is in memory
@@ -462,7 +439,7 @@ pub(super) fn decode(
     let limit = 2 * rel.rows.len() as u64 + m as u64;
     let mut slots: Vec<Slot> = Vec::new();
     let mut heads = Vec::with_capacity(m);
-    let (mut scales, mut widths) = (scales.into_iter(), widths.into_iter());
+    let (mut scales, mut freqs) = (scales.into_iter(), freqs.into_iter());
     let mut empty = Vec::new();
     // The stored tables' slots so far.
     let mut stored = 0u64;
@@ -515,19 +492,10 @@ pub(super) fn decode(
         }
         let mut sum = 0u64;
         for &x in alphabet {
-            let width = widths.next().expect("one width per position");
-            if width == 0 {
+            let f = u64::from(freqs.next().expect("one frequency per position"));
+            if f == 0 {
                 continue;
             }
-            let f = 1u64 << (width - 1)
-                | if width > 1 {
-                    u64::from(
-                        low.read_var::<u32>(width - 1)
-                            .expect("the field holds every width's bits"),
-                    )
-                } else {
-                    0
-                };
             if sum + f > total {
                 return Err(invalid(format!(
                     "released value {g}: frequencies above its scale's {total}"
@@ -567,21 +535,7 @@ pub(super) fn decode(
             return Err(invalid(format!("released value {g} covers no value")));
         }
     }
-    let state = |s: &mut ByteReader<'_>| -> Result<u32, CodecError> {
-        let bytes = s.take(4, "per-value-rans state")?;
-        Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
-    };
-    let mut states = [0u32; STATES];
-    for x in &mut states {
-        *x = state(s)?;
-    }
-    if let Some(x) = states.into_iter().find(|&x| x < LOW) {
-        return Err(invalid(format!("initial state {x} below {LOW}")));
-    }
-    let words = s.rest();
-    if words.len() % 2 != 0 {
-        return Err(invalid("an odd number of stream bytes".to_owned()));
-    }
+    let (states, words) = read_stream::<STATES>(s, "per-value-rans stream")?;
     let mut rows = Rows {
         heads: &heads,
         slots: &slots,
@@ -596,12 +550,15 @@ pub(super) fn decode(
     // All rows in order when no symbol is unchanged; else the unchanged
     // rows first, a lookup each (a pass the compiler vectorizes), then the
     // rows whose code is still `MISS`.
-    let mut codes: Vec<u32>;
-    if fixed.iter().all(|&c| c == MISS) {
-        codes = vec![0; rel.rows.len()];
+    let all_coded = fixed.iter().all(|&c| c == MISS);
+    let mut codes: Vec<u32> = if all_coded {
+        vec![0; rel.rows.len()]
+    } else {
+        rel.rows.iter().map(|&g| fixed[g as usize]).collect()
+    };
+    if all_coded {
         rows.decode(&mut codes, &rel.rows, None);
     } else if fixed.contains(&MISS) {
-        codes = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
         let mut coded_rows = vec![0u32; rel.rows.len()];
         let mut n = 0;
         for (i, &c) in codes.iter().enumerate() {
@@ -610,23 +567,14 @@ pub(super) fn decode(
         }
         coded_rows.truncate(n);
         rows.decode(&mut codes, &rel.rows, Some(&coded_rows));
-    } else {
-        codes = rel.rows.iter().map(|&g| fixed[g as usize]).collect();
     }
-    let (pos, states) = (2 * rows.read, rows.states);
-    if pos > words.len() {
-        return Err(invalid(format!(
-            "the stream ends before its {} rows do ({} bytes)",
-            rel.rows.len(),
-            words.len()
-        )));
-    }
-    if states != [LOW; STATES] || pos != words.len() {
-        return Err(invalid(format!(
-            "the stream does not end where its rows do ({pos} of {} bytes read, final states {states:?})",
-            words.len()
-        )));
-    }
+    check_end(
+        &rows.states,
+        2 * rows.read,
+        words.len(),
+        rel.rows.len(),
+        "per-value-rans stream",
+    )?;
     b.column.codes = codes;
     Ok(b.column)
 }
