@@ -165,56 +165,8 @@ impl HierarchyRecord {
     /// Rebuilds the hierarchy (node numbers as in the original, since both
     /// number nodes by first appearance in leaf order). `source` names it
     /// in messages.
-    pub fn to_hierarchy(&self, source: &Path) -> Result<Hierarchy, String> {
-        let height = self.levels.len().checked_sub(1).ok_or("no levels")?;
-        if self.parents.len() != height {
-            return Err(format!(
-                "expected {height} parent lists, found {}",
-                self.parents.len()
-            ));
-        }
-        for l in 0..height {
-            if self.parents[l].len() != self.levels[l].len() {
-                return Err(format!(
-                    "level {l}: {} nodes but {} parents",
-                    self.levels[l].len(),
-                    self.parents[l].len()
-                ));
-            }
-            if let Some(&p) = self.parents[l]
-                .iter()
-                .find(|&&p| p as usize >= self.levels[l + 1].len())
-            {
-                return Err(format!("level {l}: parent {p} out of range"));
-            }
-        }
-        let rows = (0..self.levels[0].len())
-            .map(|leaf| {
-                let mut row = Vec::with_capacity(height + 1);
-                let mut node = leaf;
-                row.push(self.levels[0][leaf].clone());
-                for l in 0..height {
-                    node = self.parents[l][node] as usize;
-                    row.push(self.levels[l + 1][node].clone());
-                }
-                (leaf as u64 + 1, row)
-            })
-            .collect();
-        let h = Hierarchy::from_rows(source, rows).map_err(|e| e.to_string())?;
-        // The rebuilt tree must number its nodes as stored.
-        for (l, labels) in self.levels.iter().enumerate() {
-            if h.nodes(l) != labels.len()
-                || labels
-                    .iter()
-                    .enumerate()
-                    .any(|(n, label)| h.label(l, n as u32) != label)
-            {
-                return Err(format!(
-                    "level {l}: nodes are not in first-appearance order of the leaves"
-                ));
-            }
-        }
-        Ok(h)
+    pub fn into_hierarchy(self, source: &Path) -> Result<Hierarchy, String> {
+        Hierarchy::from_tree(source, self.levels, &self.parents)
     }
 }
 
@@ -343,7 +295,7 @@ mod tests {
         let h = Hierarchy::from_bytes(Path::new("h.csv"), b"b;x;*\na;y;*\nc;x;*\nd;z;*\n").unwrap();
         let r = HierarchyRecord::from_hierarchy(&h);
         assert_eq!(r.levels[1], vec!["x", "y", "z"]);
-        let back = r.to_hierarchy(Path::new("h.csv")).unwrap();
+        let back = r.clone().into_hierarchy(Path::new("h.csv")).unwrap();
         assert_eq!(
             back.rows().collect::<Vec<_>>(),
             h.rows().collect::<Vec<_>>()

@@ -210,11 +210,11 @@ impl Archive {
                 meta::hierarchies_from_bytes(h_body, container.major)
                     .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
             records
-                .iter()
+                .into_iter()
                 .enumerate()
                 .map(|(i, r)| {
                     let source = PathBuf::from(format!("{}#hierarchy{i}", path.display()));
-                    r.to_hierarchy(&source).map_err(|e| {
+                    r.into_hierarchy(&source).map_err(|e| {
                         corrupt(
                             format!(
                                 "{} (hierarchy {i})",
