@@ -32,13 +32,16 @@ pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 /// The format version this code writes. The major is bumped when a reader
 /// of the previous major could misread a file; the minor when sections are
 /// added that an older reader of the same major may skip.
-pub const VERSION_MAJOR: u16 = 7;
+pub const VERSION_MAJOR: u16 = 8;
 pub const VERSION_MINOR: u16 = 0;
 
-/// The majors this code reads: its own, 4.0 (rANS frequencies as varints),
-/// 3.0 (no rANS-coded row classes), 2.x (SHA-256 digests) and 1.0 (QI
-/// columns coded one by one): files in the wild.
-pub const READ_MAJORS: [u16; 7] = [1, 2, 3, 4, 5, 6, 7];
+/// The majors this code reads: its own and every earlier one (files in
+/// the wild; `spec/FORMAT.md` §10 says how each differs).
+pub const READ_MAJORS: [u16; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+
+/// From this major on, the private part holds the original's CRC-32 and
+/// ends with the public part's digest (`spec/FORMAT.md` §7.5).
+pub const PUBLIC_DIGEST_FROM_MAJOR: u16 = 8;
 
 /// The newest minor this code knows of each major it reads.
 const fn known_minor(major: u16) -> u16 {

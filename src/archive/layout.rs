@@ -18,7 +18,7 @@
 //! concatenation of its field spans, delimiters and tail, and a span the
 //! canonical rendering misses is stored as it is.
 
-use super::digest::{Blake3Split, DigestKind};
+use super::digest::{Digest, DigestKind};
 use serde::{Deserialize, Serialize};
 
 use crate::table::Column;
@@ -297,10 +297,6 @@ impl Sink {
         self.buf.push(byte);
     }
 
-    fn len(&self) -> usize {
-        self.buf.len()
-    }
-
     fn written(&self) -> &[u8] {
         &self.buf
     }
@@ -455,12 +451,12 @@ fn scan_record(
 /// two threads.
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// The records the calling thread renders with BLAKE3, as a fraction:
+/// The records the calling thread renders on two threads, as a fraction:
 /// half. It also copies the helper's records into the output (60 us on
 /// Adult) and prepares the renderer while the helper starts; on Adult the
 /// render took 0.97-1.01 ms at 50 %, 1.03-1.08 ms at 46 % and
-/// 1.09-1.12 ms at 60 % (medians of 300 restores), and 47 % is no better
-/// since the helper's start overlaps the preparation.
+/// 1.09-1.12 ms at 60 % (medians of 300 restores, format 7), and 47 % is
+/// no better since the helper's start overlaps the preparation.
 const CALLER_SHARE: (usize, usize) = (50, 100);
 
 /// Records rendered per block of [`Renderer::records`]: its indices (4
@@ -900,73 +896,45 @@ impl Layout {
 
     /// Renders as [`Layout::render`] and returns the bytes with their
     /// digest of `kind`. From [`PARALLEL_BYTES`] expected bytes on (the
-    /// length the caller expects; the output is right whatever it is), the
-    /// work is split between this thread and a second one:
-    ///
-    /// - BLAKE3: this thread renders the first [`CALLER_SHARE`] of the
-    ///   records into the output, the helper the others into its own
-    ///   buffer; then each hashes its side of a cut at the first chunk
-    ///   boundary of the helper's bytes ([`Blake3Split`]), this one copies
-    ///   the helper's bytes into the output and merges the two sides.
-    /// - SHA-256 (formats 1 and 2), which is one chain: the helper renders
-    ///   the last 3/5 of the records while this thread renders the first
-    ///   2/5 and hashes them; then the rest is hashed here.
+    /// length the caller expects; the output is right whatever it is), a
+    /// second thread renders the last [`CALLER_SHARE`] of the records into
+    /// its own buffer while this one renders the first into the output;
+    /// with CRC-32 (format 8 on) each takes the checksum of its own bytes
+    /// and the two combine. The hashes of older formats are taken of the
+    /// whole output, on this thread.
     pub fn render_hashed<T: Texts + Sync>(
         &self,
         texts: &T,
         expected_len: usize,
         kind: DigestKind,
-    ) -> (Vec<u8>, [u8; 32]) {
+    ) -> (Vec<u8>, Digest) {
         let mut head = Sink::with_capacity(expected_len);
         head.put(&self.prefix);
-        if expected_len >= PARALLEL_BYTES && kind == DigestKind::Blake3 {
-            return self.render_blake3(texts, head, expected_len);
+        if expected_len >= PARALLEL_BYTES {
+            return self.render_split(texts, head, expected_len, kind);
         }
         let r = Renderer::new(self, texts);
-        if expected_len < PARALLEL_BYTES {
-            r.records(0, r.records, &mut head);
-            let out = head.into_vec();
-            let digest = kind.digest(&out);
-            return (out, digest);
-        }
-        Layout::render_chained(&r, head, expected_len, kind)
+        r.records(0, r.records, &mut head);
+        let out = head.into_vec();
+        let digest = kind.digest(&out);
+        (out, digest)
     }
 
-    /// [`Layout::render_hashed`] with a digest hashed in one chain.
-    fn render_chained<T: Texts + Sync>(
-        r: &Renderer<'_, T>,
-        mut head: Sink,
-        expected_len: usize,
-        kind: DigestKind,
-    ) -> (Vec<u8>, [u8; 32]) {
-        let split = r.records * 2 / 5;
-        std::thread::scope(|scope| {
-            let tail = scope.spawn(|| {
-                let mut tail = Sink::with_capacity(expected_len - expected_len * 2 / 5);
-                r.records(split, r.records, &mut tail);
-                tail
-            });
-            r.records(0, split, &mut head);
-            let mut hasher = kind.hasher();
-            hasher.update(head.written());
-            let tail = tail.join().expect("rendering does not panic");
-            let mut out = head.into_vec();
-            let from = out.len();
-            out.extend_from_slice(tail.written());
-            hasher.update(&out[from..]);
-            (out, hasher.finalize())
-        })
-    }
-
-    /// [`Layout::render_hashed`] with BLAKE3, rendered and hashed on two
-    /// threads.
-    fn render_blake3<T: Texts + Sync>(
+    /// [`Layout::render_hashed`] on two threads.
+    fn render_split<T: Texts + Sync>(
         &self,
         texts: &T,
         mut head: Sink,
         expected_len: usize,
-    ) -> (Vec<u8>, [u8; 32]) {
+        kind: DigestKind,
+    ) -> (Vec<u8>, Digest) {
         let (share, of) = CALLER_SHARE;
+        let crc = |bytes: &[u8]| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(bytes);
+            h
+        };
+        let checksums = kind == DigestKind::Crc32;
         // The helper is started first and waits for the renderer this
         // thread prepares meanwhile (its start and the preparation take
         // about 40 us each on Adult).
@@ -977,23 +945,16 @@ impl Layout {
         // faults per restore of Adult), with room for records longer than
         // the average.
         let capacity = expected_len - expected_len / of * share + expected_len / 16;
-        let rendered_tail = std::sync::OnceLock::new();
-        let digest = std::thread::scope(|scope| {
+        let (tail, checksum) = std::thread::scope(|scope| {
             let (start_helper, renderer_from_caller) = std::sync::mpsc::sync_channel(1);
-            let (to_helper, from_caller) = std::sync::mpsc::sync_channel(1);
-            let (to_caller, from_helper) = std::sync::mpsc::sync_channel(1);
-            let rendered_tail = &rendered_tail;
             let helper = scope.spawn(move || {
                 let mut tail = Sink::with_capacity(capacity);
                 let (r, split): (&Renderer<'_, T>, usize) = renderer_from_caller
                     .recv()
                     .expect("the caller sends the renderer");
                 r.records(split, r.records, &mut tail);
-                let tail: &[u8] = rendered_tail.get_or_init(|| tail).written();
-                to_caller.send(tail).expect("the caller waits for the tail");
-                let (cut, start): (Option<Blake3Split>, u64) =
-                    from_caller.recv().expect("the caller sends the cut");
-                cut.map(|cut| cut.right(&[tail], start))
+                let checksum = checksums.then(|| crc(tail.written()));
+                (tail, checksum)
             });
             let r = renderer.get_or_init(|| Renderer::new(self, texts));
             let split = r.records * share / of;
@@ -1001,23 +962,19 @@ impl Layout {
                 .send((r, split))
                 .expect("the helper waits for the renderer");
             r.records(0, split, &mut head);
-            let tail: &[u8] = from_helper.recv().expect("rendering does not panic");
-            let start = head.len();
-            let len = (start + tail.len()) as u64;
-            // At or after the helper's first byte: its side is its own.
-            let cut = Blake3Split::new(len, (start + blake3::CHUNK_LEN - 1) as u64);
-            to_helper
-                .send((cut.clone(), start as u64))
-                .expect("the helper waits for the cut");
-            let left = cut.as_ref().map(|cut| cut.left(&[head.written(), tail]));
-            head.put(tail);
-            let right = helper.join().expect("rendering does not panic");
-            match (cut, left, right) {
-                (Some(cut), Some(left), Some(right)) => cut.root(&left, &right),
-                // No chunk boundary inside the helper's bytes: one hash.
-                _ => DigestKind::Blake3.digest(head.written()),
-            }
+            let checksum = checksums.then(|| crc(head.written()));
+            let (tail, tail_checksum) = helper.join().expect("rendering does not panic");
+            let checksum = checksum.zip(tail_checksum).map(|(mut h, t)| {
+                h.combine(&t);
+                h.finalize()
+            });
+            (tail, checksum)
         });
+        head.put(tail.written());
+        let digest = match checksum {
+            Some(c) => Digest::Crc32(c),
+            None => kind.digest(head.written()),
+        };
         (head.into_vec(), digest)
     }
 
@@ -1092,7 +1049,7 @@ mod tests {
         // The expected length only chooses one thread or two and sizes the
         // buffers: a wrong one (a corrupt archive's) renders the file all
         // the same, and a small file on two threads is hashed whole.
-        for kind in [DigestKind::Blake3, DigestKind::Sha256] {
+        for kind in [DigestKind::Crc32, DigestKind::Blake3, DigestKind::Sha256] {
             for expected in [
                 bytes.len(),
                 0,

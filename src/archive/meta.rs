@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::digest::Digest;
 use super::layout::Layout;
 use crate::config::{Role, SuppressionPolicy, ValueType};
 use crate::hierarchy::Hierarchy;
@@ -170,12 +171,15 @@ impl HierarchyRecord {
     }
 }
 
-/// The plaintext of the private part.
+/// The plaintext of the private part (of one row group). `D` is the
+/// type of its `digest`: the original's CRC-32 as the current format
+/// stores it, a 32-byte hash in formats 1 to 7, or either as a reader
+/// holds it ([`Digest`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PrivatePart {
-    /// The original file's digest: SHA-256 in formats 1 and 2, BLAKE3 from 3
-    /// on ([`super::digest::DigestKind::of_major`]).
-    pub digest: [u8; 32],
+pub struct PrivatePart<D = u32> {
+    /// The original file's checksum (format 8 on: CRC-32; 3 to 7: BLAKE3;
+    /// 1 and 2: SHA-256; [`super::digest::DigestKind::of_major`]).
+    pub digest: D,
     /// Length of the original file in bytes.
     pub original_len: u64,
     pub layout: Layout,
@@ -188,21 +192,37 @@ pub struct PrivatePart {
     pub identifiers: Vec<IdentifierColumn>,
 }
 
+impl<D> PrivatePart<D> {
+    /// The same part with its digest as `f` makes it.
+    pub fn map_digest<E>(self, f: impl FnOnce(D) -> E) -> PrivatePart<E> {
+        PrivatePart {
+            digest: f(self.digest),
+            original_len: self.original_len,
+            layout: self.layout,
+            originals: self.originals,
+            originals_columns: self.originals_columns,
+            identifiers: self.identifiers,
+        }
+    }
+}
+
 /// The end of a private part of several row groups: the whole original
 /// file's checksum (each group's [`PrivatePart`] has its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PrivateTrailer {
-    pub digest: [u8; 32],
+pub struct PrivateTrailer<D = u32> {
+    pub digest: D,
     pub original_len: u64,
 }
 
-/// A decoded private part: one [`PrivatePart`] per row group, and the
-/// whole file's digest and length.
+/// A decoded private part: one [`PrivatePart`] per row group, the whole
+/// file's digest and length, and (format 8 on) the hash of the public part
+/// it was made for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateParts {
-    pub groups: Vec<PrivatePart>,
-    pub digest: [u8; 32],
+    pub groups: Vec<PrivatePart<Digest>>,
+    pub digest: Digest,
     pub original_len: u64,
+    pub public_digest: Option<[u8; 32]>,
 }
 
 /// Appends one frame of a private part of several row groups: the

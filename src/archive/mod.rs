@@ -31,7 +31,7 @@ use std::path::PathBuf;
 pub enum ArchiveError {
     #[error("{}: not a karc file: expected the magic 89 4b 52 43 0d 0a 1a 0a, found {found}", path.display())]
     NotKarc { path: PathBuf, found: String },
-    #[error("{}: unsupported format version {major}.{minor}: this karc reads versions 1.x and 2.x; use a newer karc", path.display())]
+    #[error("{}: unsupported format version {major}.{minor}: this karc reads versions 1.x to {}.x; use a newer karc", path.display(), format::VERSION_MAJOR)]
     UnsupportedVersion {
         path: PathBuf,
         major: u16,
@@ -78,10 +78,16 @@ pub enum ArchiveError {
     NeedsIdentity { path: PathBuf },
     #[error("{}: the private part's age envelope failed authentication or is malformed: {detail}", path.display())]
     Envelope { path: PathBuf, detail: String },
+    #[error("{}: the public part is not the one the private part was made for (BLAKE3 {found}, the private part expects {expected}): the release, its claim or its metadata was changed after packing; refusing to restore", path.display())]
+    PublicPartChanged {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
     #[error("{}: restored {found_len} bytes with {digest} {found}, but the original had {expected_len} bytes with {digest} {expected}", path.display())]
     RestoreChecksum {
         path: PathBuf,
-        /// `SHA-256` or `BLAKE3`, as the file's version stores.
+        /// `CRC-32`, `BLAKE3` or `SHA-256`, as the file's version stores.
         digest: &'static str,
         expected: String,
         found: String,
@@ -109,6 +115,7 @@ impl ArchiveError {
             | ArchiveError::ClaimBroken { .. }
             | ArchiveError::Envelope { .. }
             | ArchiveError::RestoreChecksum { .. }
+            | ArchiveError::PublicPartChanged { .. }
             | ArchiveError::Layout { .. } => 1,
             ArchiveError::NotKarc { .. }
             | ArchiveError::UnsupportedVersion { .. }

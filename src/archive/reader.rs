@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ArchiveError;
-use super::digest::DigestKind;
+use super::digest::{Digest, DigestKind, PublicDigest, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::layout::Texts;
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
@@ -492,23 +492,62 @@ impl Archive {
         self.private_parts_of(self.private_plaintext(key)?)
     }
 
-    /// The decoded private part of its plaintext `plain`.
-    fn private_parts_of(&self, plain: Vec<u8>) -> Result<PrivateParts> {
+    /// The decoded private part of its plaintext `plain`. From format 8 on,
+    /// the plaintext ends with the public part's digest, which must be this
+    /// file's (checked first: a changed public part is refused before
+    /// anything is decoded against it).
+    fn private_parts_of(&self, mut plain: Vec<u8>) -> Result<PrivateParts> {
         let corrupt = corrupt_in(&self.path);
         let label = self.private_label();
-        let check_layout = |part: &PrivatePart, g: usize| {
+        let major = self.container.major;
+        let public_digest = if major >= format::PUBLIC_DIGEST_FROM_MAJOR {
+            let Some(at) = plain.len().checked_sub(32) else {
+                return Err(corrupt(
+                    label,
+                    format!(
+                        "{} bytes, shorter than the public part's digest (32)",
+                        plain.len()
+                    ),
+                )
+                .into());
+            };
+            let stored: [u8; 32] = plain[at..].try_into().expect("32 bytes");
+            plain.truncate(at);
+            let found = self.public_digest();
+            if stored != found {
+                return Err(ArchiveError::PublicPartChanged {
+                    path: self.path.clone(),
+                    expected: hex(&stored),
+                    found: hex(&found),
+                }
+                .into());
+            }
+            Some(stored)
+        } else {
+            None
+        };
+        // The digest fields: a CRC-32 from format 8 on, 32 bytes before.
+        let part = |bytes: &[u8]| -> std::result::Result<PrivatePart<Digest>, String> {
+            Ok(if public_digest.is_some() {
+                meta::from_bytes::<PrivatePart>(bytes)?.map_digest(Digest::Crc32)
+            } else {
+                meta::from_bytes::<PrivatePart<[u8; 32]>>(bytes)?
+                    .map_digest(|d| Digest::stored(major, d))
+            })
+        };
+        let check_layout = |part: &PrivatePart<Digest>, g: usize| {
             part.layout
                 .validate(self.meta.columns.len(), self.groups[g].rows)
                 .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
         };
         if !self.framed {
-            let part: PrivatePart =
-                meta::from_bytes(&plain).map_err(|e| corrupt(label.clone(), e))?;
+            let part = part(&plain).map_err(|e| corrupt(label.clone(), e))?;
             check_layout(&part, 0)?;
             return Ok(PrivateParts {
                 digest: part.digest,
                 original_len: part.original_len,
                 groups: vec![part],
+                public_digest,
             });
         }
         let mut rest = &plain[..];
@@ -516,18 +555,38 @@ impl Archive {
         for g in 0..self.groups.len() {
             let frame = meta::take_frame(&mut rest)
                 .map_err(|e| corrupt(format!("{label} (row group {g})"), e))?;
-            let part: PrivatePart = meta::from_bytes(frame)
-                .map_err(|e| corrupt(format!("{label} (row group {g})"), e))?;
+            let part = part(frame).map_err(|e| corrupt(format!("{label} (row group {g})"), e))?;
             check_layout(&part, g)?;
             groups.push(part);
         }
-        let trailer: PrivateTrailer =
-            meta::from_bytes(rest).map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        let trailer = if public_digest.is_some() {
+            meta::from_bytes::<PrivateTrailer>(rest)
+                .map(|t| (Digest::Crc32(t.digest), t.original_len))
+        } else {
+            meta::from_bytes::<PrivateTrailer<[u8; 32]>>(rest)
+                .map(|t| (Digest::stored(major, t.digest), t.original_len))
+        };
+        let (digest, original_len) =
+            trailer.map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
         Ok(PrivateParts {
-            digest: trailer.digest,
-            original_len: trailer.original_len,
+            digest,
+            original_len,
             groups,
+            public_digest,
         })
+    }
+
+    /// The digest of this file's public part (`spec/FORMAT.md` §7.5): every
+    /// section but the private one, as the file holds it.
+    pub fn public_digest(&self) -> [u8; 32] {
+        let (major, minor) = self.version();
+        let mut d = PublicDigest::new(major, minor);
+        for (i, e) in self.container.entries.iter().enumerate() {
+            if Some(i) != self.private_section {
+                d.section(e.code, e.flags, &self.bytes[e.range()]);
+            }
+        }
+        d.finish()
     }
 
     /// Restores the original file's bytes, checked against its digest
@@ -603,7 +662,7 @@ impl Archive {
         Ok(len)
     }
 
-    /// The hash of this file's `digest` fields (fixed by its major version).
+    /// The kind of this file's `digest` fields (fixed by its major version).
     pub fn digest_kind(&self) -> DigestKind {
         DigestKind::of_major(self.container.major)
     }
@@ -611,16 +670,16 @@ impl Archive {
     fn check_restored(
         &self,
         found_len: u64,
-        digest: [u8; 32],
-        expected: [u8; 32],
+        digest: Digest,
+        expected: Digest,
         len: u64,
     ) -> Result<()> {
         if digest != expected || found_len != len {
             return Err(ArchiveError::RestoreChecksum {
                 path: self.path.clone(),
-                digest: self.digest_kind().name(),
-                expected: hex(&expected),
-                found: hex(&digest),
+                digest: expected.kind().name(),
+                expected: expected.hex(),
+                found: digest.hex(),
                 expected_len: len,
                 found_len,
             }
@@ -630,7 +689,7 @@ impl Archive {
     }
 
     /// Restores row group `g`'s bytes of the original from its private part.
-    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
+    fn restore_group(&self, g: usize, part: &PrivatePart<Digest>) -> Result<Vec<u8>> {
         let rows = self.groups[g].rows;
         let corrupt = |detail: String| ArchiveError::Corrupt {
             path: self.path.clone(),
@@ -855,8 +914,9 @@ impl Archive {
                     codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
                 }),
             original_bytes: part.as_ref().map(|p| p.original_len),
-            original_digest: part.as_ref().map(|p| hex(&p.digest)),
+            original_digest: part.as_ref().map(|p| p.digest.hex()),
             digest: self.digest_kind().name(),
+            public_digest: part.as_ref().and_then(|p| p.public_digest).map(|d| hex(&d)),
             columns,
             sections,
             claim: self.claim_report.clone(),
@@ -894,8 +954,11 @@ pub struct Inspection {
     pub original_bytes: Option<u64>,
     /// The original's digest (hex), of the kind `digest` names.
     pub original_digest: Option<String>,
-    /// `SHA-256` (formats 1, 2) or `BLAKE3` (format 3).
+    /// `CRC-32` (format 8 on), `BLAKE3` (formats 3 to 7) or `SHA-256`.
     pub digest: &'static str,
+    /// The BLAKE3 hash of the public part that the private part holds
+    /// (format 8 on; hex), which matched this file's when it was read.
+    pub public_digest: Option<String>,
     pub columns: Vec<ColumnInfo>,
     pub sections: Vec<SectionInfo>,
     pub claim: Option<ClaimReport>,
@@ -1159,10 +1222,6 @@ fn age_plaintext_len(sealed: &[u8]) -> Option<u64> {
     const CHUNK: u64 = 64 * 1024 + 16;
     let chunks = payload.div_ceil(CHUNK).max(1);
     payload.checked_sub(16 * chunks)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The restore's view of the columns: names from the metadata.

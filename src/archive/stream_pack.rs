@@ -15,7 +15,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use super::ArchiveError;
-use super::digest::{DigestKind, Hasher};
+use super::digest::PublicDigest;
 use super::format::{self, SectionKind, SectionSummary};
 use super::layout::{self, Layout, Padding};
 use super::meta::{
@@ -144,7 +144,11 @@ struct Sink {
     private: PrivateStream,
     group_rows: Vec<u64>,
     padding: Option<Vec<Padding>>,
-    digest: Hasher,
+    /// The BLAKE3 hash of each section in `sections`, for the public
+    /// part's digest.
+    section_hashes: Vec<[u8; 32]>,
+    /// The whole original's CRC-32.
+    checksum: crc32fast::Hasher,
     original_len: u64,
     tally: Tally,
     classes: FxHashMap<Vec<Cell>, u64>,
@@ -221,7 +225,8 @@ pub fn pack_stream(
         private,
         group_rows: Vec::new(),
         padding: None,
-        digest: DigestKind::current().hasher(),
+        section_hashes: Vec::new(),
+        checksum: crc32fast::Hasher::new(),
         original_len: 0,
         tally: Tally::new(q),
         classes: FxHashMap::default(),
@@ -297,15 +302,6 @@ pub fn pack_stream(
         .into());
     }
 
-    // The private part's trailer: the whole file's checksum.
-    let trailer = meta::to_bytes(&PrivateTrailer {
-        digest: sink.digest.finalize(),
-        original_len: sink.original_len,
-    });
-    sink.private.write_all(&trailer).map_err(out_io)?;
-    let private_summary = sink.private.finish().map_err(out_io)?;
-    sink.body.flush().map_err(out_io)?;
-
     // Public metadata, now that the stream's figures are known.
     let (columns, hierarchies) =
         meta::columns_and_hierarchies(names.iter().enumerate().map(|(i, name)| {
@@ -372,7 +368,26 @@ pub fn pack_stream(
         })
         .collect();
     sections.extend_from_slice(&sink.sections);
-    sections.push(private_summary);
+
+    // The private part's trailer (the whole file's checksum), then the
+    // public part's digest (§7.5), now that every public section is known.
+    let mut public_digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
+    for (kind, bytes) in &head {
+        public_digest.section(kind.code(), 0, bytes);
+    }
+    for (s, hash) in sink.sections.iter().zip(&sink.section_hashes) {
+        public_digest.hashed_section(s.kind.code(), 0, s.length, *hash);
+    }
+    let trailer = meta::to_bytes(&PrivateTrailer {
+        digest: sink.checksum.finalize(),
+        original_len: sink.original_len,
+    });
+    sink.private.write_all(&trailer).map_err(out_io)?;
+    sink.private
+        .write_all(&public_digest.finish())
+        .map_err(out_io)?;
+    sections.push(sink.private.finish().map_err(out_io)?);
+    sink.body.flush().map_err(out_io)?;
     let mut file_bytes = 0;
     crate::io::write_atomically(output, |w| {
         let table = format::header_and_table(&sections);
@@ -488,6 +503,7 @@ fn write_group(
             crc: format::crc32(bytes),
             length: bytes.len() as u64,
         });
+        sink.section_hashes.push(blake3::hash(bytes).into());
         Ok(())
     };
     section(
@@ -530,7 +546,7 @@ fn write_group(
         .collect();
     let originals = codec::encode_originals(options.mode, &qi_originals, &released);
     let part = PrivatePart {
-        digest: DigestKind::current().digest(&group.bytes),
+        digest: format::crc32(&group.bytes),
         original_len: group.bytes.len() as u64,
         layout,
         originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
@@ -540,7 +556,7 @@ fn write_group(
     let mut frame = Vec::new();
     meta::put_frame(&mut frame, &meta::to_bytes(&part));
     sink.private.write_all(&frame).map_err(out_err)?;
-    sink.digest.update(&group.bytes);
+    sink.checksum.update(&group.bytes);
     sink.original_len += group.bytes.len() as u64;
     sink.group_rows.push(table.rows as u64);
     Ok(())

@@ -1,7 +1,7 @@
 //! Writing an archive from an anonymized dataset (`karc pack`).
 
 use super::ArchiveError;
-use super::digest::DigestKind;
+use super::digest::PublicDigest;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{
@@ -57,12 +57,12 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     let data = a.data;
     let table = &data.table;
     // Three independent pieces of work, overlapped on the machine's
-    // threads: the original's digest and layout (the file and the table
+    // threads: the original's checksum and layout (the file and the table
     // only), the public sections, and the original QI columns (which
     // `encode_originals` spreads over threads itself).
     let (public, originals, (layout, digest)) = std::thread::scope(|scope| {
         let side = scope.spawn(|| {
-            let digest = DigestKind::current().digest(original);
+            let digest = format::crc32(original);
             let layout = Layout::capture(
                 original,
                 table,
@@ -93,7 +93,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
                 .expect("coding the public part does not panic");
             (public, originals)
         });
-        let side = side.join().expect("hashing does not panic");
+        let side = side.join().expect("capturing the layout does not panic");
         (public, originals, side)
     });
     let layout = layout.map_err(|e| ArchiveError::Layout {
@@ -108,9 +108,6 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         originals: originals.bytes,
         identifiers: identifier_columns(table, &data.roles),
     };
-    let private_bytes = meta::to_bytes(&private);
-    let sealed = seal::seal(&private_bytes, options.seal)?;
-
     let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(public.columns.len() + 4);
     sections.push((SectionKind::Meta, &public.meta));
     sections.push((SectionKind::Hierarchies, &public.hierarchies));
@@ -121,6 +118,14 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
             .iter()
             .map(|b| (SectionKind::Column, b.as_slice())),
     );
+    // The plaintext ends with the public part's digest (§7.5).
+    let mut public_digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
+    for (kind, body) in &sections {
+        public_digest.section(kind.code(), 0, body);
+    }
+    let mut private_bytes = meta::to_bytes(&private);
+    private_bytes.extend_from_slice(&public_digest.finish());
+    let sealed = seal::seal(&private_bytes, options.seal)?;
     match &sealed {
         Some(s) => sections.push((SectionKind::PrivateSealed, s)),
         None => sections.push((SectionKind::PrivatePlain, &private_bytes)),

@@ -658,11 +658,11 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major8.karc", Step::Open, |e| {
+    ("version_major9.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 8,
+                major: 9,
                 minor: 0,
                 ..
             }
@@ -733,7 +733,16 @@ const INVALID: &[(&str, Step, Expect)] = &[
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),
     ("private_digest_mismatch.karc", Step::Restore, |e| {
-        matches!(e, ArchiveError::RestoreChecksum { .. })
+        matches!(
+            e,
+            ArchiveError::RestoreChecksum {
+                digest: "CRC-32",
+                ..
+            }
+        )
+    }),
+    ("public_part_changed.karc", Step::Restore, |e| {
+        matches!(e, ArchiveError::PublicPartChanged { .. })
     }),
     ("private_envelope_tampered.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::Envelope { .. })
@@ -909,11 +918,9 @@ fn writer_output_is_pinned_on_adult() {
             },
         )
         .unwrap();
-        let found: String = karc::archive::digest::DigestKind::Blake3
+        let found = karc::archive::digest::DigestKind::Blake3
             .digest(&packed)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+            .hex();
         assert_eq!(
             (packed.len().to_string(), found),
             (bytes.to_owned(), digest.to_owned()),
@@ -934,11 +941,12 @@ fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
         .iter()
         .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
         .collect();
-    // The plaintext ends with the trailer: the whole file's digest, then its
-    // length (103, one varint byte).
+    // The plaintext ends with the trailer (the whole file's CRC-32 as a
+    // varint, then its length: 103, one varint byte) and the public
+    // part's 32-byte digest. The CRC's last varint byte changes.
     let private = &mut sections.last_mut().unwrap().1;
     let n = private.len();
-    private[n - 2] ^= 0xFF;
+    private[n - 34] ^= 0x01;
     let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
     let broken = format::assemble(&refs);
 
@@ -971,13 +979,45 @@ fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
         output.to_str().unwrap(),
     ]));
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("BLAKE3"), "{stderr}");
+    assert!(stderr.contains("CRC-32"), "{stderr}");
     assert!(!output.exists());
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         1,
         "no temporary file left"
     );
+}
+
+/// `karc restore` of a file whose public part was changed after packing
+/// (a sensitive value moved to another row, CRCs recomputed, the claim
+/// intact): refused with exit 1 before anything is written.
+#[test]
+fn restore_refuses_a_changed_public_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.csv");
+    let (code, _, stderr) = outcome(&karc(&[
+        "restore",
+        fixture("archive/invalid/public_part_changed.karc")
+            .to_str()
+            .unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the public part is not the one the private part was made for"),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+    // The same file verifies: its release and claim are sound, only the
+    // private part no longer belongs to it.
+    let (code, _, stderr) = outcome(&karc(&[
+        "verify",
+        fixture("archive/invalid/public_part_changed.karc")
+            .to_str()
+            .unwrap(),
+    ]));
+    assert_eq!(code, 0, "{stderr}");
 }
 
 /// Unsealing on a second thread while the file is checked changes no

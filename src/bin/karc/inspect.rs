@@ -50,6 +50,9 @@ fn print_text(i: &Inspection) {
     if let (Some(len), Some(digest)) = (i.original_bytes, &i.original_digest) {
         println!("original: {len} bytes, {} {digest}", i.digest);
     }
+    if let Some(public) = &i.public_digest {
+        println!("public part: BLAKE3 {public}, as the private part expects");
+    }
     println!(
         "{:<24} {:<12} {:>12} {:>12}",
         "column", "role", "public", "private"

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use karc::archive::digest::DigestKind;
 use karc::archive::reader::Archive;
 use karc::io::write_atomically_with;
 
@@ -24,10 +25,13 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
             },
         )
     })?;
+    let checked = match archive.digest_kind() {
+        DigestKind::Crc32 => "public part (BLAKE3) and CRC-32".to_owned(),
+        kind => kind.name().to_owned(),
+    };
     eprintln!(
-        "{}: restored {len} bytes, {} verified",
-        args.output.display(),
-        archive.digest_kind().name()
+        "{}: restored {len} bytes, {checked} verified",
+        args.output.display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use karc::archive::digest::DigestKind;
+use karc::archive::digest::{DigestKind, PublicDigest};
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::reader::{Archive, ClaimCheck};
@@ -43,6 +43,32 @@ fn sections_of(bytes: &[u8]) -> Sections {
         .iter()
         .map(|e| (e.kind().expect("known section"), bytes[e.range()].to_vec()))
         .collect()
+}
+
+/// A plaintext private part `private` bound to the public sections `raw`
+/// (type, flags, bytes) of a file of version `major.minor`: its last 32
+/// bytes made their digest (`spec/FORMAT.md` §7.5). For vectors whose
+/// public part is changed on purpose and must still restore.
+fn rebound(private: &[u8], raw: &[(u16, u16, &[u8])], major: u16, minor: u16) -> Vec<u8> {
+    let mut digest = PublicDigest::new(major, minor);
+    for &(code, flags, bytes) in raw {
+        digest.section(code, flags, bytes);
+    }
+    let mut private = private.to_vec();
+    let at = private.len() - 32;
+    private[at..].copy_from_slice(&digest.finish());
+    private
+}
+
+/// `sections`, whose last is a plaintext private part, with that part
+/// bound to the others.
+fn rebind(sections: &mut Sections) {
+    let (last, public) = sections.split_last_mut().expect("sections");
+    let raw: Vec<(u16, u16, &[u8])> = public
+        .iter()
+        .map(|(k, b)| (k.code(), 0, b.as_slice()))
+        .collect();
+    last.1 = rebound(&last.1, &raw, format::VERSION_MAJOR, format::VERSION_MINOR);
 }
 
 fn reassemble(sections: &Sections) -> Vec<u8> {
@@ -148,8 +174,12 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         let s = sections_of(&plain);
         let mut raw: Vec<(u16, u16, &[u8])> =
             s.iter().map(|(k, b)| (k.code(), 0, b.as_slice())).collect();
-        raw.insert(raw.len() - 1, (99, flags, b"a section from a newer minor"));
-        format::assemble_raw(format::VERSION_MAJOR, format::VERSION_MINOR + 1, &raw)
+        let (_, _, private) = raw.pop().expect("a private part");
+        raw.push((99, flags, b"a section from a newer minor"));
+        let (major, minor) = (format::VERSION_MAJOR, format::VERSION_MINOR + 1);
+        let private = rebound(private, &raw, major, minor);
+        raw.push((SectionKind::PrivatePlain.code(), 0, &private));
+        format::assemble_raw(major, minor, &raw)
     };
     write(
         &valid,
@@ -230,18 +260,31 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let rans = codec::encode_classes_as(&classes, RowsCoding::Rans).ok_or("rANS codes 6 rows")?;
     let mut s = sections_of(&plain);
     s[2].1 = rans.clone();
+    rebind(&mut s);
     write(&valid, "classes_rans_small.karc", &reassemble(&s))?;
     let mut bad = rans;
     *bad.last_mut().expect("a stream") ^= 0x01;
     s[2].1 = bad;
     write(&invalid, "classes_rans_end.karc", &reassemble(&s))?;
 
-    let mut part: PrivatePart = meta::from_bytes(&archive.private_plaintext(None)?)?;
-    part.digest[0] ^= 0xFF;
+    // The original's checksum changed, the public digest kept.
+    let plaintext = archive.private_plaintext(None)?;
+    let (part, public_digest) = plaintext.split_at(plaintext.len() - 32);
+    let mut part: PrivatePart = meta::from_bytes(part)?;
+    part.digest ^= 0x0100;
     let mut s = sections_of(&plain);
     let last = s.len() - 1;
-    s[last].1 = meta::to_bytes(&part);
+    s[last].1 = [meta::to_bytes(&part), public_digest.to_vec()].concat();
     write(&invalid, "private_digest_mismatch.karc", &reassemble(&s))?;
+
+    // The sensitive column's first two values swapped (its section's CRC
+    // right, the claim unchanged): the private part was made for another
+    // public part.
+    let mut s = sections_of(&plain);
+    let mut note = codec::decode_plain(&s[3].1, "note", archive.rows())?;
+    note.codes.swap(0, 1);
+    s[3].1 = codec::encode_plain(&note);
+    write(&invalid, "public_part_changed.karc", &reassemble(&s))?;
 
     let mut s = sections_of(&sealed);
     let last = s.len() - 1;
@@ -281,8 +324,7 @@ fn golden_adult(adult: &Path) -> Result<String, Box<dyn std::error::Error>> {
                     seal: &Seal::None,
                 },
             )?;
-            let digest = DigestKind::Blake3.digest(&bytes);
-            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            let hex = DigestKind::Blake3.digest(&bytes).hex();
             out.push_str(&format!("{algorithm} {k} {mode} {} {hex}\n", bytes.len()));
         }
     }
