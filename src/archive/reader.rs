@@ -12,7 +12,7 @@ use super::layout::Texts;
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
-use crate::codec::{self, QiSchema, ReleasedColumn};
+use crate::codec::{self, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::Role;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
@@ -37,8 +37,8 @@ struct Group {
     /// Table-entry index of each released column's section, by column index
     /// (`None` for identifiers, and QIs in format 2).
     column_section: Vec<Option<usize>>,
-    /// The group's released QI columns (symbols as its blobs number them);
-    /// empty when the file has one group, whose columns are the table's.
+    /// Format 1.0 (no classes): the group's released QI columns (symbols
+    /// as its blobs number them).
     released: Vec<ReleasedColumn>,
     /// Where the QI classes section's bytes go (format 2).
     classes_bytes: Option<codec::ClassesBytes>,
@@ -47,6 +47,8 @@ struct Group {
     /// The claim check works on these, not on every row.
     class_table: Vec<ReleasedColumn>,
     class_sizes: Vec<u32>,
+    /// Each row's class (format 2).
+    class_rows: Vec<u32>,
 }
 
 /// An opened, checked archive over a memory map.
@@ -64,8 +66,9 @@ pub struct Archive {
     framed: bool,
     /// Table-entry index of the private section.
     private_section: Option<usize>,
-    /// The released QI columns of the whole table, in claim order.
-    pub released: Vec<ReleasedColumn>,
+    /// The released QI columns of the whole table, in claim order, built
+    /// on first use ([`Archive::released`]).
+    released: std::sync::OnceLock<Vec<ReleasedColumn>>,
     /// The claim as re-checked on open (`None` when skipped).
     pub claim_report: Option<ClaimReport>,
 }
@@ -149,7 +152,7 @@ impl Archive {
             bytes,
             container,
             check,
-            || seal::unseal(path, &sealed, key),
+            Some(|| seal::unseal(path, &sealed, key)),
             &mut plain,
         )?;
         let plain = plain.expect("unsealed once the row groups were walked");
@@ -168,14 +171,15 @@ impl Archive {
         container: Container,
         check: ClaimCheck,
     ) -> Result<Archive> {
-        Archive::checked_beside(path, bytes, container, check, || (), &mut None)
+        Archive::checked_beside(path, bytes, container, check, None::<fn()>, &mut None)
     }
 
-    /// [`Archive::checked`], which builds the hierarchies on a second
-    /// thread while this one walks the row groups (section checksums, QI
-    /// classes); that thread then runs `beside` (unsealing, whose result
-    /// is needed only after the claim check), so one thread is started,
-    /// not two. Errors are reported in the file's order all the same:
+    /// [`Archive::checked`] with a second thread: it runs `beside`
+    /// (unsealing, whose result is needed only after the claim check)
+    /// while this one builds the hierarchies and walks the row groups
+    /// (section checksums, QI classes); without `beside`, it builds the
+    /// hierarchies. (On Adult, unsealing takes about as long as the other
+    /// two together.) Errors are reported in the file's order all the same:
     /// metadata, hierarchies, section table, checksums, classes, claim.
     /// `beside`'s result goes to `beside_result`, which stays `None` when
     /// the metadata failed before it ran.
@@ -184,7 +188,7 @@ impl Archive {
         bytes: Input,
         container: Container,
         check: ClaimCheck,
-        beside: impl FnOnce() -> T + Send,
+        beside: Option<impl FnOnce() -> T + Send>,
         beside_result: &mut Option<T>,
     ) -> Result<Archive> {
         let corrupt = corrupt_in(path);
@@ -227,11 +231,22 @@ impl Archive {
                 .collect::<std::result::Result<Vec<_>, _>>()
         };
         let (hierarchies, groups) = std::thread::scope(|scope| {
-            let side = scope.spawn(|| (build(), beside()));
-            let groups = RowGroups::walk(path, &bytes, &container, &kinds, &meta);
-            let (hierarchies, beside) = side.join().expect("building hierarchies does not panic");
-            *beside_result = Some(beside);
-            (hierarchies, groups)
+            let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta);
+            match beside {
+                Some(beside) => {
+                    let side = scope.spawn(beside);
+                    let hierarchies = build();
+                    let groups = walk();
+                    *beside_result = Some(side.join().expect("unsealing does not panic"));
+                    (hierarchies, groups)
+                }
+                None => {
+                    let side = scope.spawn(build);
+                    let groups = walk();
+                    let hierarchies = side.join().expect("building hierarchies does not panic");
+                    (hierarchies, groups)
+                }
+            }
         });
         let hierarchies = hierarchies?;
         if let Some(c) = meta
@@ -254,7 +269,6 @@ impl Archive {
             groups,
             framed,
             private_section,
-            released,
         } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
@@ -265,7 +279,7 @@ impl Archive {
             groups,
             framed,
             private_section,
-            released,
+            released: std::sync::OnceLock::new(),
             claim_report: None,
         };
         if check == ClaimCheck::Enforce {
@@ -302,11 +316,59 @@ impl Archive {
         (self.container.major, self.container.minor)
     }
 
-    /// Row group `g`'s released QI columns (symbols as its blobs number them).
-    fn group_released(&self, g: usize) -> &[ReleasedColumn] {
-        match &self.groups[..] {
-            [_] => &self.released,
-            groups => &groups[g].released,
+    /// The released QI columns of the whole table, in claim order (each
+    /// row's symbol). Built on first use from the classes: a restore reads
+    /// the rows by class instead ([`Archive::group_rows`]).
+    pub fn released(&self) -> &[ReleasedColumn] {
+        self.released.get_or_init(|| {
+            let columns_of = |g: &Group| -> Vec<ReleasedColumn> {
+                match g.classes_section {
+                    None => g.released.clone(),
+                    Some(_) => g
+                        .class_table
+                        .iter()
+                        .map(|table| ReleasedColumn {
+                            symbols: table.symbols.clone(),
+                            rows: g
+                                .class_rows
+                                .iter()
+                                .map(|&c| table.rows[c as usize])
+                                .collect(),
+                        })
+                        .collect(),
+                }
+            };
+            match &self.groups[..] {
+                [one] => columns_of(one),
+                groups => {
+                    let parts: Vec<Vec<ReleasedColumn>> = groups.iter().map(columns_of).collect();
+                    (0..self.meta.qis.len())
+                        .map(|q| ReleasedColumn::concat(parts.iter().map(|p| &p[q])))
+                        .collect()
+                }
+            }
+        })
+    }
+
+    /// Row group `g`'s released QI rows as the decoders read them (symbols
+    /// as its blobs number them): by class, unless the file has none.
+    fn group_rows(&self, g: usize) -> Vec<ReleasedRows<'_>> {
+        let group = &self.groups[g];
+        match group.classes_section {
+            None => group
+                .released
+                .iter()
+                .map(ReleasedColumn::rows_view)
+                .collect(),
+            Some(_) => group
+                .class_table
+                .iter()
+                .map(|table| ReleasedRows {
+                    symbols: &table.symbols,
+                    rows: &group.class_rows,
+                    class_symbols: Some(&table.rows),
+                })
+                .collect(),
         }
     }
 
@@ -334,7 +396,7 @@ impl Archive {
 
     /// Released QI `q` (claim order) as a column of labels.
     pub fn qi_labels(&self, q: usize) -> Result<Column> {
-        self.labels_of(q, &self.released[q])
+        self.labels_of(q, &self.released()[q])
     }
 
     /// The labels of QI `q` over the equivalence classes of every row group
@@ -717,7 +779,7 @@ impl Archive {
             self.container.major,
             &part.originals,
             &schemas,
-            self.group_released(g),
+            &self.group_rows(g),
         )
         .map_err(|e| corrupt(format!("quasi-identifier originals: {e}")))?;
         let mut identifiers = part.identifiers.iter();
@@ -991,7 +1053,6 @@ struct RowGroups {
     groups: Vec<Group>,
     framed: bool,
     private_section: Option<usize>,
-    released: Vec<ReleasedColumn>,
 }
 
 impl RowGroups {
@@ -1099,6 +1160,7 @@ impl RowGroups {
                 classes_bytes: None,
                 class_table: Vec::new(),
                 class_sizes: Vec::new(),
+                class_rows: Vec::new(),
             });
         }
         let private_section = match walk.next() {
@@ -1137,7 +1199,7 @@ impl RowGroups {
 
         for g in 0..groups.len() {
             let rows = groups[g].rows;
-            let (released, classes_bytes) = match groups[g].classes_section {
+            match groups[g].classes_section {
                 Some(i) => {
                     let body = &bytes[entries[i].range()];
                     let (classes, bytes) =
@@ -1145,12 +1207,15 @@ impl RowGroups {
                             .map_err(|e| {
                                 corrupt(format::section_label(i, &entries[i], None), e.to_string())
                             })?;
-                    groups[g].class_table = classes.table_columns();
-                    groups[g].class_sizes = classes.sizes();
-                    (classes.to_columns(), Some(bytes))
+                    let group = &mut groups[g];
+                    group.class_table = classes.table_columns();
+                    group.class_sizes = classes.sizes();
+                    group.class_rows = classes.rows;
+                    group.classes_bytes = Some(bytes);
                 }
-                None => (
-                    meta.qis
+                None => {
+                    groups[g].released = meta
+                        .qis
                         .iter()
                         .map(|&c| {
                             let c = c as usize;
@@ -1161,25 +1226,14 @@ impl RowGroups {
                                     .into()
                             })
                         })
-                        .collect::<Result<Vec<_>>>()?,
-                    None,
-                ),
-            };
-            groups[g].released = released;
-            groups[g].classes_bytes = classes_bytes;
+                        .collect::<Result<Vec<_>>>()?;
+                }
+            }
         }
-        let released = match &mut groups[..] {
-            // One group: its columns are the table's (the group keeps none).
-            [one] => std::mem::take(&mut one.released),
-            groups => (0..meta.qis.len())
-                .map(|q| ReleasedColumn::concat(groups.iter().map(|g| &g.released[q])))
-                .collect(),
-        };
         Ok(RowGroups {
             groups,
             framed,
             private_section,
-            released,
         })
     }
 }

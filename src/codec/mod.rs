@@ -24,7 +24,9 @@ pub use originals::{
     decode_originals_of, encode_originals,
 };
 pub use plain::{decode_plain, encode_plain};
-pub use released::{ReleasedColumn, ReleasedSymbol, decode_released, encode_released};
+pub use released::{
+    ReleasedColumn, ReleasedRows, ReleasedSymbol, decode_released, encode_released,
+};
 
 #[cfg(test)]
 mod tests;

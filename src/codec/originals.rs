@@ -33,7 +33,7 @@ use super::plain::{canonical_integer, put_dictionary, read_dictionary};
 use super::range::{
     Block, Models, RangeDecoder, RangeEncoder, decode_symbol, encode_symbol, width,
 };
-use super::released::{ReleasedColumn, ReleasedSymbol, node_label};
+use super::released::{ReleasedColumn, ReleasedRows, ReleasedSymbol, node_label};
 use crate::config::ValueType;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
@@ -381,10 +381,10 @@ fn cores() -> usize {
 
 /// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
 /// else the machine's cores, at most one per QI.
-fn section_threads(released: &[ReleasedColumn]) -> usize {
-    let cells = released.len() * released.first().map_or(0, |r| r.rows.len());
+fn section_threads(qis: usize, rows: usize) -> usize {
+    let cells = qis * rows;
     if cells >= PARALLEL_CELLS {
-        cores().min(released.len())
+        cores().min(qis)
     } else {
         1
     }
@@ -451,7 +451,7 @@ pub fn encode_originals(
             }
         }
     };
-    let threads = section_threads(released);
+    let threads = section_threads(released.len(), released.first().map_or(0, |r| r.rows.len()));
     if threads <= 1 {
         for (q, section) in sections.iter_mut().enumerate() {
             encode(q, section);
@@ -510,15 +510,17 @@ pub fn decode_originals(
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
 ) -> Result<Vec<Column>, CodecError> {
-    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, qis, released)
+    let views: Vec<ReleasedRows<'_>> = released.iter().map(ReleasedColumn::rows_view).collect();
+    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, qis, &views)
 }
 
-/// [`decode_originals`] of a blob in a file of format major `major`.
+/// [`decode_originals`] of a blob in a file of format major `major`, the
+/// released rows given as [`ReleasedRows`] (listed, or by class).
 pub fn decode_originals_of(
     major: u16,
     bytes: &[u8],
     qis: &[QiSchema<'_>],
-    released: &[ReleasedColumn],
+    released: &[ReleasedRows<'_>],
 ) -> Result<Vec<Column>, CodecError> {
     decode_originals_with(bytes, qis, released, PaperRows::PairTable, major)
 }
@@ -528,7 +530,7 @@ pub fn decode_originals_of(
 pub(super) fn decode_originals_with(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
-    released: &[ReleasedColumn],
+    released: &[ReleasedRows<'_>],
     paper_rows: PaperRows,
     major: u16,
 ) -> Result<Vec<Column>, CodecError> {
@@ -573,17 +575,45 @@ pub(super) fn decode_originals_with(
             leaves,
             ..
         } = section;
-        // The largest symbol first (a pass the compiler vectorizes), the
-        // first one out of range only when there is one.
-        let out_of_range = |g: u32| g as usize >= rel.symbols.len();
-        if rel.rows.iter().copied().max().is_some_and(out_of_range) {
-            let bad = rel.rows.iter().copied().find(|&g| out_of_range(g));
-            return Err(CodecError::IndexOutOfRange {
-                what: "released row",
-                index: u64::from(bad.expect("the largest is out of range")),
-                len: rel.symbols.len() as u64,
-            });
+        // The largest symbol (or class) first (a pass the compiler
+        // vectorizes), the first one out of range only when there is one.
+        let in_range = |what: &'static str, ids: &[u32], len: usize| {
+            let out_of_range = |g: u32| g as usize >= len;
+            match ids.iter().copied().max().is_some_and(out_of_range) {
+                false => Ok(()),
+                true => Err(CodecError::IndexOutOfRange {
+                    what,
+                    index: u64::from(
+                        ids.iter()
+                            .copied()
+                            .find(|&g| out_of_range(g))
+                            .expect("the largest is out of range"),
+                    ),
+                    len: len as u64,
+                }),
+            }
+        };
+        match rel.class_symbols {
+            None => in_range("released row", rel.rows, rel.symbols.len())?,
+            Some(of) => {
+                in_range("released row's class", rel.rows, of.len())?;
+                in_range("released class", of, rel.symbols.len())?;
+            }
         }
+        // Only per-value-rans mode reads the rows by class; the others get
+        // each row's symbol.
+        let listed;
+        let rel = match rel.class_symbols {
+            Some(_) if mode != DiffMode::PerValueRans => {
+                listed = rel.row_symbols();
+                &ReleasedRows {
+                    symbols: rel.symbols,
+                    rows: &listed,
+                    class_symbols: None,
+                }
+            }
+            _ => rel,
+        };
         let column = match mode {
             DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
             DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
@@ -596,7 +626,7 @@ pub(super) fn decode_originals_with(
         s.finish("QI section")?;
         Ok(column)
     };
-    let threads = section_threads(released);
+    let threads = section_threads(released.len(), released.first().map_or(0, |r| r.rows.len()));
     // A section is ready when its parents (always earlier QIs) are decoded;
     // workers take the longest ready one (so that no long one starts last:
     // on Adult the sections take 0.03 to 0.12 ms) and wait while none is.
@@ -713,8 +743,8 @@ impl ColumnBuilder {
     /// [`ColumnBuilder::unchanged_code`] of `rel`'s symbol `g`, which the
     /// section's rules checked is a value (only a value is released
     /// unchanged).
-    fn unchanged_symbol_code(&mut self, rel: &ReleasedColumn, g: usize) -> u32 {
-        let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
+    fn unchanged_symbol_code(&mut self, symbols: &[ReleasedSymbol], g: usize) -> u32 {
+        let ReleasedSymbol::Value(t) = &symbols[g] else {
             unreachable!("the rules checked that only a value is unchanged")
         };
         self.unchanged_code(g, t)
@@ -835,7 +865,7 @@ const PAIR_TABLE_MIN: usize = 1 << 12;
 
 fn paper_decode(
     qi: &QiSchema<'_>,
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     s: &mut ByteReader<'_>,
     paper_rows: PaperRows,
@@ -899,7 +929,7 @@ fn paper_decode(
                         detail: format!("delta {delta} for a cell released unchanged (expected 0)"),
                     });
                 }
-                Ok(b.unchanged_symbol_code(rel, g))
+                Ok(b.unchanged_symbol_code(rel.symbols, g))
             }
             RULE_INTERVAL => {
                 let x = starts[g]
@@ -1214,7 +1244,7 @@ fn per_value_encode(
 
 fn per_value_decode(
     qi: &QiSchema<'_>,
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     leaves: bool,
     s: &mut ByteReader<'_>,
@@ -1260,7 +1290,11 @@ fn per_value_decode(
     if decoders.iter().all(Option::is_none) {
         // Every symbol released unchanged: no bits, a row's code is its
         // symbol's.
-        let codes = codes_by_symbol(&rel.rows, m, |g| Ok(b.unchanged_symbol_code(rel, g)))?;
+        let codes = codes_by_symbol(
+            &rel.rows,
+            m,
+            |g| Ok(b.unchanged_symbol_code(rel.symbols, g)),
+        )?;
         per_value_end(&BitWindow::new(rest, start), rest)?;
         b.column.codes = codes;
         return Ok(b.column);
@@ -1289,7 +1323,7 @@ fn per_value_decode(
     let mut w = BitWindow::new(rest, start);
     let mut codes = std::mem::take(&mut b.column.codes);
     codes.resize(rel.rows.len(), 0);
-    for (i, (out, &g)) in codes.iter_mut().zip(&rel.rows).enumerate() {
+    for (i, (out, &g)) in codes.iter_mut().zip(rel.rows).enumerate() {
         if i % LOOKUPS_PER_TOP_UP == 0 {
             w.top_up();
         }
@@ -1314,13 +1348,13 @@ fn per_value_decode(
 /// way of the tables, and the whole of row by row.
 fn per_value_row(
     b: &mut ColumnBuilder,
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     decoders: &[Option<(Vec<u32>, Decoder)>],
     g: usize,
     w: &mut BitWindow<'_>,
 ) -> Result<u32, CodecError> {
     Ok(match &decoders[g] {
-        None => b.unchanged_symbol_code(rel, g),
+        None => b.unchanged_symbol_code(rel.symbols, g),
         Some((codes, decoder)) => {
             let s = decoder.next(w).map_err(|source| CodecError::Huffman {
                 what: "per-value codes",
@@ -1360,7 +1394,7 @@ fn per_value_end(w: &BitWindow<'_>, rest: &[u8]) -> Result<(), CodecError> {
 /// Per-value mode's rows one at a time: the reference of the tables.
 #[cfg(test)]
 fn per_value_rows(
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     decoders: &[Option<(Vec<u32>, Decoder)>],
     mut b: ColumnBuilder,
     rest: &[u8],
@@ -1368,7 +1402,7 @@ fn per_value_rows(
 ) -> Result<Column, CodecError> {
     let available = rest.len() as u64 * 8;
     let mut w = BitWindow::new(rest, start);
-    for &g in &rel.rows {
+    for &g in rel.rows {
         let code = per_value_row(&mut b, rel, decoders, g as usize, &mut w)?;
         b.column.codes.push(code);
         per_value_within(&w, available)?;
@@ -1542,7 +1576,7 @@ fn context_parents(s: &mut ByteReader<'_>, q: usize) -> Result<Vec<usize>, Codec
 
 fn context_decode(
     qi: &QiSchema<'_>,
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     leaves: bool,
     parents: &[&Column],

@@ -226,7 +226,7 @@ fn decode_all_with(
             hierarchy: g.hierarchy.as_ref(),
         })
         .collect();
-    let released: Vec<ReleasedColumn> = g.iter().map(|g| g.released.clone()).collect();
+    let released: Vec<ReleasedRows<'_>> = g.iter().map(|g| g.released.rows_view()).collect();
     originals::decode_originals_with(
         bytes,
         &qis,
@@ -234,6 +234,54 @@ fn decode_all_with(
         paper_rows,
         UNIFORM_TABLES_FROM_MAJOR,
     )
+}
+
+/// The rows of `g` by class, as a restore hands them to the decoders: each
+/// row's class (classes by first appearance of their tuple) and each QI's
+/// symbol per class, symbols numbered as in `g`.
+fn by_class(g: &[Generated]) -> (Vec<u32>, Vec<Vec<u32>>) {
+    let rows = g.first().map_or(0, |g| g.released.rows.len());
+    let mut ids: std::collections::HashMap<Vec<u32>, u32> = Default::default();
+    let mut table: Vec<Vec<u32>> = vec![Vec::new(); g.len()];
+    let classes = (0..rows)
+        .map(|r| {
+            let tuple: Vec<u32> = g.iter().map(|g| g.released.rows[r]).collect();
+            let next = ids.len() as u32;
+            *ids.entry(tuple.clone()).or_insert_with(|| {
+                for (column, &s) in table.iter_mut().zip(&tuple) {
+                    column.push(s);
+                }
+                next
+            })
+        })
+        .collect();
+    (classes, table)
+}
+
+fn decode_all_by_class(
+    bytes: &[u8],
+    g: &[Generated],
+    classes: &[u32],
+    table: &[Vec<u32>],
+) -> Result<Vec<Column>, CodecError> {
+    let qis: Vec<QiSchema<'_>> = g
+        .iter()
+        .map(|g| QiSchema {
+            name: "q",
+            value_type: g.value_type,
+            hierarchy: g.hierarchy.as_ref(),
+        })
+        .collect();
+    let released: Vec<ReleasedRows<'_>> = g
+        .iter()
+        .zip(table)
+        .map(|(g, of)| ReleasedRows {
+            symbols: &g.released.symbols,
+            rows: classes,
+            class_symbols: Some(of),
+        })
+        .collect();
+    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, &qis, &released)
 }
 
 #[test]
@@ -314,6 +362,23 @@ proptest! {
             let back = decode_all(&enc.bytes, &g).unwrap();
             for (b, g) in back.iter().zip(&g) {
                 prop_assert_eq!(texts(b), texts(&g.original));
+            }
+            // Read by class, as a restore does, the same columns come out.
+            let (classes, table) = by_class(&g);
+            let by_class = decode_all_by_class(&enc.bytes, &g, &classes, &table).unwrap();
+            for (b, g) in by_class.iter().zip(&g) {
+                prop_assert_eq!(texts(b), texts(&g.original));
+            }
+            // A class out of range, or a class's symbol, is an error.
+            if let Some(&last) = classes.last() {
+                let mut bad = classes.clone();
+                *bad.last_mut().unwrap() = table[0].len() as u32;
+                let err = decode_all_by_class(&enc.bytes, &g, &bad, &table).unwrap_err();
+                prop_assert!(matches!(err, CodecError::IndexOutOfRange { what: "released row's class", .. }), "{}", err);
+                let mut bad_table = table.clone();
+                bad_table[0][last as usize] = g[0].released.symbols.len() as u32;
+                let err = decode_all_by_class(&enc.bytes, &g, &classes, &bad_table).unwrap_err();
+                prop_assert!(matches!(err, CodecError::IndexOutOfRange { what: "released class", .. }), "{}", err);
             }
         }
     }

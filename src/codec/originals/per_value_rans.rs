@@ -11,7 +11,7 @@
 //! (`spec/CODING.md` 6.5 gives Adult's figures).
 
 use super::{
-    ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ValueTable, coded_alphabets,
+    ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable, coded_alphabets,
     symbol_alphabets, value_counts,
 };
 use crate::codec::CodecError;
@@ -400,7 +400,7 @@ fn invalid(detail: String) -> CodecError {
 /// uniform table (format 7.0 on: 6.0's scales are over 17 symbols).
 pub(super) fn decode(
     qi: &QiSchema<'_>,
-    rel: &ReleasedColumn,
+    rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     leaves: bool,
     s: &mut ByteReader<'_>,
@@ -448,7 +448,7 @@ pub(super) fn decode(
     for (g, alphabet) in alphabets.iter().enumerate() {
         let base = slots.len() as u32;
         let Some(alphabet) = alphabet else {
-            fixed.push(b.unchanged_symbol_code(rel, g));
+            fixed.push(b.unchanged_symbol_code(rel.symbols, g));
             heads.push(Head {
                 base,
                 scale: 0,
@@ -530,11 +530,26 @@ pub(super) fn decode(
         });
         stored += total;
     }
+    let symbol_of = |id: u32| rel.class_symbols.map_or(id, |of| of[id as usize]);
     if !empty.is_empty() {
-        if let Some(g) = rel.rows.iter().find(|&&g| empty.contains(&g)) {
+        if let Some(g) = rel
+            .rows
+            .iter()
+            .map(|&id| symbol_of(id))
+            .find(|g| empty.contains(g))
+        {
             return Err(invalid(format!("released value {g} covers no value")));
         }
     }
+    // Rows given by class: each class's head and unchanged code, so that
+    // a row costs the same one lookup as by symbol.
+    let (heads, fixed) = match rel.class_symbols {
+        None => (heads, fixed),
+        Some(of) => (
+            of.iter().map(|&g| heads[g as usize]).collect(),
+            of.iter().map(|&g| fixed[g as usize]).collect(),
+        ),
+    };
     let (states, words) = read_stream::<STATES>(s, "per-value-rans stream")?;
     let mut rows = Rows {
         heads: &heads,
@@ -557,7 +572,7 @@ pub(super) fn decode(
         rel.rows.iter().map(|&g| fixed[g as usize]).collect()
     };
     if all_coded {
-        rows.decode(&mut codes, &rel.rows, None);
+        rows.decode(&mut codes, rel.rows, None);
     } else if fixed.contains(&MISS) {
         let mut coded_rows = vec![0u32; rel.rows.len()];
         let mut n = 0;
@@ -566,7 +581,7 @@ pub(super) fn decode(
             n += usize::from(c == MISS);
         }
         coded_rows.truncate(n);
-        rows.decode(&mut codes, &rel.rows, Some(&coded_rows));
+        rows.decode(&mut codes, rel.rows, Some(&coded_rows));
     }
     check_end(
         &rows.states,

@@ -234,7 +234,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write(&invalid, "classes_missing.karc", &reassemble(&s))?;
 
     // The first QI's first row moved into a class of its own, CRCs right.
-    let mut released = archive.released.clone();
+    let mut released = archive.released().to_vec();
     released[0]
         .symbols
         .push(ReleasedSymbol::Value("tampered".to_owned()));
@@ -243,7 +243,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[2].1 = codec::encode_classes(&ReleasedClasses::from_columns(&released));
     write(&invalid, "claim_below_k.karc", &reassemble(&s))?;
     // A class no row uses: the coding of a release must be unique.
-    let mut classes = ReleasedClasses::from_columns(&archive.released);
+    let mut classes = ReleasedClasses::from_columns(archive.released());
     for column in &mut classes.table {
         let first = column[0];
         column.push(first);
@@ -256,7 +256,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // picks on real tables but not on 6 rows, where the frequency table
     // costs more than the rows; and the same with the stream's last byte
     // changed, so that its states do not end where they started.
-    let classes = ReleasedClasses::from_columns(&archive.released);
+    let classes = ReleasedClasses::from_columns(archive.released());
     let rans = codec::encode_classes_as(&classes, RowsCoding::Rans).ok_or("rANS codes 6 rows")?;
     let mut s = sections_of(&plain);
     s[2].1 = rans.clone();
