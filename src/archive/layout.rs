@@ -271,13 +271,32 @@ impl Rendered {
 /// took a third of the time rendering them did.
 struct Sink {
     buf: Vec<u8>,
+    /// The CRC-32 of the bytes up to the given length, when checksummed:
+    /// [`Renderer::records`] adds each block's bytes while they are in the
+    /// cache (a pass over a finished half took twice as long).
+    checksum: Option<(crc32fast::Hasher, usize)>,
 }
 
 impl Sink {
-    fn with_capacity(bytes: usize) -> Sink {
+    fn with_capacity(bytes: usize, checksummed: bool) -> Sink {
         Sink {
             buf: Vec::with_capacity(bytes + COPY),
+            checksum: checksummed.then(|| (crc32fast::Hasher::new(), 0)),
         }
+    }
+
+    /// Adds the bytes written since the last call to the checksum.
+    fn checksum_written(&mut self) {
+        if let Some((h, done)) = &mut self.checksum {
+            h.update(&self.buf[*done..]);
+            *done = self.buf.len();
+        }
+    }
+
+    /// The checksum of every byte written.
+    fn checksum(&mut self) -> Option<crc32fast::Hasher> {
+        self.checksum_written();
+        self.checksum.as_ref().map(|(h, _)| h.clone())
     }
 
     /// Appends the first `len` bytes of `block` (`len <= COPY`).
@@ -557,6 +576,7 @@ impl<'a, T: Texts> Renderer<'a, T> {
             for rec in r..end {
                 self.record(rec, &mut at, &tables, &block, out);
             }
+            out.checksum_written();
             r = end;
         }
     }
@@ -888,6 +908,7 @@ impl Layout {
         let r = Renderer::new(self, texts);
         let mut sink = Sink {
             buf: std::mem::take(out),
+            checksum: None,
         };
         sink.put(&self.prefix);
         r.records(0, r.records, &mut sink);
@@ -900,7 +921,7 @@ impl Layout {
     /// second thread renders the last [`CALLER_SHARE`] of the records into
     /// its own buffer while this one renders the first into the output;
     /// with CRC-32 (format 8 on) each takes the checksum of its own bytes
-    /// and the two combine. The hashes of older formats are taken of the
+    /// as it renders them, and the two combine. The hashes of older formats are taken of the
     /// whole output, on this thread.
     pub fn render_hashed<T: Texts + Sync>(
         &self,
@@ -908,7 +929,7 @@ impl Layout {
         expected_len: usize,
         kind: DigestKind,
     ) -> (Vec<u8>, Digest) {
-        let mut head = Sink::with_capacity(expected_len);
+        let mut head = Sink::with_capacity(expected_len, false);
         head.put(&self.prefix);
         if expected_len >= PARALLEL_BYTES {
             return self.render_split(texts, head, expected_len, kind);
@@ -929,12 +950,10 @@ impl Layout {
         kind: DigestKind,
     ) -> (Vec<u8>, Digest) {
         let (share, of) = CALLER_SHARE;
-        let crc = |bytes: &[u8]| {
-            let mut h = crc32fast::Hasher::new();
-            h.update(bytes);
-            h
-        };
         let checksums = kind == DigestKind::Crc32;
+        if checksums {
+            head.checksum = Some((crc32fast::Hasher::new(), 0));
+        }
         // The helper is started first and waits for the renderer this
         // thread prepares meanwhile (its start and the preparation take
         // about 40 us each on Adult).
@@ -948,12 +967,12 @@ impl Layout {
         let (tail, checksum) = std::thread::scope(|scope| {
             let (start_helper, renderer_from_caller) = std::sync::mpsc::sync_channel(1);
             let helper = scope.spawn(move || {
-                let mut tail = Sink::with_capacity(capacity);
+                let mut tail = Sink::with_capacity(capacity, checksums);
                 let (r, split): (&Renderer<'_, T>, usize) = renderer_from_caller
                     .recv()
                     .expect("the caller sends the renderer");
                 r.records(split, r.records, &mut tail);
-                let checksum = checksums.then(|| crc(tail.written()));
+                let checksum = tail.checksum();
                 (tail, checksum)
             });
             let r = renderer.get_or_init(|| Renderer::new(self, texts));
@@ -962,7 +981,7 @@ impl Layout {
                 .send((r, split))
                 .expect("the helper waits for the renderer");
             r.records(0, split, &mut head);
-            let checksum = checksums.then(|| crc(head.written()));
+            let checksum = head.checksum();
             let (tail, tail_checksum) = helper.join().expect("rendering does not panic");
             let checksum = checksum.zip(tail_checksum).map(|(mut h, t)| {
                 h.combine(&t);

@@ -275,6 +275,8 @@ struct Head {
 /// them) and the states.
 struct Rows<'a> {
     heads: &'a [Head],
+    /// Each class's symbol, when the rows are read by class.
+    class_symbols: Option<&'a [u32]>,
     slots: &'a [Slot],
     words: Vec<u16>,
     /// Words read so far; beyond the stream's when it ran out.
@@ -284,30 +286,43 @@ struct Rows<'a> {
 
 impl Rows<'_> {
     /// Decodes the coded rows into `codes`: all rows in order when
-    /// `coded_rows` is `None`, else the rows it lists.
-    fn decode(&mut self, codes: &mut [u32], symbols: &[u32], coded_rows: Option<&[u32]>) {
+    /// `coded_rows` is `None`, else the rows it lists. `ids` holds each
+    /// row's symbol, or its class when the rows are read by class.
+    fn decode(&mut self, codes: &mut [u32], ids: &[u32], coded_rows: Option<&[u32]>) {
         let heads = self.heads;
-        if heads.iter().any(|h| h.uniform > 0) {
+        match (self.class_symbols, heads) {
+            // One released value for every row (a QI generalized to its
+            // top): its head once, not a lookup a row.
+            (_, &[head]) => self.decode_by(codes, ids, coded_rows, |_| head),
+            // By class: the class's symbol, then its head (two lookups in
+            // small tables; a head per class would not stay in the cache).
+            (Some(of), _) => {
+                self.decode_by(codes, ids, coded_rows, |c| heads[of[c as usize] as usize])
+            }
+            (None, _) => self.decode_by(codes, ids, coded_rows, |g| heads[g as usize]),
+        }
+    }
+
+    /// [`Rows::decode`] with each row's head found by `head_of`, in one
+    /// monomorphized loop per case.
+    #[inline(always)]
+    fn decode_by(
+        &mut self,
+        codes: &mut [u32],
+        ids: &[u32],
+        coded_rows: Option<&[u32]>,
+        head_of: impl Fn(u32) -> Head + Copy,
+    ) {
+        if self.heads.iter().any(|h| h.uniform > 0) {
             // Uniform tables (wide intervals over distinct numbers): the
             // step checks each row's kind.
             let n = coded_rows.map_or(codes.len(), <[u32]>::len);
             let row_of = |j| coded_rows.map_or(j, |rows| rows[j] as usize);
-            return self.run::<true>(codes, symbols, n, row_of, |g| heads[g as usize]);
+            return self.run::<true>(codes, ids, n, row_of, head_of);
         }
-        match (coded_rows, heads) {
-            // One released value for every row (a QI generalized to its
-            // top): its head once, not a lookup a row.
-            (None, &[head]) => self.run::<false>(codes, symbols, codes.len(), |j| j, |_| head),
-            (None, _) => {
-                self.run::<false>(codes, symbols, codes.len(), |j| j, |g| heads[g as usize])
-            }
-            (Some(rows), _) => self.run::<false>(
-                codes,
-                symbols,
-                rows.len(),
-                |j| rows[j] as usize,
-                |g| heads[g as usize],
-            ),
+        match coded_rows {
+            None => self.run::<false>(codes, ids, codes.len(), |j| j, head_of),
+            Some(rows) => self.run::<false>(codes, ids, rows.len(), |j| rows[j] as usize, head_of),
         }
     }
 
@@ -541,18 +556,15 @@ pub(super) fn decode(
             return Err(invalid(format!("released value {g} covers no value")));
         }
     }
-    // Rows given by class: each class's head and unchanged code, so that
-    // a row costs the same one lookup as by symbol.
-    let (heads, fixed) = match rel.class_symbols {
-        None => (heads, fixed),
-        Some(of) => (
-            of.iter().map(|&g| heads[g as usize]).collect(),
-            of.iter().map(|&g| fixed[g as usize]).collect(),
-        ),
+    // Rows given by class: each class's unchanged code.
+    let fixed: Vec<u32> = match rel.class_symbols {
+        None => fixed,
+        Some(of) => of.iter().map(|&g| fixed[g as usize]).collect(),
     };
     let (states, words) = read_stream::<STATES>(s, "per-value-rans stream")?;
     let mut rows = Rows {
         heads: &heads,
+        class_symbols: rel.class_symbols,
         slots: &slots,
         words: words
             .chunks_exact(2)
