@@ -125,7 +125,7 @@ pub struct ArchiveRow {
     /// Loading the CSV again, then packing (the anonymization excluded).
     pub load_pack_ms: f64,
     pub unzip_ms: f64,
-    /// Open (integrity and claim checks), unseal, decode, render, digest.
+    /// Open (integrity and claim checks), unseal, decode, render, checksum.
     pub restore_ms: f64,
 }
 
@@ -222,7 +222,7 @@ pub enum Stage {
     /// X25519 recipient, and write the file (`karc pack` minus anonymizing).
     Pack,
     /// Open the file (integrity and claim checks) and restore the CSV,
-    /// digest checked (`karc restore` minus writing the output).
+    /// checksum checked (`karc restore` minus writing the output).
     Restore,
 }
 

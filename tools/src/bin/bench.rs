@@ -341,7 +341,8 @@ fn archive(report: &mut String, src: &Source<'_>) -> Result<(), BoxError> {
          mode, in the same run and on the same bytes: zip (the zip crate, deflate at its default \
          level) against `writer::pack` (encode both parts, seal the private part for an X25519 \
          recipient; the anonymization excluded), and unzip against restore (open with integrity and \
-         privacy-claim checks, unseal, decode, render the CSV, check its digest); both outputs \
+         privacy-claim checks, unseal, check the public part's digest, decode, render the CSV, \
+         check its CRC-32; unzip checks its CRC-32 too); both outputs \
          checked byte for byte; medians of {runs} run(s). Issues 3 and 5's targets: pack / zip <= 0.5, \
          restore / unzip <= 1.0.\n",
         src.name,
@@ -481,7 +482,8 @@ fn scaling(
          `wait4`) the whole process's, so it includes the stage's input as the `karc` command that \
          runs the stage would hold it. load = read and dictionary-encode the CSV; anonymize = \
          `anonymize::run`; pack = encode and seal (default mode, X25519) and write the file; \
-         restore = open (integrity and privacy-claim checks), unseal, decode, render, digest (BLAKE3). \
+         restore = open (integrity and privacy-claim checks), unseal, public digest (BLAKE3), \
+         decode, render, checksum (CRC-32). \
          Each figure is the median of {repeats} process(es) (peak: the highest). The last column \
          says what the stage made: pack and restore times follow how many cells the anonymization \
          changed (their differences are what the private part codes), which differs between sizes \
