@@ -345,6 +345,21 @@ impl Hierarchy {
         })
     }
 
+    /// The hierarchy as [`Hierarchy::from_tree`] takes it: each level's
+    /// labels and each node's parent.
+    pub fn to_tree(&self) -> (Vec<Vec<String>>, Vec<Vec<u32>>) {
+        let levels = self
+            .levels
+            .iter()
+            .map(|l| l.labels.iter().map(|label| label.to_string()).collect())
+            .collect();
+        let parents = self.levels[..self.height()]
+            .iter()
+            .map(|l| l.parent.clone())
+            .collect();
+        (levels, parents)
+    }
+
     /// The root's level: levels run `0..=height`.
     pub fn height(&self) -> usize {
         self.levels.len() - 1
@@ -449,21 +464,6 @@ mod tests {
         Hierarchy::from_bytes(Path::new("h.csv"), text.as_bytes())
     }
 
-    /// `h` as the tree [`Hierarchy::from_tree`] takes.
-    fn tree(h: &Hierarchy) -> (Vec<Vec<String>>, Vec<Vec<u32>>) {
-        let levels = (0..=h.height())
-            .map(|l| {
-                (0..h.nodes(l) as u32)
-                    .map(|n| h.label(l, n).to_owned())
-                    .collect()
-            })
-            .collect();
-        let parents = (0..h.height())
-            .map(|l| (0..h.nodes(l) as u32).map(|n| h.parent(l, n)).collect())
-            .collect();
-        (levels, parents)
-    }
-
     #[test]
     fn a_tree_builds_what_its_rows_build() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/adult/hierarchies");
@@ -475,7 +475,7 @@ mod tests {
         assert_eq!(files.len(), 9);
         for path in files {
             let h = Hierarchy::load(&path).unwrap();
-            let (levels, parents) = tree(&h);
+            let (levels, parents) = h.to_tree();
             assert_eq!(
                 Hierarchy::from_tree(&path, levels, &parents).unwrap(),
                 h,
@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn a_tree_from_rows_would_not_build_is_refused() {
         let h = parse("b;x;*\na;y;*\nc;x;*\nd;z;*").unwrap();
-        let (levels, parents) = tree(&h);
+        let (levels, parents) = h.to_tree();
         let refused = |levels: Vec<Vec<String>>, parents: Vec<Vec<u32>>| {
             Hierarchy::from_tree(Path::new("t"), levels, &parents).unwrap_err()
         };

@@ -150,16 +150,7 @@ pub struct HierarchyRecord {
 
 impl HierarchyRecord {
     pub fn from_hierarchy(h: &Hierarchy) -> HierarchyRecord {
-        let levels = (0..=h.height())
-            .map(|l| {
-                (0..h.nodes(l) as u32)
-                    .map(|n| h.label(l, n).to_owned())
-                    .collect()
-            })
-            .collect();
-        let parents = (0..h.height())
-            .map(|l| (0..h.nodes(l) as u32).map(|n| h.parent(l, n)).collect())
-            .collect();
+        let (levels, parents) = h.to_tree();
         HierarchyRecord { levels, parents }
     }
 

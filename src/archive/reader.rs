@@ -71,6 +71,9 @@ pub struct Archive {
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
     /// The claim as re-checked on open (`None` when skipped).
     pub claim_report: Option<ClaimReport>,
+    /// [`Archive::public_digest`], once computed (on opening with a key,
+    /// by the thread that unseals, which has time to spare).
+    public_digest: std::sync::OnceLock<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -230,11 +233,16 @@ impl Archive {
                 })
                 .collect::<std::result::Result<Vec<_>, _>>()
         };
+        let public_digest = std::sync::OnceLock::new();
         let (hierarchies, groups) = std::thread::scope(|scope| {
             let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta);
             match beside {
                 Some(beside) => {
-                    let side = scope.spawn(beside);
+                    let side = scope.spawn(|| {
+                        let result = beside();
+                        public_digest.get_or_init(|| public_digest_of(&container, &bytes));
+                        result
+                    });
                     let hierarchies = build();
                     let groups = walk();
                     *beside_result = Some(side.join().expect("unsealing does not panic"));
@@ -281,6 +289,7 @@ impl Archive {
             private_section,
             released: std::sync::OnceLock::new(),
             claim_report: None,
+            public_digest,
         };
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
@@ -641,14 +650,9 @@ impl Archive {
     /// The digest of this file's public part (`spec/FORMAT.md` §7.5): every
     /// section but the private one, as the file holds it.
     pub fn public_digest(&self) -> [u8; 32] {
-        let (major, minor) = self.version();
-        let mut d = PublicDigest::new(major, minor);
-        for (i, e) in self.container.entries.iter().enumerate() {
-            if Some(i) != self.private_section {
-                d.section(e.code, e.flags, &self.bytes[e.range()]);
-            }
-        }
-        d.finish()
+        *self
+            .public_digest
+            .get_or_init(|| public_digest_of(&self.container, &self.bytes))
     }
 
     /// Restores the original file's bytes, checked against its digest
@@ -1236,6 +1240,19 @@ impl RowGroups {
             private_section,
         })
     }
+}
+
+/// The digest of the public part of the file `bytes` whose section table
+/// is `container` (`spec/FORMAT.md` §7.5): every section but a private one,
+/// which can only be the last.
+fn public_digest_of(container: &Container, bytes: &[u8]) -> [u8; 32] {
+    let mut d = PublicDigest::new(container.major, container.minor);
+    for e in &container.entries {
+        if !e.kind().is_some_and(SectionKind::is_private) {
+            d.section(e.code, e.flags, &bytes[e.range()]);
+        }
+    }
+    d.finish()
 }
 
 /// A section's error in the file at `path`.

@@ -213,19 +213,23 @@ fn decode_all(bytes: &[u8], g: &[Generated]) -> Result<Vec<Column>, CodecError> 
     decode_all_with(bytes, g, originals::PaperRows::PairTable)
 }
 
-fn decode_all_with(
-    bytes: &[u8],
-    g: &[Generated],
-    paper_rows: originals::PaperRows,
-) -> Result<Vec<Column>, CodecError> {
-    let qis: Vec<QiSchema<'_>> = g
-        .iter()
+/// The QI schemas of `g`, as a reader has them.
+fn schemas(g: &[Generated]) -> Vec<QiSchema<'_>> {
+    g.iter()
         .map(|g| QiSchema {
             name: "q",
             value_type: g.value_type,
             hierarchy: g.hierarchy.as_ref(),
         })
-        .collect();
+        .collect()
+}
+
+fn decode_all_with(
+    bytes: &[u8],
+    g: &[Generated],
+    paper_rows: originals::PaperRows,
+) -> Result<Vec<Column>, CodecError> {
+    let qis = schemas(g);
     let released: Vec<ReleasedRows<'_>> = g.iter().map(|g| g.released.rows_view()).collect();
     originals::decode_originals_with(
         bytes,
@@ -264,14 +268,7 @@ fn decode_all_by_class(
     classes: &[u32],
     table: &[Vec<u32>],
 ) -> Result<Vec<Column>, CodecError> {
-    let qis: Vec<QiSchema<'_>> = g
-        .iter()
-        .map(|g| QiSchema {
-            name: "q",
-            value_type: g.value_type,
-            hierarchy: g.hierarchy.as_ref(),
-        })
-        .collect();
+    let qis = schemas(g);
     let released: Vec<ReleasedRows<'_>> = g
         .iter()
         .zip(table)
