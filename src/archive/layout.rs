@@ -639,6 +639,75 @@ impl<'a, T: Texts> Renderer<'a, T> {
     }
 }
 
+/// A render split at a record into two halves, each rendered on its own
+/// thread ([`Layout::halves`]).
+pub struct Halves<'a, T: Texts> {
+    renderer: Renderer<'a, T>,
+    /// The first record of the tail.
+    split: usize,
+    expected_len: usize,
+    kind: DigestKind,
+}
+
+/// One half of a render, with the CRC-32 of its bytes (format 8 on).
+pub struct Half {
+    sink: Sink,
+    checksum: Option<crc32fast::Hasher>,
+}
+
+impl<T: Texts> Halves<'_, T> {
+    fn checksums(&self) -> bool {
+        self.kind == DigestKind::Crc32
+    }
+
+    /// The first records, into a buffer for the whole output: to be
+    /// rendered on the thread that then joins the halves.
+    pub fn head(&self) -> Half {
+        let mut sink = Sink::with_capacity(self.expected_len, self.checksums());
+        sink.put(&self.renderer.layout.prefix);
+        self.renderer.records(0, self.split, &mut sink);
+        Half {
+            checksum: sink.checksum(),
+            sink,
+        }
+    }
+
+    /// The other records, into a buffer this thread allocates (from its
+    /// own glibc arena: allocated on the joining thread beside the output,
+    /// it came as fresh pages to every restore of a loop, about 1,650 page
+    /// faults per restore of Adult), with room for records longer than the
+    /// average.
+    pub fn tail(&self) -> Half {
+        let (share, of) = CALLER_SHARE;
+        let len = self.expected_len;
+        let mut sink = Sink::with_capacity(len - len / of * share + len / 16, self.checksums());
+        self.renderer
+            .records(self.split, self.renderer.records, &mut sink);
+        Half {
+            checksum: sink.checksum(),
+            sink,
+        }
+    }
+
+    /// The whole output and its digest: the tail's bytes after the head's,
+    /// their CRC-32s combined (older formats' hashes taken of the whole).
+    pub fn join(&self, head: Half, tail: Half) -> (Vec<u8>, Digest) {
+        let checksum = head.checksum.zip(tail.checksum).map(|(mut h, t)| {
+            h.combine(&t);
+            h.finalize()
+        });
+        let mut out = head.sink;
+        // The checksum is whole: the tail's bytes join unchecksummed.
+        out.checksum = None;
+        out.put(tail.sink.written());
+        let digest = match checksum {
+            Some(c) => Digest::Crc32(c),
+            None => self.kind.digest(out.written()),
+        };
+        (out.into_vec(), digest)
+    }
+}
+
 /// The end of the first `records` whole records of `bytes` (with the blank
 /// lines after the last), as CSV parsers split them, and how many there
 /// are. With `complete == false` (more bytes may follow), a record reaching
@@ -929,11 +998,11 @@ impl Layout {
         expected_len: usize,
         kind: DigestKind,
     ) -> (Vec<u8>, Digest) {
+        if Layout::renders_on_two_threads(expected_len) {
+            return self.render_split(texts, expected_len, kind);
+        }
         let mut head = Sink::with_capacity(expected_len, false);
         head.put(&self.prefix);
-        if expected_len >= PARALLEL_BYTES {
-            return self.render_split(texts, head, expected_len, kind);
-        }
         let r = Renderer::new(self, texts);
         r.records(0, r.records, &mut head);
         let out = head.into_vec();
@@ -945,56 +1014,51 @@ impl Layout {
     fn render_split<T: Texts + Sync>(
         &self,
         texts: &T,
-        mut head: Sink,
         expected_len: usize,
         kind: DigestKind,
     ) -> (Vec<u8>, Digest) {
-        let (share, of) = CALLER_SHARE;
-        let checksums = kind == DigestKind::Crc32;
-        if checksums {
-            head.checksum = Some((crc32fast::Hasher::new(), 0));
-        }
         // The helper is started first and waits for the renderer this
         // thread prepares meanwhile (its start and the preparation take
         // about 40 us each on Adult).
-        let renderer = std::sync::OnceLock::new();
-        // The helper's bytes, in a buffer it allocates itself (from its own
-        // glibc arena: allocated on this thread beside the output, it came
-        // as fresh pages to every restore of a loop, about 1,650 page
-        // faults per restore of Adult), with room for records longer than
-        // the average.
-        let capacity = expected_len - expected_len / of * share + expected_len / 16;
-        let (tail, checksum) = std::thread::scope(|scope| {
-            let (start_helper, renderer_from_caller) = std::sync::mpsc::sync_channel(1);
+        let halves = std::sync::OnceLock::new();
+        std::thread::scope(|scope| {
+            let (go, ready) = std::sync::mpsc::sync_channel(1);
             let helper = scope.spawn(move || {
-                let mut tail = Sink::with_capacity(capacity, checksums);
-                let (r, split): (&Renderer<'_, T>, usize) = renderer_from_caller
-                    .recv()
-                    .expect("the caller sends the renderer");
-                r.records(split, r.records, &mut tail);
-                let checksum = tail.checksum();
-                (tail, checksum)
+                let halves: &Halves<'_, T> = ready.recv().expect("the caller prepares the halves");
+                halves.tail()
             });
-            let r = renderer.get_or_init(|| Renderer::new(self, texts));
-            let split = r.records * share / of;
-            start_helper
-                .send((r, split))
-                .expect("the helper waits for the renderer");
-            r.records(0, split, &mut head);
-            let checksum = head.checksum();
-            let (tail, tail_checksum) = helper.join().expect("rendering does not panic");
-            let checksum = checksum.zip(tail_checksum).map(|(mut h, t)| {
-                h.combine(&t);
-                h.finalize()
-            });
-            (tail, checksum)
-        });
-        head.put(tail.written());
-        let digest = match checksum {
-            Some(c) => Digest::Crc32(c),
-            None => kind.digest(head.written()),
-        };
-        (head.into_vec(), digest)
+            let halves = halves.get_or_init(|| self.halves(texts, expected_len, kind));
+            go.send(halves).expect("the helper waits for the halves");
+            let head = halves.head();
+            halves.join(head, helper.join().expect("rendering does not panic"))
+        })
+    }
+
+    /// [`Layout::render_hashed`]'s work on two threads as steps, for a
+    /// caller that keeps its own second thread (a restore first gives it
+    /// sections to decode): [`Halves::head`] on the calling thread,
+    /// [`Halves::tail`] on the other, then [`Halves::join`]. For expected
+    /// lengths from [`PARALLEL_BYTES`] on ([`Layout::renders_on_two_threads`]).
+    pub fn halves<'a, T: Texts>(
+        &'a self,
+        texts: &'a T,
+        expected_len: usize,
+        kind: DigestKind,
+    ) -> Halves<'a, T> {
+        let renderer = Renderer::new(self, texts);
+        let (share, of) = CALLER_SHARE;
+        Halves {
+            split: renderer.records * share / of,
+            renderer,
+            expected_len,
+            kind,
+        }
+    }
+
+    /// Whether [`Layout::render_hashed`] renders `expected_len` bytes on
+    /// two threads.
+    pub fn renders_on_two_threads(expected_len: usize) -> bool {
+        expected_len >= PARALLEL_BYTES
     }
 
     /// Checks the layout against the table shape it is used with: sorted

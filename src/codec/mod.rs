@@ -20,8 +20,8 @@ pub use classes::{
     ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, encode_classes, encode_classes_as,
 };
 pub use originals::{
-    DiffMode, EncodedOriginals, QiOriginal, QiSchema, UNIFORM_TABLES_FROM_MAJOR, decode_originals,
-    decode_originals_of, encode_originals,
+    DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, UNIFORM_TABLES_FROM_MAJOR,
+    decode_originals, decode_originals_of, encode_originals,
 };
 pub use plain::{decode_plain, encode_plain};
 pub use released::{

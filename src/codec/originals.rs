@@ -534,41 +534,219 @@ pub(super) fn decode_originals_with(
     paper_rows: PaperRows,
     major: u16,
 ) -> Result<Vec<Column>, CodecError> {
-    let mut r = ByteReader::new(bytes);
-    let mode = DiffMode::from_id(r.byte("difference mode")?)?;
-    let q = r.varint("QI count")?;
-    if q != qis.len() as u64 || released.len() != qis.len() {
-        return Err(CodecError::CountMismatch {
-            what: "QI columns in the private part",
-            expected: qis.len() as u64,
-            found: q,
-        });
+    let decoding = OriginalsDecoding::with(major, bytes, qis, released, paper_rows)?;
+    match decoding.threads() {
+        1 => decoding.work(),
+        threads => std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|| decoding.work());
+            }
+            decoding.work();
+        }),
     }
-    // First the frame: each section's value table and (context mode) its
-    // parents; then the sections' rows, each once its parents are decoded
-    // (a section's released symbols checked first, on its worker: a pass
-    // over a column of the table).
-    let mut sections = Vec::with_capacity(qis.len());
-    for (q, qi) in qis.iter().enumerate() {
-        let len = r.varint("QI section length")?;
-        let mut s = ByteReader::new(r.take(len, "QI section")?);
-        let (texts, leaves) = ValueTable::read(&mut s, qi)?;
-        let parents = match mode {
-            DiffMode::Context => context_parents(&mut s, q)?,
-            _ => Vec::new(),
-        };
-        sections.push(Section {
-            reader: s,
-            texts,
-            leaves,
-            parents,
-            bytes: len,
-        });
-    }
-    r.finish("original QI columns")?;
+    decoding.columns()
+}
 
-    let decode = |q: usize, section: Section<'_>, parents: &[&Column]| {
-        let (qi, rel) = (&qis[q], &released[q]);
+/// A blob of [`encode_originals`] being decoded: its frame read, its
+/// sections' rows decoded by whichever threads call
+/// [`OriginalsDecoding::work`]. A restore hands its second thread one of
+/// these and then the rendering, so that no thread is started between
+/// the two.
+pub struct OriginalsDecoding<'a> {
+    mode: DiffMode,
+    major: u16,
+    paper_rows: PaperRows,
+    qis: &'a [QiSchema<'a>],
+    released: &'a [ReleasedRows<'a>],
+    parents_of: Vec<Vec<usize>>,
+    bytes_of: Vec<u64>,
+    /// The sections not taken yet.
+    pending: std::sync::Mutex<Vec<Option<Section<'a>>>>,
+    /// Notified when a section is decoded.
+    changed: std::sync::Condvar,
+    /// Each section's column once decoded. A context-mode section reads
+    /// its parents' while others are decoded; [`OriginalsDecoding::columns`]
+    /// takes them all at the end.
+    results: Vec<std::sync::RwLock<Option<Result<Column, CodecError>>>>,
+    /// A decoder's panic, passed on by [`OriginalsDecoding::columns`] (the
+    /// thread waiting there would otherwise wait for its section forever).
+    panicked: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+impl<'a> OriginalsDecoding<'a> {
+    /// Reads the frame of `bytes` (as the current format writes it, or a
+    /// file of format major `major`): each section's value table and
+    /// (context mode) parents.
+    pub fn new(
+        major: u16,
+        bytes: &'a [u8],
+        qis: &'a [QiSchema<'a>],
+        released: &'a [ReleasedRows<'a>],
+    ) -> Result<Self, CodecError> {
+        OriginalsDecoding::with(major, bytes, qis, released, PaperRows::PairTable)
+    }
+
+    fn with(
+        major: u16,
+        bytes: &'a [u8],
+        qis: &'a [QiSchema<'a>],
+        released: &'a [ReleasedRows<'a>],
+        paper_rows: PaperRows,
+    ) -> Result<Self, CodecError> {
+        let mut r = ByteReader::new(bytes);
+        let mode = DiffMode::from_id(r.byte("difference mode")?)?;
+        let q = r.varint("QI count")?;
+        if q != qis.len() as u64 || released.len() != qis.len() {
+            return Err(CodecError::CountMismatch {
+                what: "QI columns in the private part",
+                expected: qis.len() as u64,
+                found: q,
+            });
+        }
+        // First the frame: each section's value table and (context mode) its
+        // parents; then the sections' rows, each once its parents are decoded
+        // (a section's released symbols checked first, on its worker: a pass
+        // over a column of the table).
+        let mut sections = Vec::with_capacity(qis.len());
+        for (q, qi) in qis.iter().enumerate() {
+            let len = r.varint("QI section length")?;
+            let mut s = ByteReader::new(r.take(len, "QI section")?);
+            let (texts, leaves) = ValueTable::read(&mut s, qi)?;
+            let parents = match mode {
+                DiffMode::Context => context_parents(&mut s, q)?,
+                _ => Vec::new(),
+            };
+            sections.push(Section {
+                reader: s,
+                texts,
+                leaves,
+                parents,
+                bytes: len,
+            });
+        }
+        r.finish("original QI columns")?;
+        Ok(OriginalsDecoding {
+            mode,
+            major,
+            paper_rows,
+            qis,
+            released,
+            parents_of: sections.iter().map(|s| s.parents.clone()).collect(),
+            bytes_of: sections.iter().map(|s| s.bytes).collect(),
+            pending: std::sync::Mutex::new(sections.into_iter().map(Some).collect()),
+            changed: std::sync::Condvar::new(),
+            results: (0..qis.len())
+                .map(|_| std::sync::RwLock::new(None))
+                .collect(),
+            panicked: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// How many threads pay: one below [`PARALLEL_CELLS`], else the
+    /// machine's cores, at most one per QI.
+    pub fn threads(&self) -> usize {
+        section_threads(
+            self.qis.len(),
+            self.released.first().map_or(0, |r| r.rows.len()),
+        )
+    }
+
+    /// Decodes sections until none is left to take. A section is ready
+    /// when its parents (always earlier QIs) are decoded; a worker takes
+    /// the longest ready one (so that no long one starts last: on Adult the
+    /// sections take 0.03 to 0.12 ms) and waits while none is. The lowest
+    /// section not taken has its parents taken already, so some worker
+    /// always makes progress.
+    pub fn work(&self) {
+        let done = |q: usize| self.results[q].read().expect("no worker panics").is_some();
+        let mut board = self.pending.lock().expect("no worker panics");
+        loop {
+            if board.iter().all(Option::is_none) {
+                return;
+            }
+            let ready = (0..board.len())
+                .filter(|&q| board[q].is_some() && self.parents_of[q].iter().all(|&p| done(p)))
+                .max_by_key(|&q| (self.bytes_of[q], std::cmp::Reverse(q)));
+            let Some(q) = ready else {
+                board = self.changed.wait(board).expect("no worker panics");
+                continue;
+            };
+            let section = board[q].take().expect("checked above");
+            drop(board);
+            let parents: Vec<_> = self.parents_of[q]
+                .iter()
+                .map(|&p| self.results[p].read().expect("no worker panics"))
+                .collect();
+            let columns: Option<Vec<&Column>> = parents
+                .iter()
+                .map(|r| r.as_ref().and_then(|r| r.as_ref().ok()))
+                .collect();
+            // A parent that failed fails its children too; the parent's
+            // error comes first in QI order and is the one reported.
+            let result = match columns {
+                Some(columns) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.decode(q, section, &columns)
+                }))
+                .unwrap_or_else(|panic| {
+                    *self.panicked.lock().unwrap_or_else(|p| p.into_inner()) = Some(panic);
+                    Err(CodecError::Invalid {
+                        what: "decoder",
+                        detail: format!("QI {q}: panicked"),
+                    })
+                }),
+                None => Err(CodecError::Invalid {
+                    what: "context parent",
+                    detail: format!("QI {q}: a parent section failed to decode"),
+                }),
+            };
+            drop(parents);
+            *self.results[q].write().expect("no worker panics") = Some(result);
+            board = self.pending.lock().expect("no worker panics");
+            self.changed.notify_all();
+        }
+    }
+
+    /// The decoded columns, in QI order, once every section is (waiting
+    /// for those other workers still decode), or the first error in QI
+    /// order; a decoder's panic goes on here. Once only: the columns are
+    /// taken.
+    pub fn columns(&self) -> Result<Vec<Column>, CodecError> {
+        let mut board = self.pending.lock().expect("no worker panics");
+        while self
+            .results
+            .iter()
+            .any(|r| r.read().expect("no worker panics").is_none())
+        {
+            board = self.changed.wait(board).expect("no worker panics");
+        }
+        drop(board);
+        if let Some(panic) = self
+            .panicked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            std::panic::resume_unwind(panic);
+        }
+        self.results
+            .iter()
+            .map(|r| {
+                r.write()
+                    .expect("no worker panics")
+                    .take()
+                    .expect("every section decoded once")
+            })
+            .collect()
+    }
+
+    /// Decodes section `q` (its parents' columns in `parents`).
+    fn decode(
+        &self,
+        q: usize,
+        section: Section<'a>,
+        parents: &[&Column],
+    ) -> Result<Column, CodecError> {
+        let (qi, rel) = (&self.qis[q], &self.released[q]);
         let Section {
             reader: mut s,
             texts,
@@ -604,7 +782,7 @@ pub(super) fn decode_originals_with(
         // each row's symbol.
         let listed;
         let rel = match rel.class_symbols {
-            Some(_) if mode != DiffMode::PerValueRans => {
+            Some(_) if self.mode != DiffMode::PerValueRans => {
                 listed = rel.row_symbols();
                 &ReleasedRows {
                     symbols: rel.symbols,
@@ -614,80 +792,20 @@ pub(super) fn decode_originals_with(
             }
             _ => rel,
         };
-        let column = match mode {
-            DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, paper_rows)?,
-            DiffMode::PerValue => per_value_decode(qi, rel, texts, leaves, &mut s, paper_rows)?,
+        let column = match self.mode {
+            DiffMode::Paper => paper_decode(qi, rel, texts, &mut s, self.paper_rows)?,
+            DiffMode::PerValue => {
+                per_value_decode(qi, rel, texts, leaves, &mut s, self.paper_rows)?
+            }
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
             DiffMode::PerValueRans => {
-                let uniform = major >= UNIFORM_TABLES_FROM_MAJOR;
+                let uniform = self.major >= UNIFORM_TABLES_FROM_MAJOR;
                 per_value_rans::decode(qi, rel, texts, leaves, &mut s, uniform)?
             }
         };
         s.finish("QI section")?;
         Ok(column)
-    };
-    let threads = section_threads(released.len(), released.first().map_or(0, |r| r.rows.len()));
-    // A section is ready when its parents (always earlier QIs) are decoded;
-    // workers take the longest ready one (so that no long one starts last:
-    // on Adult the sections take 0.03 to 0.12 ms) and wait while none is.
-    // The lowest section not taken has its parents taken already, so some
-    // worker always makes progress.
-    let results: Vec<std::sync::OnceLock<Result<Column, CodecError>>> =
-        (0..qis.len()).map(|_| std::sync::OnceLock::new()).collect();
-    let parents_of: Vec<Vec<usize>> = sections.iter().map(|s| s.parents.clone()).collect();
-    let bytes_of: Vec<u64> = sections.iter().map(|s| s.bytes).collect();
-    let pending: std::sync::Mutex<Vec<Option<Section<'_>>>> =
-        std::sync::Mutex::new(sections.into_iter().map(Some).collect());
-    let changed = std::sync::Condvar::new();
-    let work = || {
-        let mut board = pending.lock().expect("no worker panics");
-        loop {
-            if board.iter().all(Option::is_none) {
-                return;
-            }
-            let ready = (0..board.len())
-                .filter(|&q| {
-                    board[q].is_some() && parents_of[q].iter().all(|&p| results[p].get().is_some())
-                })
-                .max_by_key(|&q| (bytes_of[q], std::cmp::Reverse(q)));
-            let Some(q) = ready else {
-                board = changed.wait(board).expect("no worker panics");
-                continue;
-            };
-            let section = board[q].take().expect("checked above");
-            drop(board);
-            let parents: Option<Vec<&Column>> = parents_of[q]
-                .iter()
-                .map(|&p| results[p].get().and_then(|r| r.as_ref().ok()))
-                .collect();
-            // A parent that failed fails its children too; the parent's
-            // error comes first in QI order and is the one reported.
-            let result = match parents {
-                Some(parents) => decode(q, section, &parents),
-                None => Err(CodecError::Invalid {
-                    what: "context parent",
-                    detail: format!("QI {q}: a parent section failed to decode"),
-                }),
-            };
-            let _ = results[q].set(result);
-            board = pending.lock().expect("no worker panics");
-            changed.notify_all();
-        }
-    };
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(work);
-            }
-            work();
-        });
     }
-    results
-        .into_iter()
-        .map(|r| r.into_inner().expect("every section decoded"))
-        .collect()
 }
 
 /// One QI's section, its value table read.

@@ -1053,3 +1053,47 @@ fn open_and_restore_reports_the_file_before_the_key() {
         "{apart}"
     );
 }
+
+/// A restore of Adult (2.5 MB) decodes on two threads and hands the second
+/// one the rendering of the last half; a section that fails to decode
+/// (its rANS stream's last byte changed, so that its states do not end
+/// where they started) fails the restore with the section's error, and
+/// the second thread, waiting to render, is let go.
+#[test]
+fn a_corrupt_section_fails_a_restore_on_two_threads() {
+    let config = Config::load(&fixture("adult/adult.toml")).unwrap();
+    let csv = fixture("adult/adult.csv");
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+    };
+    let bytes = writer::pack_file(&config, &csv, &options).unwrap();
+    let archive =
+        Archive::from_bytes(Path::new("adult.karc"), bytes.clone(), ClaimCheck::Enforce).unwrap();
+    assert_eq!(archive.restore(None).unwrap(), std::fs::read(&csv).unwrap());
+    let plaintext = archive.private_plaintext(None).unwrap();
+    let (part, public_digest) = plaintext.split_at(plaintext.len() - 32);
+    let mut part: karc::archive::meta::PrivatePart = karc::archive::meta::from_bytes(part).unwrap();
+    *part.originals.last_mut().unwrap() ^= 0x01;
+    let container = format::parse(Path::new("adult.karc"), &bytes).unwrap();
+    let mut sections: Vec<(SectionKind, Vec<u8>)> = container
+        .entries
+        .iter()
+        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
+        .collect();
+    sections.last_mut().unwrap().1 =
+        [karc::archive::meta::to_bytes(&part), public_digest.to_vec()].concat();
+    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
+    let broken = Archive::from_bytes(
+        Path::new("broken.karc"),
+        format::assemble(&refs),
+        ClaimCheck::Enforce,
+    )
+    .unwrap();
+    let e = broken.restore(None).unwrap_err();
+    assert!(
+        matches!(&e, Error::Archive(ArchiveError::Corrupt { detail, .. })
+            if detail.starts_with("quasi-identifier originals")),
+        "{e}"
+    );
+}
