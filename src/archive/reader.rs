@@ -330,27 +330,16 @@ impl Archive {
     /// the rows by class instead ([`Archive::group_rows`]).
     pub fn released(&self) -> &[ReleasedColumn] {
         self.released.get_or_init(|| {
-            let columns_of = |g: &Group| -> Vec<ReleasedColumn> {
-                match g.classes_section {
-                    None => g.released.clone(),
-                    Some(_) => g
-                        .class_table
-                        .iter()
-                        .map(|table| ReleasedColumn {
-                            symbols: table.symbols.clone(),
-                            rows: g
-                                .class_rows
-                                .iter()
-                                .map(|&c| table.rows[c as usize])
-                                .collect(),
-                        })
-                        .collect(),
-                }
+            let columns_of = |g: usize| -> Vec<ReleasedColumn> {
+                self.group_rows(g)
+                    .iter()
+                    .map(ReleasedRows::to_column)
+                    .collect()
             };
-            match &self.groups[..] {
-                [one] => columns_of(one),
+            match self.groups.len() {
+                1 => columns_of(0),
                 groups => {
-                    let parts: Vec<Vec<ReleasedColumn>> = groups.iter().map(columns_of).collect();
+                    let parts: Vec<Vec<ReleasedColumn>> = (0..groups).map(columns_of).collect();
                     (0..self.meta.qis.len())
                         .map(|q| ReleasedColumn::concat(parts.iter().map(|p| &p[q])))
                         .collect()

@@ -104,6 +104,14 @@ impl ReleasedRows<'_> {
             Some(of) => self.rows.iter().map(|&c| of[c as usize]).collect(),
         }
     }
+
+    /// The rows as a released column, each row's symbol listed.
+    pub fn to_column(&self) -> ReleasedColumn {
+        ReleasedColumn {
+            symbols: self.symbols.to_vec(),
+            rows: self.row_symbols().into_owned(),
+        }
+    }
 }
 
 /// A released QI column: its distinct symbols and each row's index into them.
