@@ -8,6 +8,7 @@
 
 mod bytes;
 mod classes;
+mod numbers;
 mod originals;
 mod parents;
 mod plain;

@@ -23,87 +23,15 @@ use super::{
 };
 use crate::codec::CodecError;
 use crate::codec::bytes::{ByteReader, put_string, put_varint, unzigzag, zigzag};
+use crate::codec::numbers::{
+    BitReader, BitWriter, MAX_DECIMALS, canonical, decimals, parse_scaled, render,
+};
 use crate::codec::released::{ReleasedSymbol, node_label};
 use crate::table::Column;
-
-/// The most decimals a scaled number may have: `10^18` fits an `i64`.
-const MAX_DECIMALS: u32 = 18;
 
 /// The widest span (largest less smallest number) a section codes: a
 /// truncated binary code of up to 63 bits fits the 64-bit bit reader.
 const MAX_SPAN: u64 = (1 << 62) - 1;
-
-/// Decimals of a plain decimal text (`-`? digits (`.` digits)?), `None`
-/// for anything else.
-fn decimals(text: &str) -> Option<u32> {
-    let body = text.strip_prefix('-').unwrap_or(text);
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (body, None),
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || frac.is_some_and(|f| !digits(f)) {
-        return None;
-    }
-    Some(frac.map_or(0, |f| f.len() as u32))
-}
-
-/// The integer `text * 10^scale` for a plain decimal text with at most
-/// `scale` decimals (any spelling: `+`, leading zeros and trailing zeros
-/// are read, not checked).
-fn parse_scaled(text: &str, scale: u32) -> Option<i64> {
-    let t = text.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() || frac.len() as u32 > scale {
-        return None;
-    }
-    let mut v: i64 = 0;
-    let digits = int.bytes().chain(frac.bytes());
-    for b in digits {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
-    }
-    v = v.checked_mul(10i64.checked_pow(scale - frac.len() as u32)?)?;
-    Some(if neg { -v } else { v })
-}
-
-/// Appends the canonical text of `v / 10^scale`: `-` for a negative
-/// number, no leading zeros, exactly `scale` decimals.
-fn render(v: i64, scale: u32, out: &mut String) {
-    use std::fmt::Write;
-    let magnitude = v.unsigned_abs();
-    if v < 0 {
-        out.push('-');
-    }
-    if scale == 0 {
-        write!(out, "{magnitude}").expect("writing to a string");
-    } else {
-        let unit = 10u64.pow(scale);
-        write!(
-            out,
-            "{}.{:0width$}",
-            magnitude / unit,
-            magnitude % unit,
-            width = scale as usize
-        )
-        .expect("writing to a string");
-    }
-}
-
-/// The scaled integer of `text` when `text` is exactly its canonical
-/// rendering at `scale`.
-fn canonical(text: &str, scale: u32, buf: &mut String) -> Option<i64> {
-    let v = parse_scaled(text, scale)?;
-    buf.clear();
-    render(v, scale, buf);
-    (buf == text).then_some(v)
-}
 
 /// `[lo, hi]` of a released symbol, scaled: an interval's ends, or a
 /// hierarchy node labelled `a-b` / `a~b`.
@@ -129,101 +57,6 @@ fn bounds(symbol: &ReleasedSymbol, schema: &QiSchema<'_>, scale: u32) -> Option<
         _ => return None,
     };
     (lo <= hi && hi.checked_sub(lo)?.unsigned_abs() <= MAX_SPAN).then_some((lo, hi))
-}
-
-/// Writes `v` in `[0, size)` in truncated binary: `k = floor(log2 size)`
-/// bits for the first `2^(k+1) - size` values, `k + 1` for the rest.
-fn put_truncated(w: &mut BitWriter, v: u64, size: u64) {
-    if size <= 1 {
-        return;
-    }
-    let k = 63 - size.leading_zeros();
-    let short = (2u64 << k) - size;
-    if v < short {
-        w.put(v, k);
-    } else {
-        w.put(v + short, k + 1);
-    }
-}
-
-/// A bit writer, most significant bit first (`spec/CODING.md` 1).
-struct BitWriter {
-    out: Vec<u8>,
-    acc: u64,
-    bits: u32,
-}
-
-impl BitWriter {
-    fn put(&mut self, v: u64, n: u32) {
-        // At most 63 bits a call: split so the accumulator never overflows.
-        if n > 32 {
-            self.put(v >> 32, n - 32);
-            self.put(v & 0xFFFF_FFFF, 32);
-            return;
-        }
-        self.acc = (self.acc << n) | v;
-        self.bits += n;
-        while self.bits >= 8 {
-            self.bits -= 8;
-            self.out.push((self.acc >> self.bits) as u8);
-        }
-        self.acc &= (1 << self.bits) - 1;
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.bits > 0 {
-            self.out.push((self.acc << (8 - self.bits)) as u8);
-        }
-        self.out
-    }
-}
-
-/// Reads what [`BitWriter`] wrote; past the end it reads zeros and says so
-/// in [`BitReader::overrun`].
-struct BitReader<'a> {
-    bytes: &'a [u8],
-    next: usize,
-    acc: u64,
-    bits: u32,
-}
-
-impl BitReader<'_> {
-    #[inline]
-    fn get(&mut self, n: u32) -> u64 {
-        if n > 32 {
-            let hi = self.get(n - 32);
-            return (hi << 32) | self.get(32);
-        }
-        while self.bits < n {
-            let byte = self.bytes.get(self.next).copied().unwrap_or(0);
-            self.next += 1;
-            self.acc = (self.acc << 8) | u64::from(byte);
-            self.bits += 8;
-        }
-        self.bits -= n;
-        let v = (self.acc >> self.bits) & ((1u64 << n) - 1);
-        self.acc &= (1u64 << self.bits) - 1;
-        v
-    }
-
-    #[inline]
-    fn truncated(&mut self, size: u64) -> u64 {
-        if size <= 1 {
-            return 0;
-        }
-        let k = 63 - size.leading_zeros();
-        let short = (2u64 << k) - size;
-        let v = self.get(k);
-        if v < short {
-            v
-        } else {
-            ((v << 1) | self.get(1)) - short
-        }
-    }
-
-    fn overrun(&self) -> bool {
-        self.next > self.bytes.len()
-    }
 }
 
 /// Writes the section's body (after its kind byte) for `qi`, or `None`
@@ -322,15 +155,11 @@ pub(super) fn encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, schema: &QiSchem
             last = r + 1;
         }
     }
-    let mut w = BitWriter {
-        out,
-        acc: 0,
-        bits: 0,
-    };
+    let mut w = BitWriter::after(out);
     for (&g, &c) in rel.rows.iter().zip(&col.codes) {
         if let (true, Some(v)) = (coded(g), numbers[c as usize]) {
             let (start, size) = frames[g as usize];
-            put_truncated(&mut w, (v - start) as u64, size);
+            w.truncated((v - start) as u64, size);
         }
     }
     Some(w.finish())
@@ -410,12 +239,7 @@ pub(super) fn decode(
     let mut column = Column::new(qi.name);
     column.codes.reserve(rows);
     let mut unchanged = vec![u32::MAX; m];
-    let mut bits = BitReader {
-        bytes: s.rest(),
-        next: 0,
-        acc: 0,
-        bits: 0,
-    };
+    let mut bits = BitReader::new(s.rest());
     let mut buf = String::new();
     for (r, &id) in rel.rows.iter().enumerate() {
         let g = symbol_of(id);
@@ -442,71 +266,6 @@ pub(super) fn decode(
         column.codes.push(code);
     }
     // The stream must end in its last byte.
-    if bits.overrun() || bits.next != bits.bytes.len() {
-        return Err(invalid(format!(
-            "the offsets take {} bytes, the section holds {}",
-            bits.next,
-            bits.bytes.len()
-        )));
-    }
+    bits.finish("offsets")?;
     Ok(column)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scaled_numbers_render_back_only_when_canonical() {
-        let mut buf = String::new();
-        for (text, scale, v) in [
-            ("0", 0, Some(0)),
-            ("-12", 0, Some(-12)),
-            ("3.50", 2, Some(350)),
-            ("-0.05", 2, Some(-5)),
-            ("3.5", 2, None),
-            ("007", 0, None),
-            ("+5", 0, None),
-            ("-0", 0, None),
-            ("1e5", 0, None),
-            ("", 0, None),
-            ("1,000", 0, None),
-            ("99999999999999999999", 0, None),
-        ] {
-            assert_eq!(canonical(text, scale, &mut buf), v, "{text:?} at {scale}");
-        }
-        assert_eq!(parse_scaled("3.5", 2), Some(350));
-        assert_eq!(parse_scaled("30", 2), Some(3000));
-        assert_eq!(decimals("12.345"), Some(3));
-        assert_eq!(decimals("1e5"), None);
-    }
-
-    #[test]
-    fn truncated_binary_round_trips_at_every_width() {
-        let sizes = [1u64, 2, 3, 5, 7, 8, 9, 1000, 1 << 20, (1 << 33) + 7, MAX_SPAN + 1];
-        let mut w = BitWriter {
-            out: Vec::new(),
-            acc: 0,
-            bits: 0,
-        };
-        let mut expected = Vec::new();
-        for &size in &sizes {
-            for v in [0, 1, size / 2, size.saturating_sub(2), size - 1] {
-                let v = v.min(size - 1);
-                put_truncated(&mut w, v, size);
-                expected.push((v, size));
-            }
-        }
-        let bytes = w.finish();
-        let mut r = BitReader {
-            bytes: &bytes,
-            next: 0,
-            acc: 0,
-            bits: 0,
-        };
-        for (v, size) in expected {
-            assert_eq!(r.truncated(size), v, "size {size}");
-        }
-        assert!(!r.overrun());
-    }
 }
