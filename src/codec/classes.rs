@@ -266,32 +266,42 @@ fn put_symbols(out: &mut Vec<u8>, symbols: &[ReleasedSymbol]) {
 
 /// Tags of a numbered symbol (2 bits).
 const NUMBERED_VALUE: u64 = 0;
+const NUMBERED_LISTED: u64 = 1;
 const NUMBERED_INTERVAL: u64 = 2;
 const NUMBERED_SUPPRESSED: u64 = 3;
 
-/// The [`SYMBOLS_NUMBERS`] list of `symbols`, when each is a number, an
-/// interval of numbers or `*`, every number canonical at the largest
-/// scale among them (`numbers::canonical`).
+/// The [`SYMBOLS_NUMBERS`] list of `symbols`, when some are numbers or
+/// intervals of numbers (canonical at the largest scale among their
+/// texts, `numbers::canonical`); the others (`*` aside) are listed in
+/// full after them.
 fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
-    let texts = || {
-        symbols.iter().flat_map(|s| match s {
+    let scale = symbols
+        .iter()
+        .flat_map(|s| match s {
             ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
             ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
             _ => [None, None],
         })
-    };
-    let scale = texts()
         .flatten()
-        .map(numbers::decimals)
-        .try_fold(0, |d, t| Some(d.max(t?)))?;
-    if scale > numbers::MAX_DECIMALS || symbols.iter().any(|s| matches!(s, ReleasedSymbol::Node { .. })) {
-        return None;
-    }
+        .filter_map(numbers::decimals)
+        .max()?
+        .min(numbers::MAX_DECIMALS);
     let mut buf = String::new();
-    let mut ends: Vec<i64> = texts()
-        .flatten()
-        .map(|t| numbers::canonical(t, scale, &mut buf))
-        .collect::<Option<_>>()?;
+    // Each symbol's ends when it is numbered.
+    let numbered: Vec<Option<(i64, i64)>> = symbols
+        .iter()
+        .map(|s| {
+            let mut at = |t: &str| numbers::canonical(t, scale, &mut buf);
+            match s {
+                ReleasedSymbol::Value(v) => at(v).map(|v| (v, v)),
+                ReleasedSymbol::Interval { lo, hi } => {
+                    Some((at(lo)?, at(hi)?)).filter(|(a, b)| a <= b)
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let mut ends: Vec<i64> = numbered.iter().flatten().flat_map(|&(a, b)| [a, b]).collect();
     ends.sort_unstable();
     ends.dedup();
     let mut out = vec![SYMBOLS_NUMBERS];
@@ -303,33 +313,33 @@ fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
             _ => put_varint(&mut out, (v - ends[i - 1] - 1) as u64),
         }
     }
-    let at = |t: &str, buf: &mut String| {
-        let v = numbers::canonical(t, scale, buf).expect("checked canonical above");
-        ends.binary_search(&v).expect("every end is listed") as u64
-    };
+    let at = |v: i64| ends.binary_search(&v).expect("every end is listed") as u64;
     let size = ends.len() as u64;
     let mut w = numbers::BitWriter::after(Vec::new());
-    for s in symbols {
-        match s {
-            ReleasedSymbol::Value(v) => {
+    let mut listed = Vec::new();
+    for (s, numbered) in symbols.iter().zip(&numbered) {
+        match (s, numbered) {
+            (ReleasedSymbol::Value(_), Some((v, _))) => {
                 w.put(NUMBERED_VALUE, 2);
-                w.truncated(at(v, &mut buf), size);
+                w.truncated(at(*v), size);
             }
-            ReleasedSymbol::Interval { lo, hi } => {
-                let (a, b) = (at(lo, &mut buf), at(hi, &mut buf));
-                if b < a {
-                    return None;
-                }
+            (ReleasedSymbol::Interval { .. }, Some((a, b))) => {
+                let (a, b) = (at(*a), at(*b));
                 w.put(NUMBERED_INTERVAL, 2);
                 w.truncated(a, size);
                 w.exp_golomb(b - a);
             }
-            _ => w.put(NUMBERED_SUPPRESSED, 2),
+            (ReleasedSymbol::Suppressed, _) => w.put(NUMBERED_SUPPRESSED, 2),
+            _ => {
+                w.put(NUMBERED_LISTED, 2);
+                put_symbol(&mut listed, s);
+            }
         }
     }
     let bits = w.finish();
     put_varint(&mut out, bits.len() as u64);
     out.extend_from_slice(&bits);
+    out.extend_from_slice(&listed);
     Some(out)
 }
 
@@ -391,8 +401,11 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
     let size = ends.len() as u64;
     let mut symbols = Vec::with_capacity(m);
     for g in 0..m {
-        let symbol = match bits.get(2) {
+        let tag = bits.get(2);
+        let symbol = match tag {
             NUMBERED_SUPPRESSED => ReleasedSymbol::Suppressed,
+            // Read after the bit stream, below.
+            NUMBERED_LISTED => ReleasedSymbol::Suppressed,
             tag @ (NUMBERED_VALUE | NUMBERED_INTERVAL) if size > 0 => {
                 let a = bits.truncated(size);
                 if tag == NUMBERED_VALUE {
@@ -413,10 +426,13 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
             }
             tag => return Err(invalid(format!("symbol {g}: tag {tag}"))),
         };
-        symbols.push(symbol);
+        symbols.push((tag == NUMBERED_LISTED, symbol));
     }
     bits.finish("numbered released symbols")?;
-    Ok(symbols)
+    symbols
+        .into_iter()
+        .map(|(listed, symbol)| if listed { read_symbol(r) } else { Ok(symbol) })
+        .collect()
 }
 
 /// The rows' classes in `coding`, its id byte first.
@@ -585,8 +601,9 @@ mod tests {
 
     /// Intervals of numbers, numbers and `*` are stored as positions among
     /// their sorted ends, in fewer bytes than as text, and read back as the
-    /// same symbols; a list with a non-canonical number (`1.5` among
-    /// two-decimal numbers) or a node is listed in full.
+    /// same symbols, the others (a non-canonical `1.5` among two-decimal
+    /// numbers, an empty value, a node, an interval whose ends are
+    /// reversed) listed after them; a list without a number is listed.
     #[test]
     fn numeric_symbols_are_numbered_and_read_back() {
         let interval = |lo: &str, hi: &str| ReleasedSymbol::Interval {
@@ -605,12 +622,15 @@ mod tests {
             .collect();
         let mut odd = numbered.clone();
         odd.push(ReleasedSymbol::Value("1.5".into()));
-        let mut node = numbered.clone();
-        node.push(ReleasedSymbol::Node { level: 1, node: 0 });
+        odd.push(ReleasedSymbol::Value(String::new()));
+        odd.push(ReleasedSymbol::Node { level: 1, node: 0 });
+        odd.push(interval("-3.00", "-4.00"));
+        let words: Vec<ReleasedSymbol> =
+            ["a", "", "b"].map(|t| ReleasedSymbol::Value(t.into())).to_vec();
         for (symbols, kind) in [
             (&numbered, SYMBOLS_NUMBERS),
-            (&odd, SYMBOLS_LISTED),
-            (&node, SYMBOLS_LISTED),
+            (&odd, SYMBOLS_NUMBERS),
+            (&words, SYMBOLS_LISTED),
         ] {
             let mut out = Vec::new();
             put_symbols(&mut out, symbols);
