@@ -221,8 +221,8 @@ pub(super) fn decode(
     let symbol_of = |id: u32| rel.class_symbols.map_or(id, |of| of[id as usize]) as usize;
     // Exceptions: each takes at least two bytes, checked before reserving.
     let count = s.count("offsets exceptions", 2)?;
-    let mut exceptions: FxHashMap<usize, &str> = FxHashMap::default();
-    exceptions.reserve(count);
+    // Rows ascending (each gap counts from the row after the last).
+    let mut exceptions: Vec<(usize, &str)> = Vec::with_capacity(count);
     let mut next = 0u64;
     for _ in 0..count {
         let row = next
@@ -233,7 +233,7 @@ pub(super) fn decode(
         if rules[symbol_of(rel.rows[row as usize])] == RULE_UNCHANGED {
             return Err(invalid(format!("exception at row {row}, released unchanged")));
         }
-        exceptions.insert(row as usize, text);
+        exceptions.push((row as usize, text));
         next = row + 1;
     }
     let mut column = Column::new(qi.name);
@@ -241,6 +241,10 @@ pub(super) fn decode(
     let mut unchanged = vec![u32::MAX; m];
     let mut bits = BitReader::new(s.rest());
     let mut buf = String::new();
+    // Each number's code: a number is rendered and interned once, later
+    // rows find it by the integer (hashing a word, not its text).
+    let mut codes: FxHashMap<i64, u32> = FxHashMap::default();
+    let mut exceptions = exceptions.into_iter().peekable();
     for (r, &id) in rel.rows.iter().enumerate() {
         let g = symbol_of(id);
         let code = if rules[g] == RULE_UNCHANGED {
@@ -251,7 +255,7 @@ pub(super) fn decode(
                 unchanged[g] = column.dict.intern(t);
             }
             unchanged[g]
-        } else if let Some(text) = exceptions.get(&r) {
+        } else if let Some((_, text)) = exceptions.next_if(|&(row, _)| row == r) {
             column.dict.intern(text)
         } else {
             let (start, size) = frames[g];
@@ -259,9 +263,12 @@ pub(super) fn decode(
             if offset >= size {
                 return Err(invalid(format!("row {r}: offset {offset} beyond {size} values")));
             }
-            buf.clear();
-            render(start + offset as i64, scale, &mut buf);
-            column.dict.intern(&buf)
+            let dict = &mut column.dict;
+            *codes.entry(start + offset as i64).or_insert_with_key(|&v| {
+                buf.clear();
+                render(v, scale, &mut buf);
+                dict.intern(&buf)
+            })
         };
         column.codes.push(code);
     }
