@@ -465,7 +465,7 @@ struct Place {
 const REGIONS: u64 = 48;
 const ZIPS_PER_REGION: u64 = 10;
 /// The seed of the places, fixed so that one hierarchy fits every table.
-const PLACES_SEED: u64 = 0x5eed_0f_91ac_e5;
+const PLACES_SEED: u64 = 0x5eed_0f91_ace5;
 
 /// The places, in a fixed random order (their popularity rank).
 fn places() -> Vec<Place> {

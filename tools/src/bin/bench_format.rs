@@ -264,15 +264,29 @@ with pq.ParquetWriter(dst, reader.schema, compression="zstd") as w:
         w.write_batch(batch)
 "#;
 
+/// `karc pack`, and `karc restore` with its check when the pack succeeded.
+struct KarcRun {
+    pack: Measured,
+    karc_bytes: Option<u64>,
+    restore: Option<Measured>,
+    restored_exact: Option<bool>,
+}
+
+impl KarcRun {
+    /// The restore, when it ran and gave the input's bytes.
+    fn exact_restore(&self) -> Option<&Measured> {
+        self.restore
+            .as_ref()
+            .filter(|m| m.ok() && self.restored_exact == Some(true))
+    }
+}
+
 /// One input measured.
 struct Row {
     name: String,
     rows: u64,
     csv_bytes: u64,
-    pack: Measured,
-    karc_bytes: Option<u64>,
-    restore: Option<Measured>,
-    restored_exact: Option<bool>,
+    karc: KarcRun,
     zip: Measured,
     zip_bytes: u64,
     unzip: Measured,
@@ -292,8 +306,8 @@ impl Row {
 
     /// The highest peak of karc's pack and restore.
     fn karc_peak(&self) -> u64 {
-        let restore = self.restore.as_ref().map_or(0, |r| r.run.peak_rss);
-        self.pack.run.peak_rss.max(restore)
+        let restore = self.karc.restore.as_ref().map_or(0, |r| r.run.peak_rss);
+        self.karc.pack.run.peak_rss.max(restore)
     }
 }
 
@@ -342,7 +356,7 @@ impl Karc<'_> {
         config: &Path,
         csv: &Path,
         (algorithm, k): (&str, usize),
-    ) -> Result<(Measured, Option<u64>, Option<Measured>, Option<bool>), BoxError> {
+    ) -> Result<KarcRun, BoxError> {
         let archive = runner.dir.join("table.karc");
         let restored = runner.dir.join("restored.csv");
         let pack = runner.measure(runs, None, || {
@@ -358,7 +372,12 @@ impl Karc<'_> {
             c
         })?;
         if !pack.ok() {
-            return Ok((pack, None, None, None));
+            return Ok(KarcRun {
+                pack,
+                karc_bytes: None,
+                restore: None,
+                restored_exact: None,
+            });
         }
         let karc_bytes = size(&archive);
         let restore = runner.measure(runs, None, || {
@@ -373,7 +392,12 @@ impl Karc<'_> {
         let exact = restore.ok() && same_bytes(csv, &restored)?;
         let _ = std::fs::remove_file(&restored);
         let _ = std::fs::remove_file(&archive);
-        Ok((pack, Some(karc_bytes), Some(restore), Some(exact)))
+        Ok(KarcRun {
+            pack,
+            karc_bytes: Some(karc_bytes),
+            restore: Some(restore),
+            restored_exact: Some(exact),
+        })
     }
 }
 
@@ -389,8 +413,7 @@ fn measure_input(
 ) -> Result<Row, BoxError> {
     let dir = &runner.dir;
     eprintln!("bench_format: {name}: karc pack and restore");
-    let (pack, karc_bytes, restore, restored_exact) =
-        karc.pack_restore(runner, runs, config, csv, ("mondrian", 10))?;
+    let karc = karc.pack_restore(runner, runs, config, csv, ("mondrian", 10))?;
 
     eprintln!("bench_format: {name}: zip, unzip, xz, zstd");
     let zip_path = dir.join("table.zip");
@@ -453,10 +476,7 @@ fn measure_input(
         name,
         rows,
         csv_bytes: size(csv),
-        pack,
-        karc_bytes,
-        restore,
-        restored_exact,
+        karc,
         zip,
         zip_bytes,
         unzip,
@@ -501,6 +521,17 @@ fn with_cpu(wall: String, runs: Option<(&Measured, &Measured)>) -> String {
     }
 }
 
+/// A failed command as a list item: its exit, time, peak and last stderr line.
+fn failure(input: &str, what: &str, m: &Measured) -> String {
+    format!(
+        "- {input}, {what}: {} after {:.1} s at a peak of {:.1} MiB: `{}`",
+        m.run.exit,
+        m.secs(),
+        m.rss_mib(),
+        m.error.as_deref().unwrap_or("")
+    )
+}
+
 fn opt<T: std::fmt::Display>(x: Option<T>) -> String {
     x.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
@@ -512,10 +543,7 @@ fn yes_no(b: bool) -> &'static str {
 /// The Adult fixture, Datafly k = 5: the file against 66,000 B and restore
 /// against unzip (measured on the same CSV in the main table).
 struct AdultDatafly {
-    pack: Measured,
-    karc_bytes: Option<u64>,
-    restore: Option<Measured>,
-    exact: Option<bool>,
+    karc: KarcRun,
     unzip: Measured,
 }
 
@@ -543,10 +571,14 @@ fn report(
          mode, write), {}; `karc restore` writes the CSV, which `cmp` compares with the input; \
          `zip -6 -j` and `unzip -o` (checked with `cmp` too), `xz -6 -T1`, `zstd -19 -T1` (to a \
          file), and Parquet: pyarrow streaming the CSV into one file with zstd at its default \
-         level, every column as text (each cell's exact spelling, as karc keeps it). Configs: \
-         `fixtures/adult/adult.toml`, `fixtures/adult-raw/adult-stream.toml`, \
-         `tools/realistic.toml`, `tools/realistic-numeric.toml` (`-a mondrian -k 10` on the \
-         command line).\n",
+         level, every column as text (each cell's exact spelling, as karc keeps it). Inputs and \
+         configs (`-a mondrian -k 10` on the command line): `fixtures/adult/adult.csv` with \
+         `fixtures/adult/adult.toml` (9 categorical QIs); `adult-stream-gen --rows N` with \
+         `fixtures/adult-raw/adult-stream.toml` (raw Adult's 15 columns, 10 QIs); `gen-table \
+         --kind mixed --rows N` with `tools/realistic.toml` (13 columns: claim id, timestamp, \
+         age/sex/zip QIs, coordinates, categories, amount, ratio, diagnosis, free text; empty \
+         cells) and `gen-table --kind numeric --rows N` with `tools/realistic-numeric.toml` \
+         (10 columns: id, age/income/latitude/longitude QIs, ratios, balance, score).\n",
         if command.is_empty() { "" } else { " " },
         command.join(" "),
         machine(),
@@ -574,7 +606,7 @@ fn report(
             row.name,
             row.rows,
             row.csv_bytes,
-            opt(row.karc_bytes),
+            opt(row.karc.karc_bytes),
             row.zip_bytes,
             row.xz_bytes,
             row.zstd_bytes,
@@ -591,19 +623,20 @@ fn report(
     for row in rows {
         writeln!(
             r,
-            "| {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {:.1} | {} | {} | {} | {} | {}{} | {} | {} | {} |",
             row.name,
-            row.pack.cell(),
-            row.pack.rss_mib(),
-            opt(row.restore.as_ref().map(Measured::cell)),
-            opt(row.restore.as_ref().map(|m| format!("{:.1}", m.rss_mib()))),
-            opt(row.restored_exact.map(yes_no)),
+            row.karc.pack.cell(),
+            row.karc.pack.rss_mib(),
+            opt(row.karc.restore.as_ref().map(Measured::cell)),
+            opt(row
+                .karc
+                .restore
+                .as_ref()
+                .map(|m| format!("{:.1}", m.rss_mib()))),
+            opt(row.karc.restored_exact.map(yes_no)),
             row.zip.cell(),
-            format!(
-                "{}{}",
-                row.unzip.cell(),
-                if row.unzipped_exact { "" } else { " (differs)" }
-            ),
+            row.unzip.cell(),
+            if row.unzipped_exact { "" } else { " (differs)" },
             row.xz.cell(),
             row.zstd.cell(),
             opt(row.parquet.as_ref().map(|p| p.0.cell())),
@@ -622,14 +655,12 @@ fn report(
          | --- | ---: | ---: | --- | ---: | --- | ---: | --- | ---: | --- | --- |"
     )?;
     for row in rows {
-        let packed = row.pack.ok();
-        let (pack_zip, pz) = ratio(packed.then(|| row.pack.secs() / row.zip.secs()), 3.0);
-        let pack_zip = with_cpu(pack_zip, packed.then_some((&row.pack, &row.zip)));
-        let (size_xz, sx) = ratio(row.karc_bytes.map(|b| b as f64 / row.xz_bytes as f64), 1.0);
-        let restored = row
-            .restore
-            .as_ref()
-            .filter(|m| m.ok() && row.restored_exact == Some(true));
+        let k = &row.karc;
+        let packed = k.pack.ok();
+        let (pack_zip, pz) = ratio(packed.then(|| k.pack.secs() / row.zip.secs()), 3.0);
+        let pack_zip = with_cpu(pack_zip, packed.then_some((&k.pack, &row.zip)));
+        let (size_xz, sx) = ratio(k.karc_bytes.map(|b| b as f64 / row.xz_bytes as f64), 1.0);
+        let restored = k.exact_restore();
         let (restore_unzip, ru) = ratio(restored.map(|m| m.secs() / row.unzip.secs()), 1.5);
         let restore_unzip = with_cpu(restore_unzip, restored.map(|m| (m, &row.unzip)));
         let peak = row.karc_peak();
@@ -647,11 +678,9 @@ fn report(
     }
 
     if let Some(d) = datafly {
-        let (size, sb) = ratio(d.karc_bytes.map(|b| b as f64 / 66_000.0), 1.0);
-        let restored = d
-            .restore
-            .as_ref()
-            .filter(|m| m.ok() && d.exact == Some(true));
+        let k = &d.karc;
+        let (size, sb) = ratio(k.karc_bytes.map(|b| b as f64 / 66_000.0), 1.0);
+        let restored = k.exact_restore();
         let (restore_unzip, ru) = ratio(restored.map(|m| m.secs() / d.unzip.secs()), 1.0);
         writeln!(
             r,
@@ -662,19 +691,38 @@ fn report(
              | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | --- |\n\
              | {} | {size} | {sb} | {} | {} | {} | {} | {restore_unzip} | {ru} |",
             args.adult_runs,
-            opt(d.karc_bytes),
-            d.pack.cell(),
-            opt(d.restore.as_ref().map(Measured::cell)),
-            opt(d.exact.map(yes_no)),
+            opt(k.karc_bytes),
+            k.pack.cell(),
+            opt(k.restore.as_ref().map(Measured::cell)),
+            opt(k.restored_exact.map(yes_no)),
             d.unzip.cell(),
         )?;
     }
 
     let mut failures = Vec::new();
+    let mut karc_failures = |name: &str, k: &KarcRun| {
+        for (what, m) in [
+            ("karc pack", Some(&k.pack)),
+            ("karc restore", k.restore.as_ref()),
+        ] {
+            if let Some(m) = m.filter(|m| !m.ok()) {
+                failures.push(failure(name, what, m));
+            }
+        }
+        if k.restored_exact == Some(false) && k.restore.as_ref().is_some_and(Measured::ok) {
+            failures.push(format!(
+                "- {name}, karc restore: the output differs from the CSV"
+            ));
+        }
+    };
+    for row in rows {
+        karc_failures(&row.name, &row.karc);
+    }
+    if let Some(d) = datafly {
+        karc_failures("Adult fixture, Datafly k = 5", &d.karc);
+    }
     for row in rows {
         let named = [
-            ("karc pack", Some(&row.pack)),
-            ("karc restore", row.restore.as_ref()),
             ("zip", Some(&row.zip)),
             ("unzip", Some(&row.unzip)),
             ("xz", Some(&row.xz)),
@@ -683,21 +731,8 @@ fn report(
         ];
         for (what, m) in named {
             if let Some(m) = m.filter(|m| !m.ok()) {
-                failures.push(format!(
-                    "- {}, {what}: {} after {:.1} s at a peak of {:.1} MiB: `{}`",
-                    row.name,
-                    m.run.exit,
-                    m.secs(),
-                    m.rss_mib(),
-                    m.error.as_deref().unwrap_or("")
-                ));
+                failures.push(failure(&row.name, what, m));
             }
-        }
-        if row.restored_exact == Some(false) && row.restore.as_ref().is_some_and(Measured::ok) {
-            failures.push(format!(
-                "- {}, karc restore: the output differs from the CSV",
-                row.name
-            ));
         }
         if row.unzip.ok() && !row.unzipped_exact {
             failures.push(format!(
@@ -839,13 +874,8 @@ fn run(args: &Args) -> Result<String, BoxError> {
         )?;
         if source == Source::Adult {
             eprintln!("bench_format: Adult fixture: Datafly k = 5");
-            let (pack, karc_bytes, restore, exact) =
-                karc.pack_restore(&runner, runs, &config, &csv, ("datafly", 5))?;
             datafly = Some(AdultDatafly {
-                pack,
-                karc_bytes,
-                restore,
-                exact,
+                karc: karc.pack_restore(&runner, runs, &config, &csv, ("datafly", 5))?,
                 unzip: row.unzip.clone(),
             });
         } else {
