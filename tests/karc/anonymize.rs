@@ -91,7 +91,7 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
             let outcome = anonymize::run(&data, &model, &c.algorithm)
                 .unwrap_or_else(|e| panic!("{label}: {e}"));
             assert_sound(&data, &model, &outcome, &label);
-            let suppressed = outcome.release.suppressed_rows();
+            let suppressed = outcome.release.star_rows();
             if a.suppresses_leftovers() && (limit.is_some() || policy == SuppressionPolicy::Strict)
             {
                 assert_eq!(suppressed, 0, "{label}: leftovers must be absorbed");
@@ -101,7 +101,7 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
             if a.suppresses_leftovers() {
                 for (row, cell) in outcome.release.cells[q].iter().enumerate() {
                     assert!(
-                        outcome.release.is_suppressed(row)
+                        outcome.release.is_star(row)
                             || *cell == karc::cell::Cell::Value(data.qi_codes(q)[row]),
                         "{label}: row {row} salary-class {cell:?}"
                     );
@@ -125,7 +125,7 @@ fn datafly_strict_never_leaves_a_small_suppressed_class() {
         let model = karc::privacy::PrivacyModel::from_config(&c, &data).unwrap();
         let outcome = anonymize::run(&data, &model, &c.algorithm).unwrap();
         assert_sound(&data, &model, &outcome, a);
-        let suppressed = outcome.release.suppressed_rows();
+        let suppressed = outcome.release.star_rows();
         assert!(
             suppressed == 0 || suppressed >= 50,
             "{a}: {suppressed} suppressed rows"
