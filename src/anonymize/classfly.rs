@@ -18,7 +18,8 @@
 //! - with l-diversity the component spans every QI and W keeps the rows
 //!   whose class, among the leaving rows, holds fewer than l sensitive
 //!   values ([`TupleFilter::stays`]);
-//! - leftovers (fewer than K rows, or W stopped as above) are suppressed,
+//! - leftovers (fewer than K rows, or rows at `*` in every QI whose class
+//!   holds fewer than l values) are suppressed,
 //!   whole rows (every QI cell `*`), as the papers do, when the privacy
 //!   policy is `mask` and the suppression budget allows it. A suppressed row
 //!   also leaves every other independent constraint subset, so the subsets
