@@ -81,11 +81,6 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
             .collect();
         let model = karc::privacy::PrivacyModel::from_config(&c, &data).unwrap();
         for a in Algorithm::ALL {
-            // Known: Datafly's suppressed rows (fewer than k) fail `strict`,
-            // where they form one ordinary class; left to the Datafly owner.
-            if policy == SuppressionPolicy::Strict && a.datafly_style() {
-                continue;
-            }
             c.algorithm.name = a.name().to_owned();
             let label = format!("{} limit {limit:?} {policy:?}", a.name());
             let outcome = anonymize::run(&data, &model, &c.algorithm)
