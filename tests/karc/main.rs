@@ -12,5 +12,6 @@ mod codec;
 mod constraints;
 mod incognito;
 mod partitioning;
+mod robust;
 mod stream;
 mod verify;
