@@ -1,5 +1,5 @@
 //! The released QI columns of a row group coded together, by equivalence
-//! class (`spec/CODING.md` §4.2, format 2.0).
+//! class (`spec/CODING.md` §4.2).
 //!
 //! A k-anonymous release has few distinct QI tuples (its equivalence
 //! classes), each repeated at least k times. Coding each QI column alone
@@ -22,7 +22,7 @@ const ROWS_HUFFMAN: u8 = 0;
 /// Row-classes coding: the adaptive binary range coder (a fraction of a bit
 /// per row below Huffman when a few classes hold most rows).
 const ROWS_RANGE: u8 = 1;
-/// Row-classes coding: static rANS (format 4.0 on): about the adaptive
+/// Row-classes coding: static rANS: about the adaptive
 /// coder's size once its frequency table is paid, and as fast to decode as
 /// Huffman.
 const ROWS_RANS: u8 = 2;
@@ -469,17 +469,11 @@ pub struct ClassesBytes {
 /// Decodes a blob of [`encode_classes`] holding `qis` QIs over `rows` rows.
 /// Every symbol must be used by the table and every class by a row, so that
 /// one release has one coding (and no class hides from the claim check).
-///
-/// `major`: the file's format major, which decides the row codings there
-/// are: rANS (coding 2) from 4 on (older files refuse its id as unknown),
-/// its frequency table by bit widths from 5 on (4: varints).
 pub fn decode_classes(
     bytes: &[u8],
     qis: usize,
     rows: usize,
-    major: u16,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
-    let rans = major >= 4;
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
@@ -527,23 +521,12 @@ pub fn decode_classes(
             dec.finish("row classes")?;
             out
         }
-        ROWS_RANS if rans => {
-            let table = if major >= 5 {
-                rans::FrequencyTable::Widths
-            } else {
-                rans::FrequencyTable::Varints
-            };
-            rans::decode(&mut r, classes, rows, table)?
-        }
+        ROWS_RANS => rans::decode(&mut r, classes, rows)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: if rans {
-                    "0 Huffman, 1 range, 2 rANS"
-                } else {
-                    "0 Huffman, 1 range"
-                },
+                known: "0 Huffman, 1 range, 2 rANS",
             });
         }
     };

@@ -549,31 +549,25 @@ pub fn encode_originals(
     }
 }
 
-/// The first file major whose per-value-rans sections may hold uniform
-/// tables (`spec/CODING.md` 6.5; 6.0's scales have no uniform symbol).
-pub const UNIFORM_TABLES_FROM_MAJOR: u16 = 7;
-
-/// Decodes a blob of [`encode_originals`] (as the current format writes
-/// it): the original QI columns, in `qis` order, with the same text in
-/// every row as the originals.
+/// Decodes a blob of [`encode_originals`]: the original QI columns, in
+/// `qis` order, with the same text in every row as the originals.
 pub fn decode_originals(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
 ) -> Result<Vec<Column>, CodecError> {
     let views: Vec<ReleasedRows<'_>> = released.iter().map(ReleasedColumn::rows_view).collect();
-    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, qis, &views)
+    decode_originals_of(bytes, qis, &views)
 }
 
-/// [`decode_originals`] of a blob in a file of format major `major`, the
-/// released rows given as [`ReleasedRows`] (listed, or by class).
+/// [`decode_originals`], the released rows given as [`ReleasedRows`]
+/// (listed, or by class).
 pub fn decode_originals_of(
-    major: u16,
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedRows<'_>],
 ) -> Result<Vec<Column>, CodecError> {
-    decode_originals_with(bytes, qis, released, PaperRows::PairTable, major)
+    decode_originals_with(bytes, qis, released, PaperRows::PairTable)
 }
 
 /// [`decode_originals_of`], paper and per-value modes' rows decoded as
@@ -583,9 +577,8 @@ pub(super) fn decode_originals_with(
     qis: &[QiSchema<'_>],
     released: &[ReleasedRows<'_>],
     paper_rows: PaperRows,
-    major: u16,
 ) -> Result<Vec<Column>, CodecError> {
-    let decoding = OriginalsDecoding::with(major, bytes, qis, released, paper_rows)?;
+    let decoding = OriginalsDecoding::with(bytes, qis, released, paper_rows)?;
     match decoding.threads() {
         1 => decoding.work(),
         threads => std::thread::scope(|scope| {
@@ -605,7 +598,6 @@ pub(super) fn decode_originals_with(
 /// the two.
 pub struct OriginalsDecoding<'a> {
     mode: DiffMode,
-    major: u16,
     paper_rows: PaperRows,
     qis: &'a [QiSchema<'a>],
     released: &'a [ReleasedRows<'a>],
@@ -625,20 +617,17 @@ pub struct OriginalsDecoding<'a> {
 }
 
 impl<'a> OriginalsDecoding<'a> {
-    /// Reads the frame of `bytes` (as the current format writes it, or a
-    /// file of format major `major`): each section's value table and
-    /// (context mode) parents.
+    /// Reads the frame of `bytes`: each section's value table and (context
+    /// mode) parents.
     pub fn new(
-        major: u16,
         bytes: &'a [u8],
         qis: &'a [QiSchema<'a>],
         released: &'a [ReleasedRows<'a>],
     ) -> Result<Self, CodecError> {
-        OriginalsDecoding::with(major, bytes, qis, released, PaperRows::PairTable)
+        OriginalsDecoding::with(bytes, qis, released, PaperRows::PairTable)
     }
 
     fn with(
-        major: u16,
         bytes: &'a [u8],
         qis: &'a [QiSchema<'a>],
         released: &'a [ReleasedRows<'a>],
@@ -689,7 +678,6 @@ impl<'a> OriginalsDecoding<'a> {
         r.finish("original QI columns")?;
         Ok(OriginalsDecoding {
             mode,
-            major,
             paper_rows,
             qis,
             released,
@@ -862,10 +850,7 @@ impl<'a> OriginalsDecoding<'a> {
             }
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
             DiffMode::PerValueRans if offsets => offsets::decode(qi, rel, &mut s)?,
-            DiffMode::PerValueRans => {
-                let uniform = self.major >= UNIFORM_TABLES_FROM_MAJOR;
-                per_value_rans::decode(qi, rel, texts, leaves, &mut s, uniform)?
-            }
+            DiffMode::PerValueRans => per_value_rans::decode(qi, rel, texts, leaves, &mut s)?,
         };
         s.finish("QI section")?;
         Ok(column)

@@ -231,13 +231,7 @@ fn decode_all_with(
 ) -> Result<Vec<Column>, CodecError> {
     let qis = schemas(g);
     let released: Vec<ReleasedRows<'_>> = g.iter().map(|g| g.released.rows_view()).collect();
-    originals::decode_originals_with(
-        bytes,
-        &qis,
-        &released,
-        paper_rows,
-        UNIFORM_TABLES_FROM_MAJOR,
-    )
+    originals::decode_originals_with(bytes, &qis, &released, paper_rows)
 }
 
 /// The rows of `g` by class, as a restore hands them to the decoders: each
@@ -278,7 +272,7 @@ fn decode_all_by_class(
             class_symbols: Some(of),
         })
         .collect();
-    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, &qis, &released)
+    decode_originals_of(bytes, &qis, &released)
 }
 
 #[test]
@@ -419,19 +413,16 @@ proptest! {
             .map(|r| columns.iter().map(|c| c.rows[r]).collect())
             .collect();
         prop_assert_eq!(classes.classes(), tuples.len());
-        // Every coding of the rows that can code them decodes alike; a
-        // reader of a version before rANS refuses that coding.
+        // Every coding of the rows that can code them decodes alike.
         for coding in [RowsCoding::Huffman, RowsCoding::Range, RowsCoding::Rans] {
             let Some(bytes) = encode_classes_as(&classes, coding) else {
                 prop_assert!(coding == RowsCoding::Rans && rows == 0);
                 continue;
             };
-            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows, 5).unwrap().0, &classes);
-            let old = decode_classes(&bytes, columns.len(), rows, 3);
-            prop_assert_eq!(old.is_ok(), coding != RowsCoding::Rans);
+            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows).unwrap().0, &classes);
         }
         let bytes = encode_classes(&classes);
-        let (back, sizes) = decode_classes(&bytes, columns.len(), rows, 5).unwrap();
+        let (back, sizes) = decode_classes(&bytes, columns.len(), rows).unwrap();
         prop_assert_eq!(&back, &classes);
         prop_assert!(sizes.columns.iter().sum::<u64>() + sizes.rows < bytes.len() as u64 + 1);
         for ((b, c), g) in back.to_columns().iter().zip(&columns).zip(&g) {
@@ -440,19 +431,17 @@ proptest! {
             prop_assert_eq!(texts(&a), texts(&e));
         }
         let i = at.index(bytes.len());
-        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows, 5).is_err());
+        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows).is_err());
         let mut flipped = bytes.clone();
         flipped[i] ^= xor;
-        let _ = decode_classes(&flipped, columns.len(), rows, 5);
+        let _ = decode_classes(&flipped, columns.len(), rows);
     }
 
     /// Every decoder on random bytes: an error or a value, never a panic.
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..120), rows in 0usize..50, g in generated()) {
         let _ = decode_released(&bytes, rows);
-        for major in [3, 4, 5] {
-            let _ = decode_classes(&bytes, 2, rows, major);
-        }
+        let _ = decode_classes(&bytes, 2, rows);
         let _ = decode_plain(&bytes, "c", rows);
         let _ = decode_all(&bytes, std::slice::from_ref(&g));
         let mut with_mode = bytes.clone();
