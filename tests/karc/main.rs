@@ -11,6 +11,7 @@ mod bad_input;
 mod codec;
 mod constraints;
 mod incognito;
+mod mixed;
 mod partitioning;
 mod robust;
 mod stream;
