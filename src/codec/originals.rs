@@ -481,16 +481,31 @@ pub fn encode_originals(
     // rows from them), so the sections are coded independently, on as many
     // threads as pay, and joined in QI order: the bytes do not depend on
     // the scheduling.
+    // Context mode reads every earlier QI's table, so they are built
+    // first; the other modes build each on the worker that codes its
+    // section and drop it there (a row index per row and QI: ten QIs at
+    // ten million rows hold 400 MB).
     let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
-    let tables: Vec<ValueTable> = qis
-        .iter()
-        .zip(&mut sections)
-        .map(|(qi, section)| ValueTable::build(qi, section))
-        .collect();
+    let tables: Vec<ValueTable> = match mode {
+        DiffMode::Context => qis
+            .iter()
+            .zip(&mut sections)
+            .map(|(qi, section)| ValueTable::build(qi, section))
+            .collect(),
+        _ => Vec::new(),
+    };
     let logs = parents::SharedLogs::new(released.first().map_or(0, |r| r.rows.len()));
     let uncodable = std::sync::atomic::AtomicBool::new(false);
     let encode = |q: usize, section: &mut Vec<u8>| {
-        let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
+        let (qi, rel) = (&qis[q], &released[q]);
+        let own;
+        let values = match tables.get(q) {
+            Some(values) => values,
+            None => {
+                own = ValueTable::build(qi, section);
+                &own
+            }
+        };
         match mode {
             DiffMode::Paper => paper_encode(qi, rel, values, section),
             DiffMode::PerValue => per_value_encode(qi, rel, values, section),
@@ -510,7 +525,10 @@ pub fn encode_originals(
         // Workers take the next QI from a shared counter, the costliest
         // first (so that no long one starts last).
         let mut order: Vec<usize> = (0..qis.len()).collect();
-        order.sort_by_key(|&q| std::cmp::Reverse((section_cost(mode, q, &tables[q]), q)));
+        order.sort_by_key(|&q| {
+            let cost = tables.get(q).map_or(1, |values| section_cost(mode, q, values));
+            std::cmp::Reverse((cost, q))
+        });
         let next = std::sync::atomic::AtomicUsize::new(0);
         let slots: Vec<std::sync::Mutex<&mut Vec<u8>>> =
             sections.iter_mut().map(std::sync::Mutex::new).collect();
