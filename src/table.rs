@@ -45,6 +45,19 @@ impl Column {
     }
 }
 
+/// `text` without the spaces and tabs around it: a byte scan (a `char`
+/// pattern decodes UTF-8 on every field, a tenth of a pack's time on a
+/// trimmed table).
+pub fn trim_blanks(text: &str) -> &str {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
+    // Both ends are next to ASCII bytes (or the string's ends): char
+    // boundaries.
+    &text[start..end]
+}
+
 /// After this many rows, the columns reserve room for the rows the rest of
 /// the file holds at the same bytes a row.
 const SAMPLE_ROWS: usize = 4096;
@@ -269,11 +282,7 @@ impl Table {
                     },
                     valid_up_to: e.valid_up_to(),
                 })?;
-                let text = if options.trim {
-                    text.trim_matches([' ', '\t'])
-                } else {
-                    text
-                };
+                let text = if options.trim { trim_blanks(text) } else { text };
                 if header_row {
                     columns[i].name = text.to_owned();
                 } else {
@@ -326,6 +335,21 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blanks_are_trimmed_at_both_ends_only() {
+        for (text, trimmed) in [
+            ("", ""),
+            ("  ", ""),
+            ("\t a b \t", "a b"),
+            (" café ", "café"),
+            ("\u{a0}x\u{a0}", "\u{a0}x\u{a0}"),
+            ("x", "x"),
+        ] {
+            assert_eq!(trim_blanks(text), trimmed);
+            assert_eq!(trim_blanks(text), text.trim_matches([' ', '\t']));
+        }
+    }
 
     fn read(text: &str) -> Result<Table> {
         Table::from_bytes(Path::new("t.csv"), text.as_bytes(), &CsvOptions::default())

@@ -479,7 +479,7 @@ impl Schema {
             .into());
         }
         let record = if self.trim {
-            raw.iter().map(|f| f.trim_matches([' ', '\t'])).collect()
+            raw.iter().map(|f| crate::table::trim_blanks(f)).collect()
         } else {
             raw.clone()
         };
@@ -1032,7 +1032,7 @@ pub fn header_names(config: &Config, header: &csv::StringRecord) -> Vec<String> 
         .iter()
         .map(|f| {
             if config.input.trim {
-                f.trim_matches([' ', '\t']).to_owned()
+                crate::table::trim_blanks(f).to_owned()
             } else {
                 f.to_owned()
             }
