@@ -5,33 +5,45 @@ use std::process::ExitCode;
 use anyhow::Result;
 use karc::archive::digest::DigestKind;
 use karc::archive::reader::Archive;
-use karc::io::write_atomically_with;
+use karc::io::{Access, Input, Output, input_name};
 
 use crate::cli::RestoreArgs;
+use crate::files::{key_files, refuse_overwriting};
 use crate::keys::{claim_check, key_from};
 
 pub fn run(args: RestoreArgs) -> Result<ExitCode> {
+    let output = Output::new(&args.output, Access::Private)?;
+    let mut inputs = key_files(&args.key);
+    inputs.push(args.input.clone());
+    refuse_overwriting(&inputs, &[Some(&output)])?;
     let key = key_from(&args.key)?;
-    // A row group at a time (a streamed file is never whole in memory);
-    // nothing reaches the output's name unless every check passed.
-    let (archive, len) = write_atomically_with(&args.output, |w| {
-        Archive::open_and_restore(
-            &args.input,
-            claim_check(args.no_privacy_check),
-            key.as_ref(),
-            &mut |bytes| {
-                w.write_all(bytes)
-                    .map_err(|e| karc::Error::io(&args.output, e))
-            },
-        )
-    })?;
+    let name = input_name(&args.input);
+    let bytes = Input::open_arg(&args.input)?.into_vec();
+    let check = claim_check(args.no_privacy_check);
+    let (archive, len) = if output.is_direct() {
+        // Bytes written to a pipe or a terminal cannot be taken back: they
+        // leave only once the restore checked them.
+        let (archive, original) =
+            Archive::from_bytes_and_restore(&name, bytes, check, key.as_ref())?;
+        output.write_bytes(&original)?;
+        (archive, original.len() as u64)
+    } else {
+        // A row group at a time (a streamed file is never whole in memory);
+        // the file gets its name only once every check passed.
+        output.write(|w| {
+            Archive::from_bytes_restoring(&name, bytes, check, key.as_ref(), &mut |b| {
+                w.write_all(b)
+                    .map_err(|e| karc::Error::io(output.name(), e))
+            })
+        })?
+    };
     let checked = match archive.digest_kind() {
         DigestKind::Crc32 => "public part (BLAKE3) and CRC-32".to_owned(),
         kind => kind.name().to_owned(),
     };
     eprintln!(
         "{}: restored {len} bytes, {checked} verified",
-        args.output.display()
+        output.name().display()
     );
     Ok(ExitCode::SUCCESS)
 }
