@@ -406,14 +406,11 @@ mod tests {
     fn numbers_out_of_range_are_refused() {
         let column = "[[columns]]\nname = \"a\"\nrole = \"quasi\"\n";
         for (privacy, expected) in [
-            ("k = 0", "k: expected a whole number from 1 up, found 0"),
-            (
-                "l = 0\nsensitive = \"a\"",
-                "l: expected a whole number from 1 up",
-            ),
+            ("k = 0", "k must be at least 1, found 0"),
+            ("l = 0\nsensitive = \"a\"", "l must be at least 1, found 0"),
             (
                 "[[privacy.constraints]]\nqi = [\"a\"]\nk = 0",
-                "constraints k: expected",
+                "constraint 1: k must be at least 1",
             ),
             (
                 "suppression_limit = 1.5",
