@@ -200,11 +200,8 @@ impl Output {
                         std::io::Error::other("is a directory: expected a file to write"),
                     ));
                 }
-                // An existing file is replaced where its symlinks lead.
-                Ok(_) => {
-                    Target::Regular(std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?)
-                }
-                Err(_) => Target::Regular(path.to_owned()),
+                // A file is written where its symlinks lead.
+                _ => Target::Regular(resolve_links(path)),
             }
         };
         Ok(Output {
@@ -310,6 +307,20 @@ pub fn refuse_same_files(inputs: &[&Path], outputs: &[&Output]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where `path`'s symlinks lead, even to a file that does not exist yet
+/// (a link the output is to create); `path` itself when it is no link.
+fn resolve_links(path: &Path) -> PathBuf {
+    let mut path = path.to_owned();
+    // As many links as the kernel follows (ELOOP beyond).
+    for _ in 0..40 {
+        match std::fs::read_link(&path) {
+            Ok(to) => path = parent_dir(&path).join(to),
+            Err(_) => break,
+        }
+    }
+    path
 }
 
 fn parent_dir(path: &Path) -> &Path {
@@ -621,6 +632,24 @@ mod tests {
         std::fs::write(&path, b"kept").unwrap();
         on_signal::remove_pending();
         assert!(path.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_keeps_pointing_at_the_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("link.csv");
+        // A link to a file yet to be written, then to an existing one.
+        std::os::unix::fs::symlink("sub/target.csv", &link).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        for content in [b"first", b"again"] {
+            write_atomically(&link, |w| w.write_all(content)).unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+            assert_eq!(
+                std::fs::read(dir.path().join("sub/target.csv")).unwrap(),
+                content
+            );
+        }
     }
 
     #[test]
