@@ -327,6 +327,14 @@ fn no_message_shows_a_secret() {
         err.contains("--recipient 1: this is a secret key"),
         "{code} {err}"
     );
+    // A key where clap expects no argument, in lower case too.
+    for key in [secret.clone(), secret.to_lowercase()] {
+        let (code, _, err) = pack(&[&key]);
+        assert_eq!(code, 2, "{err}");
+        let lower = secret.to_lowercase();
+        assert!(!shows(&err, &secret) && !shows(&err, &lower), "{err}");
+        assert!(err.contains("AGE-SECRET-KEY-(not shown)"), "{err}");
+    }
     let (code, _, err) = pack(&["-R", &d("key.txt")]);
     assert!(
         err.contains("key.txt: line 2: this is a secret key"),

@@ -86,8 +86,27 @@ fn usage_error(err: clap::Error) -> ExitCode {
         message.push_str(tip);
     }
     let message = message.strip_prefix("error: ").unwrap_or(&message);
-    eprintln!("karc: error: {message} (see --help)");
+    eprintln!("karc: error: {} (see --help)", hide_secret_keys(message));
     ExitCode::from(2)
+}
+
+/// `text` with every age secret key (a misplaced argument clap echoes)
+/// replaced by a mention of it.
+fn hide_secret_keys(text: &str) -> String {
+    const PREFIX: &str = "AGE-SECRET-KEY-";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.to_ascii_uppercase().find(PREFIX) {
+        out.push_str(&rest[..at]);
+        out.push_str("AGE-SECRET-KEY-(not shown)");
+        let key = &rest[at..];
+        let end = key
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .unwrap_or(key.len());
+        rest = &key[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The error and its causes on one line, leaving out a cause whose text the
