@@ -57,6 +57,26 @@ fn refused(o: &Output, expected: &str) -> String {
     err
 }
 
+/// `karc pack --stream` (FADS, delay 4, no encryption) of `input` into
+/// `output`, then `extra`.
+fn stream_pack(config: &str, input: &str, output: &str, extra: &[&str]) -> Vec<String> {
+    let args = [
+        "pack",
+        "--stream",
+        "-c",
+        config,
+        "-a",
+        "fads",
+        "--delay",
+        "4",
+        input,
+        "-o",
+        output,
+        "--no-encryption",
+    ];
+    args.iter().chain(extra).map(|a| a.to_string()).collect()
+}
+
 /// Packs the small table without encryption into `dir/a.karc`.
 fn packed(dir: &Path) -> PathBuf {
     let (config, csv) = small();
@@ -165,21 +185,9 @@ fn dash_is_standard_input_and_output() {
     let o = karc_with_stdin(&["inspect", "-", "--json"], &archive_bytes);
     assert!(o.status.success(), "{:?}", outcome(&o));
     // A streamed pack reads standard input too.
+    let args = stream_pack(&config, "-", "-", &[]);
     let o = karc_with_stdin(
-        &[
-            "pack",
-            "--stream",
-            "-c",
-            &config,
-            "-a",
-            "fads",
-            "--delay",
-            "4",
-            "-",
-            "-o",
-            "-",
-            "--no-encryption",
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &csv_bytes,
     );
     assert!(o.status.success(), "{:?}", outcome(&o));
@@ -577,24 +585,7 @@ fn numbers_out_of_range_are_refused_when_parsed() {
             "25 is not in 1..=22",
         ),
         (
-            [
-                "pack",
-                "--stream",
-                "-c",
-                &config,
-                "-a",
-                "fads",
-                "--delay",
-                "4",
-                &csv,
-                "-o",
-                &out,
-                "--no-encryption",
-                "--group-rows",
-                "0",
-            ]
-            .map(str::to_owned)
-            .to_vec(),
+            stream_pack(&config, &csv, &out, &["--group-rows", "0"]),
             "from 1 up, found \"0\"",
         ),
         (stream("--delay", "0"), "from 1 up, found \"0\""),
