@@ -3,8 +3,9 @@
 //! interrupted run leaves one behind.
 //!
 //! Inputs are read into memory rather than memory-mapped: a mapped file that
-//! another process truncates kills the reader with SIGBUS, and reading costs
-//! little beside parsing (measured in the commit that made this change).
+//! another process truncates kills the reader with SIGBUS. The copy costs
+//! little beside parsing: on Adult (2.5 MB of CSV), 0.8 ms of a pack's 29 ms
+//! of CPU and 0.1 ms of a restore's 7 ms; on a 40 MB table, about 6 %.
 //!
 //! A regular output is written to an unnamed file in its directory (Linux's
 //! `O_TMPFILE`), synced, and only then given its name (`linkat`, then
