@@ -53,11 +53,13 @@ impl Error {
         }
     }
 
-    /// The process exit code this error stands for: 1 when a check failed,
-    /// 2 for bad usage or bad input.
+    /// The process exit code this error stands for: 1 when a check failed
+    /// (a privacy model no release of the table can meet is one), 2 for bad
+    /// usage or bad input.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::ReleaseCheck { .. } => 1,
+            Error::Model(e) if e.unreachable() => 1,
             Error::Archive(e) => e.exit_code(),
             _ => 2,
         }

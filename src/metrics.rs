@@ -170,7 +170,7 @@ pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metri
             *counts.entry(*cell).or_default() += 1;
         }
     }
-    let suppressed = release.suppressed_mask();
+    let suppressed = crate::privacy::release_suppressed(data, release, model);
     tally.rows = n as u64;
     tally.suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
     let columns: Vec<Vec<u32>> = (0..q).map(|i| release.qi_column(data, i).codes).collect();

@@ -28,6 +28,16 @@ pub enum ModelError {
         rows: usize,
         constraint: Option<usize>,
     },
+    #[error(
+        "l = {l} on {sensitive:?} cannot be met: the table holds {distinct} distinct value(s) of it, so no class can hold {l}{}",
+        if *.strict { "" } else { ", and suppressing every row exceeds the suppression budget" }
+    )]
+    LTooLarge {
+        l: usize,
+        sensitive: String,
+        distinct: usize,
+        strict: bool,
+    },
     #[error("no privacy model: give [privacy] k or [[privacy.constraints]] (or --k)")]
     NoK,
     #[error(
@@ -44,6 +54,17 @@ pub enum ModelError {
     NotSensitive { name: String },
     #[error("l-diversity: give both `sensitive` and `l`, with l >= 1")]
     IncompleteL,
+}
+
+impl ModelError {
+    /// Whether the model is well formed but no release of the table can
+    /// meet it (a failed check, not bad input).
+    pub fn unreachable(&self) -> bool {
+        matches!(
+            self,
+            ModelError::KTooLarge { .. } | ModelError::LTooLarge { .. }
+        )
+    }
 }
 
 fn at(constraint: &Option<usize>) -> String {
@@ -91,10 +112,14 @@ impl PrivacyModel {
         }
     }
 
-    /// QIs that take part in some constraint, in QI order.
+    /// QIs the anonymizers may generalize, in QI order: those of some
+    /// constraint, or every QI under l-diversity (whose classes are counted
+    /// on every QI, so a QI left raw could split them below l).
     pub fn constrained_qis(&self, qis: usize) -> Vec<usize> {
         (0..qis)
-            .filter(|q| self.constraints.iter().any(|c| c.qis.contains(q)))
+            .filter(|q| {
+                self.l_diversity.is_some() || self.constraints.iter().any(|c| c.qis.contains(q))
+            })
             .collect()
     }
 
@@ -178,6 +203,80 @@ impl PrivacyModel {
             suppression_limit: p.suppression_limit,
             l_diversity,
         })
+    }
+}
+
+/// Whether the all-`*` rows (`star`, each weighing `weight(e)` rows) stand
+/// as an ordinary class: they meet every constraint's k (`max_k`) and, when
+/// l-diversity is claimed, hold at least l distinct sensitive values
+/// (`sensitive`: every row's code). Then no row counts as suppressed; else
+/// they all do (`spec/FORMAT.md` §5, policy).
+pub fn stars_form_a_class(
+    star: &[bool],
+    weight: impl Fn(usize) -> usize,
+    max_k: usize,
+    sensitive: Option<(&[u32], usize)>,
+) -> bool {
+    let rows: usize = (0..star.len()).filter(|&e| star[e]).map(weight).sum();
+    if rows == 0 || rows < max_k {
+        return false;
+    }
+    let Some((codes, l)) = sensitive else {
+        return true;
+    };
+    let mut values: Vec<u32> = (0..star.len())
+        .filter(|&r| star[r])
+        .map(|r| codes[r])
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values.len() >= l
+}
+
+/// The rows that count as suppressed, given the all-`*` rows `star` of a
+/// release (one entry per row): `star` itself, or none when those rows form
+/// an ordinary class ([`stars_form_a_class`]).
+pub fn suppressed_rows(
+    mut star: Vec<bool>,
+    max_k: usize,
+    sensitive: Option<(&[u32], usize)>,
+) -> Vec<bool> {
+    if stars_form_a_class(&star, |_| 1, max_k, sensitive) {
+        star.iter_mut().for_each(|s| *s = false);
+    }
+    star
+}
+
+impl PrivacyModel {
+    /// Refuses a model that no release of `data` meets when at most
+    /// `budget` rows may be suppressed. k <= rows holds (checked by
+    /// [`PrivacyModel::from_config`]), so the release with every QI at `*`
+    /// (one class of every row) meets k; it meets l exactly when the table
+    /// holds l distinct sensitive values, and otherwise is valid only as
+    /// every row suppressed (policy `mask`, budget >= rows). When it is not
+    /// valid no release is: a class of fewer values than the table cannot
+    /// hold l either.
+    pub fn check_reachable(&self, data: &Dataset, budget: usize) -> Result<()> {
+        let Some((col, l)) = self.l_diversity else {
+            return Ok(());
+        };
+        let column = &data.table.columns[col];
+        let mut seen = vec![false; column.dict.len()];
+        for &c in &column.codes {
+            seen[c as usize] = true;
+        }
+        let distinct = seen.iter().filter(|&&s| s).count();
+        let strict = self.policy == SuppressionPolicy::Strict;
+        if distinct >= l || (!strict && budget >= data.rows()) {
+            return Ok(());
+        }
+        Err(ModelError::LTooLarge {
+            l,
+            sensitive: column.name.clone(),
+            distinct,
+            strict,
+        }
+        .into())
     }
 }
 
@@ -275,8 +374,10 @@ impl ClaimReport {
 }
 
 /// Verifies released QI columns against constraints (whose `qis` index
-/// `qi`). A row is suppressed when every cell of `qi` is `*`; under `mask`
-/// it is exempt, under `strict` the suppressed rows are one ordinary class.
+/// `qi`). The rows whose every cell of `qi` is `*` are one ordinary class
+/// when they meet every constraint's k (and l when claimed); otherwise they
+/// are the suppressed rows: exempt under `mask`, one ordinary class (which
+/// then fails) under `strict` (`spec/FORMAT.md` §5).
 pub fn verify_columns(
     qi: &[&Column],
     constraints: &[Constraint],
@@ -310,7 +411,7 @@ fn verify(
     let entries = qi.first().map_or(0, |c| c.codes.len());
     let weight = |e: usize| weights.map_or(1, |w| w[e] as usize);
     let stars: Vec<Option<u32>> = qi.iter().map(|c| c.dict.code(SUPPRESSED)).collect();
-    let suppressed: Vec<bool> = (0..entries)
+    let star: Vec<bool> = (0..entries)
         .map(|r| {
             !qi.is_empty()
                 && qi
@@ -320,8 +421,15 @@ fn verify(
         })
         .collect();
     let rows = (0..entries).map(weight).sum();
-    let suppressed_rows = (0..entries).filter(|&e| suppressed[e]).map(weight).sum();
-    let exclude = (policy == SuppressionPolicy::Mask).then_some(&suppressed[..]);
+    let max_k = constraints.iter().map(|c| c.k).max().unwrap_or(1);
+    let sensitive = l_diversity.map(|(c, l)| (&c.codes[..], l));
+    let star_class = stars_form_a_class(&star, weight, max_k, sensitive);
+    let suppressed_rows = if star_class {
+        0
+    } else {
+        (0..entries).filter(|&e| star[e]).map(weight).sum()
+    };
+    let exclude = (policy == SuppressionPolicy::Mask && !star_class).then_some(&star[..]);
 
     let reports = constraints
         .iter()
@@ -401,6 +509,15 @@ fn constraint_report(qi: &[&Column], c: &Constraint, p: &Partition) -> Constrain
         examples,
         holds: small.is_empty(),
     }
+}
+
+/// The rows of `release` (made from `data`) that count as suppressed under
+/// `model` ([`suppressed_rows`]): what reports and metrics count.
+pub fn release_suppressed(data: &Dataset, release: &Release, model: &PrivacyModel) -> Vec<bool> {
+    let sensitive = model
+        .l_diversity
+        .map(|(col, l)| (&data.table.columns[col].codes[..], l));
+    suppressed_rows(release.star_mask(), model.max_k(), sensitive)
 }
 
 /// Verifies a release made from `data` against `model`.
@@ -510,6 +627,47 @@ mod tests {
         assert!(!strict.holds());
         assert_eq!(strict.constraints[0].violating_rows, 1);
         assert_eq!(strict.constraints[0].examples[0].values, vec!["*", "*"]);
+    }
+
+    /// Star rows that reach the largest k (and l) are an ordinary class
+    /// under either policy; below k, or short of l, they are suppressed.
+    #[test]
+    fn star_rows_reaching_k_and_l_are_an_ordinary_class() {
+        let a = column("a", &["x", "x", "*", "*", "*"]);
+        let b = column("b", &["1", "1", "*", "*", "*"]);
+        let all = |k| Constraint { qis: vec![0, 1], k };
+        let diverse = column("s", &["p", "q", "p", "q", "r"]);
+        let flat = column("s", &["p", "q", "p", "p", "p"]);
+        for policy in [SuppressionPolicy::Mask, SuppressionPolicy::Strict] {
+            // Three star rows meet the largest k, 3: one class, on both
+            // constraints (where x, two rows, is below 3).
+            let a3 = Constraint { qis: vec![0], k: 3 };
+            let r = verify_columns(&[&a, &b], &[all(2), a3], policy, None);
+            assert_eq!(r.suppressed_rows, 0, "{policy:?}");
+            assert!(r.constraints[0].holds, "{policy:?}");
+            assert_eq!(r.constraints[0].classes, 2);
+            assert_eq!(r.constraints[1].violating_rows, 2);
+            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&diverse, 2)));
+            assert_eq!((r.suppressed_rows, r.holds()), (0, true), "{policy:?}");
+            // Three star rows with one value: not a class of l = 2.
+            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&flat, 2)));
+            assert_eq!(r.suppressed_rows, 3, "{policy:?}");
+            assert_eq!(r.holds(), policy == SuppressionPolicy::Mask, "{policy:?}");
+        }
+        // k = 4: three star rows are suppressed, exempt only under mask.
+        let r = verify_columns(&[&a, &b], &[all(4)], SuppressionPolicy::Mask, None);
+        assert_eq!(r.suppressed_rows, 3);
+        assert_eq!(r.constraints[0].min_class, Some(2));
+        let r = verify_columns(&[&a, &b], &[all(2)], SuppressionPolicy::Mask, None);
+        assert_eq!(r.constraints[0].min_class, Some(2));
+        assert_eq!(
+            suppressed_rows(vec![false, true, true], 2, None),
+            vec![false; 3]
+        );
+        assert_eq!(
+            suppressed_rows(vec![false, true, true], 3, None),
+            vec![false, true, true]
+        );
     }
 
     #[test]

@@ -50,18 +50,21 @@ impl Release {
         self.cells.first().map_or(0, Vec::len)
     }
 
-    /// Whether every QI cell of `row` is `*`.
-    pub fn is_suppressed(&self, row: usize) -> bool {
+    /// Whether every QI cell of `row` is `*`. Such rows are suppressed
+    /// unless together they form an ordinary class
+    /// (`privacy::release_suppressed` decides).
+    pub fn is_star(&self, row: usize) -> bool {
         self.cells.iter().all(|c| c[row] == Cell::Suppressed)
     }
 
-    /// The suppressed flag of every row.
-    pub fn suppressed_mask(&self) -> Vec<bool> {
-        (0..self.rows()).map(|r| self.is_suppressed(r)).collect()
+    /// The all-`*` flag of every row.
+    pub fn star_mask(&self) -> Vec<bool> {
+        (0..self.rows()).map(|r| self.is_star(r)).collect()
     }
 
-    pub fn suppressed_rows(&self) -> usize {
-        (0..self.rows()).filter(|&r| self.is_suppressed(r)).count()
+    /// How many rows are `*` in every QI.
+    pub fn star_rows(&self) -> usize {
+        (0..self.rows()).filter(|&r| self.is_star(r)).count()
     }
 
     /// QI `q` as the public sees it: a column of labels. Cells are interned

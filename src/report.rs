@@ -69,7 +69,7 @@ impl Report {
     ) -> Report {
         let budget = algorithm.suppression_budget(model, data.rows());
         let release = &outcome.release;
-        let suppressed = release.suppressed_mask();
+        let suppressed = crate::privacy::release_suppressed(data, release, model);
         let constrained = model.constrained_qis(data.qis.len());
         let columns: Vec<Vec<u32>> = constrained
             .iter()

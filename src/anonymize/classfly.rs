@@ -13,10 +13,13 @@
 //! - `classfly` given a constraint set runs on the union constraint (all
 //!   constrained QIs, the largest K): Theorem 3 of paper 000 makes that
 //!   sufficient, and it is what a single-constraint method can do;
-//! - a working set never climbs to `*` in every QI of the table: such rows
-//!   are suppressed rows by definition, so W stops one step earlier and its
-//!   rows are treated as leftovers;
-//! - leftovers (fewer than K rows, or W stopped as above) are suppressed,
+//! - a working set may climb to `*` in every QI: at least K rows there are
+//!   an ordinary class (`spec/FORMAT.md` §5), so they leave W as any other;
+//! - with l-diversity the component spans every QI and W keeps the rows
+//!   whose class, among the leaving rows, holds fewer than l sensitive
+//!   values ([`TupleFilter::stays`]);
+//! - leftovers (fewer than K rows, or rows at `*` in every QI whose class
+//!   holds fewer than l values) are suppressed,
 //!   whole rows (every QI cell `*`), as the papers do, when the privacy
 //!   policy is `mask` and the suppression budget allows it. A suppressed row
 //!   also leaves every other independent constraint subset, so the subsets
@@ -98,8 +101,60 @@ impl Component {
 /// Picks, among the candidates (the rows of W), the rows that may leave W.
 pub(crate) trait TupleFilter {
     /// `columns[a][i]`: the generalized node of W's `i`-th row in attribute
-    /// `a`. Returns, per row of W, whether it stays in W.
-    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool>;
+    /// `a`; `out[i]`: whether W's `i`-th row stays in W, which the filter
+    /// sets for every row whose class on some constraint, counted among
+    /// the rows not yet staying, is too small (to a fixed point).
+    fn refine(&self, component: &Component, columns: &[Vec<u32>], out: &mut [bool]);
+
+    /// Per row of W, whether it stays in W: the fixed point of the filter
+    /// and, with l-diversity (`sensitive`: the sensitive code of each row
+    /// of W, and l), of keeping in W the rows whose class on every
+    /// attribute holds fewer than l values among the leaving rows.
+    fn stays(
+        &self,
+        component: &Component,
+        columns: &[Vec<u32>],
+        sensitive: Option<(&[u32], usize)>,
+    ) -> Vec<bool> {
+        let len = columns.first().map_or(0, Vec::len);
+        let mut out = vec![false; len];
+        loop {
+            self.refine(component, columns, &mut out);
+            let Some((codes, l)) = sensitive else {
+                return out;
+            };
+            if !move_out_undiverse(columns, codes, l, &mut out) {
+                return out;
+            }
+        }
+    }
+}
+
+/// Marks (in `out`) the candidates, not yet out, whose class on every
+/// attribute, counted among the candidates, holds fewer than `l` distinct
+/// `codes`. Returns whether any row moved.
+fn move_out_undiverse(columns: &[Vec<u32>], codes: &[u32], l: usize, out: &mut [bool]) -> bool {
+    let cols: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
+    let p = Partition::new(&cols, out.len(), Some(out));
+    let mut pairs: Vec<(u32, u32)> = (0..out.len())
+        .filter(|&i| p.class_of[i] != crate::classes::NO_CLASS)
+        .map(|i| (p.class_of[i], codes[i]))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut distinct = vec![0usize; p.classes()];
+    for (c, _) in pairs {
+        distinct[c as usize] += 1;
+    }
+    let mut moved = false;
+    for (i, o) in out.iter_mut().enumerate() {
+        let c = p.class_of[i];
+        if c != crate::classes::NO_CLASS && distinct[c as usize] < l {
+            *o = true;
+            moved = true;
+        }
+    }
+    moved
 }
 
 /// Marks (in `out`) the candidates, not yet out, whose class on `c`
@@ -127,12 +182,10 @@ pub(crate) fn move_out_violators(
 pub(crate) struct UnionFilter;
 
 impl TupleFilter for UnionFilter {
-    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool> {
-        let mut out = vec![false; len];
+    fn refine(&self, component: &Component, columns: &[Vec<u32>], out: &mut [bool]) {
         // With one constraint, moving out whole classes changes no other
         // class: one pass reaches the fixed point.
-        move_out_violators(&component.union(), columns, &mut out);
-        out
+        move_out_violators(&component.union(), columns, out);
     }
 }
 
@@ -157,6 +210,7 @@ fn run_component(
     component: &Component,
     suppressed: &[bool],
     filter: &dyn TupleFilter,
+    l_diversity: Option<(&[u32], usize)>,
 ) -> ComponentRun {
     let m = component.qis.len();
     let heights: Vec<usize> = component
@@ -164,9 +218,6 @@ fn run_component(
         .iter()
         .map(|&q| data.qis[q].height().expect("checked by require"))
         .collect();
-    // Stop before W is `*` in every QI of the table: those would be
-    // suppressed rows (see the module doc).
-    let spans_table = m == data.qis.len();
     let codes: Vec<&[u32]> = component.qis.iter().map(|&q| data.qi_codes(q)).collect();
     let mut w: Vec<u32> = (0..data.rows() as u32)
         .filter(|&r| !suppressed[r as usize])
@@ -176,11 +227,18 @@ fn run_component(
         .iter()
         .map(|c| w.iter().map(|&r| c[r as usize]).collect())
         .collect();
+    let mut sensitive: Vec<u32> = l_diversity.map_or(Vec::new(), |(s, _)| {
+        w.iter().map(|&r| s[r as usize]).collect()
+    });
     let mut batches = Vec::new();
     let mut seen: Vec<u32> = Vec::new();
     let mut stamp = 0u32;
     while w.len() >= component.max_k {
-        let stays = filter.stays(component, &columns, w.len());
+        let stays = filter.stays(
+            component,
+            &columns,
+            l_diversity.map(|(_, l)| (&sensitive[..], l)),
+        );
         if stays.iter().any(|&s| !s) {
             let rows = w
                 .iter()
@@ -193,6 +251,9 @@ fn run_component(
                 rows,
             });
             retain(&mut w, &stays);
+            if l_diversity.is_some() {
+                retain(&mut sensitive, &stays);
+            }
             for col in &mut columns {
                 retain(col, &stays);
             }
@@ -232,10 +293,6 @@ fn run_component(
             }
         }
         let Some((a, _)) = best else { break };
-        let below_root = levels.iter().zip(&heights).filter(|&(l, h)| l < h).count();
-        if spans_table && below_root == 1 && levels[a] + 1 == heights[a] {
-            break;
-        }
         levels[a] += 1;
         let map = data.qis[component.qis[a]].level_map(levels[a]);
         for (g, &r) in columns[a].iter_mut().zip(&w) {
@@ -332,8 +389,9 @@ fn blocks_of(data: &Dataset, component: &Component, batch: &Batch) -> Vec<Block>
 /// share the row's value, ties to the earlier); often nothing needs raising
 /// (the row adopts released cells). The cost is the Precision lost by the
 /// block's rows and the row; a result of `*` in every QI of the table (a
-/// suppressed row) is taken only when no block allows less.
-fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Vec<Block> {
+/// suppressed row) is taken only when no block allows less. `None` when
+/// there are leftovers but no block (every row of the component left over).
+fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Option<Vec<Block>> {
     let mut blocks: Vec<Block> = run
         .batches
         .iter()
@@ -425,12 +483,12 @@ fn absorb(data: &Dataset, component: &Component, run: &ComponentRun) -> Vec<Bloc
                 best = Some((suppressed, cost, b, levels));
             }
         }
-        let (_, _, b, levels) = best.expect("leftovers imply done rows: K <= n");
+        let (_, _, b, levels) = best?;
         let block = &mut blocks[b];
         block.rows.push(r);
         block.levels = levels;
     }
-    blocks
+    Some(blocks)
 }
 
 /// Runs the working-set loop on every component and turns the runs into a
@@ -452,13 +510,42 @@ pub(crate) fn local_recoding(
             .into());
         }
     }
-    let n = data.rows();
     let may_suppress = model.policy == SuppressionPolicy::Mask;
+    // Suppressing one component's leftovers can leave another fewer rows
+    // than its K, with no done rows to absorb them: then recode without
+    // suppressing, where W starts with every row (n >= K).
+    recode(data, model, budget, components, filter, may_suppress)
+        .or_else(|| {
+            may_suppress
+                .then(|| recode(data, model, budget, components, filter, false))
+                .flatten()
+        })
+        .ok_or_else(|| crate::Error::ReleaseCheck {
+            algorithm: algorithm.to_owned(),
+            detail: "leftover rows and no done rows to absorb them".to_owned(),
+        })
+}
+
+/// The working-set loop of every component, its leftovers suppressed when
+/// `may_suppress` and the budget allows, else absorbed; `None` when some
+/// component has leftovers and no done rows.
+fn recode(
+    data: &Dataset,
+    model: &PrivacyModel,
+    budget: usize,
+    components: &[Component],
+    filter: &dyn TupleFilter,
+    may_suppress: bool,
+) -> Option<Outcome> {
+    let n = data.rows();
+    let sensitive = model
+        .l_diversity
+        .map(|(col, l)| (&data.table.columns[col].codes[..], l));
     let mut suppressed = vec![false; n];
     let mut suppressed_count = 0usize;
     let mut runs: Vec<ComponentRun> = components
         .iter()
-        .map(|c| run_component(data, c, &suppressed, filter))
+        .map(|c| run_component(data, c, &suppressed, filter, sensitive))
         .collect();
     let mut absorbed: Option<Vec<Vec<Block>>> = None;
     loop {
@@ -474,7 +561,7 @@ pub(crate) fn local_recoding(
                     .iter()
                     .zip(&runs)
                     .map(|(c, run)| absorb(data, c, run))
-                    .collect(),
+                    .collect::<Option<Vec<_>>>()?,
             );
             break;
         }
@@ -490,7 +577,7 @@ pub(crate) fn local_recoding(
                 .iter()
                 .any(|b| b.rows.iter().any(|&r| suppressed[r as usize]));
             if hit {
-                *run = run_component(data, c, &suppressed, filter);
+                *run = run_component(data, c, &suppressed, filter, sensitive);
             } else {
                 run.leftovers.clear();
             }
@@ -533,7 +620,7 @@ pub(crate) fn local_recoding(
             }
         }
     }
-    Ok(Outcome {
+    Some(Outcome {
         release: Release { cells },
         levels: None,
         minimal_levels: None,
@@ -543,8 +630,27 @@ pub(crate) fn local_recoding(
 /// Classfly on the union constraint of the model (one constraint when the
 /// model is a single k).
 pub fn classfly(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
-    let all: Vec<&crate::privacy::Constraint> = model.constraints.iter().collect();
+    let constraints = with_l_diversity(model, data.qis.len());
+    let all: Vec<&crate::privacy::Constraint> = constraints.iter().collect();
     let mut component = Component::new(&all);
     component.constraints = vec![component.union()];
     local_recoding(data, model, budget, "classfly", &[component], &UnionFilter)
+}
+
+/// The model's constraints, and under l-diversity one more, every QI with
+/// k = 1: l is counted on the classes of every QI, so the working set must
+/// span them all, and a leftover row absorbed into a block must then join
+/// one of its classes on every QI (which holds l values already).
+pub(crate) fn with_l_diversity(
+    model: &PrivacyModel,
+    qis: usize,
+) -> Vec<crate::privacy::Constraint> {
+    let mut constraints = model.constraints.clone();
+    if model.l_diversity.is_some() {
+        constraints.push(crate::privacy::Constraint {
+            qis: (0..qis).collect(),
+            k: 1,
+        });
+    }
+    constraints
 }

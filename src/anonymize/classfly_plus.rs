@@ -24,7 +24,7 @@
 use crate::Result;
 use crate::anonymize::Outcome;
 use crate::anonymize::classfly::{
-    Component, TupleFilter, UnionFilter, local_recoding, move_out_violators,
+    Component, TupleFilter, UnionFilter, local_recoding, move_out_violators, with_l_diversity,
 };
 use crate::dataset::Dataset;
 use crate::privacy::{Constraint, PrivacyModel};
@@ -85,15 +85,14 @@ pub enum ClassflyPlus {
 struct CompleteFilter;
 
 impl TupleFilter for CompleteFilter {
-    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool> {
-        let mut out = vec![false; len];
+    fn refine(&self, component: &Component, columns: &[Vec<u32>], out: &mut [bool]) {
         loop {
             let mut moved = false;
             for c in &component.constraints {
-                moved |= move_out_violators(c, columns, &mut out);
+                moved |= move_out_violators(c, columns, out);
             }
             if !moved {
-                return out;
+                return;
             }
         }
     }
@@ -104,20 +103,18 @@ impl TupleFilter for CompleteFilter {
 struct PartialFilter;
 
 impl TupleFilter for PartialFilter {
-    fn stays(&self, component: &Component, columns: &[Vec<u32>], len: usize) -> Vec<bool> {
-        let mut out = vec![false; len];
+    fn refine(&self, component: &Component, columns: &[Vec<u32>], out: &mut [bool]) {
         for i in 1..=component.constraints.len() {
             loop {
                 let mut moved = false;
                 for c in &component.constraints[..i] {
-                    moved |= move_out_violators(c, columns, &mut out);
+                    moved |= move_out_violators(c, columns, out);
                 }
                 if !moved {
                     break;
                 }
             }
         }
-        out
     }
 }
 
@@ -128,7 +125,7 @@ pub fn classfly_plus(
     budget: usize,
     method: ClassflyPlus,
 ) -> Result<Outcome> {
-    let components = independent_subsets(&model.constraints);
+    let components = independent_subsets(&with_l_diversity(model, data.qis.len()));
     let (name, filter): (&str, &dyn TupleFilter) = match method {
         ClassflyPlus::Naive => ("classfly-plus-naive", &UnionFilter),
         ClassflyPlus::Complete => ("classfly-plus-complete", &CompleteFilter),
@@ -193,8 +190,8 @@ mod tests {
                 .map(|_| (0..len).map(|_| rng.next_u32() % 2).collect())
                 .collect();
             let component = Component::new(&[&c(&[0, 1], 2), &c(&[1, 2], 3)]);
-            let complete = CompleteFilter.stays(&component, &columns, len);
-            let partial = PartialFilter.stays(&component, &columns, len);
+            let complete = CompleteFilter.stays(&component, &columns, None);
+            let partial = PartialFilter.stays(&component, &columns, None);
             assert_eq!(complete, partial);
             // Brute force: the largest subset satisfying both constraints.
             let anonymous = |mask: u32| {

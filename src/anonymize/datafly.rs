@@ -1,14 +1,16 @@
 //! Datafly (Sweeney): full-domain generalization, one QI level at a time.
 //!
 //! Repeat: count the rows in classes smaller than k; when they fit in the
-//! suppression budget, suppress them and stop; otherwise raise by one level
-//! the QI with the most distinct values (ties to the earlier column). With a
-//! constraint set a row violates when any constraint is violated, and only
-//! QIs of some constraint are candidates.
+//! suppression budget (and the release, those rows suppressed, passes the
+//! verifier: l-diversity, and under `strict` a suppressed class of k),
+//! suppress them and stop; otherwise raise by one level the QI with the most
+//! distinct values (ties to the earlier column). With a constraint set a row
+//! violates when any constraint is violated, and only QIs of some
+//! constraint (every QI under l-diversity) are candidates. Every candidate
+//! at the root is one class of every row: the loop always ends.
 
 use crate::Result;
 use crate::anonymize::Outcome;
-use crate::config::SuppressionPolicy;
 use crate::dataset::Dataset;
 use crate::frequency::{Check, FrequencySet, checks_for, violating_groups, violating_rows};
 use crate::hierarchy::Hierarchy;
@@ -187,44 +189,59 @@ pub(crate) fn datafly_loop(
     choose: impl Fn(&GlobalState, &[usize]) -> usize,
 ) -> Result<Outcome> {
     data.require_hierarchies(algorithm)?;
-    let mut state = GlobalState::new(data, model);
-    // Under `strict` the suppressed rows are one ordinary class (all `*`), so
-    // suppressing is a way out only when that class itself reaches k.
-    let strict = model.policy == SuppressionPolicy::Strict;
-    let suppressible =
-        |count: usize| count <= budget && (!strict || count == 0 || count >= model.max_k());
+    let state = GlobalState::new(data, model);
+    Ok(climb(data, model, budget, state, choose))
+}
+
+/// Datafly's loop from the levels of `state` up: stops at the first levels
+/// whose violating rows fit in the budget and whose release, those rows
+/// suppressed, the verifier accepts (under `strict` the suppressed rows
+/// must form a class of their own; with l-diversity every class must hold
+/// l values, which the row counts do not tell). Every candidate QI at the
+/// root is one class of every row, which holds when the model is reachable
+/// (`PrivacyModel::check_reachable`).
+pub(crate) fn climb(
+    data: &Dataset,
+    model: &PrivacyModel,
+    budget: usize,
+    mut state: GlobalState,
+    choose: impl Fn(&GlobalState, &[usize]) -> usize,
+) -> Outcome {
     loop {
-        let count = state.violating_rows();
         let candidates = state.candidates();
-        // Every constrained QI at the root puts each constraint's rows in one
-        // class of n >= k rows, so `count` is 0 by then.
-        if suppressible(count) || candidates.is_empty() {
-            break;
+        if state.violating_rows() <= budget || candidates.is_empty() {
+            let release = Release::from_levels(data, &state.levels, &state.violating());
+            if candidates.is_empty()
+                || crate::anonymize::release_failures(data, model, &release, budget).is_empty()
+            {
+                return Outcome {
+                    release,
+                    levels: Some(state.levels),
+                    minimal_levels: None,
+                };
+            }
         }
         let q = choose(&state, &candidates);
         state.raise(q);
     }
-    let suppressed = state.violating();
-    let release = Release::from_levels(data, &state.levels, &suppressed);
-    Ok(Outcome {
-        release,
-        levels: Some(state.levels),
-        minimal_levels: None,
-    })
+}
+
+/// Datafly's choice: the candidate QI with the most distinct values, ties
+/// to the earlier.
+pub(crate) fn most_distinct(state: &GlobalState, candidates: &[usize]) -> usize {
+    let mut best = candidates[0];
+    let mut most = state.distinct(best);
+    for &q in &candidates[1..] {
+        let d = state.distinct(q);
+        if d > most {
+            best = q;
+            most = d;
+        }
+    }
+    best
 }
 
 /// Datafly: raise the QI with the most distinct values, ties to the earlier.
 pub fn datafly(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
-    datafly_loop(data, model, budget, "datafly", |state, candidates| {
-        let mut best = candidates[0];
-        let mut most = state.distinct(best);
-        for &q in &candidates[1..] {
-            let d = state.distinct(q);
-            if d > most {
-                best = q;
-                most = d;
-            }
-        }
-        best
-    })
+    datafly_loop(data, model, budget, "datafly", most_distinct)
 }

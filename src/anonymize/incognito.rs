@@ -19,7 +19,16 @@
 //!   subset) fit in the suppression budget; both pruning properties hold
 //!   for that count, since generalizing or dropping a QI only merges
 //!   classes;
-//! - the lattice spans the QIs of the constraints; other QIs stay raw;
+//! - the lattice spans the QIs of the constraints (every QI under
+//!   l-diversity); other QIs stay raw;
+//! - under `strict` the suppressed rows must reach max k, so a node with 1
+//!   to max k - 1 violating rows is not valid and the valid nodes are not
+//!   closed upwards: the minimal valid ones are the minimal nodes within the
+//!   budget with 0 or at least max k violating rows, and the minimal nodes
+//!   with none (a second search, budget 0) above none of those;
+//! - the counts do not see l-diversity: under it the minimal vectors whose
+//!   release fails l are dropped, and when none is left the release is
+//!   Datafly's climb from the best one (the root at the latest);
 //! - the release is the minimal vector with the highest Precision (its
 //!   suppressed rows count as `*` in every QI), then the lowest total
 //!   height, then the lexicographically smallest; `minimal_levels` lists
@@ -30,7 +39,9 @@ use std::cmp::Ordering;
 use rustc_hash::FxHashMap;
 
 use crate::Result;
-use crate::anonymize::{AnonymizeError, Outcome};
+use crate::anonymize::datafly::{GlobalState, climb, most_distinct};
+use crate::anonymize::{AnonymizeError, Outcome, release_failures};
+use crate::config::SuppressionPolicy;
 use crate::dataset::Dataset;
 use crate::frequency::{FrequencySet, checks_for, violating_groups, violating_rows};
 use crate::privacy::PrivacyModel;
@@ -350,9 +361,96 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
     let radices: Vec<u32> = attributes.iter().map(|a| a.nodes[0]).collect();
     let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
     drop(leaves);
+    let search =
+        |budget: usize| minimal_choices(data, &qis, &attributes, &constraints, &base, budget);
+    let mut choices = search(budget);
+    choices.sort_by(Choice::order);
+    let first = choices[0].levels.clone();
+    let max_k = model.max_k();
+    if model.policy == SuppressionPolicy::Strict && budget > 0 {
+        // Suppressed rows must form a class of max k: a node whose
+        // violating rows number 1 to max k - 1 is not valid, so the valid
+        // nodes are not closed upwards. The minimal ones are those of this
+        // search with 0 or at least max k violating rows, and the minimal
+        // nodes with none (the search with no budget) above none of those.
+        choices.retain(|c| c.suppressed == 0 || c.suppressed >= max_k);
+        for exact in search(0) {
+            let dominated = choices
+                .iter()
+                .any(|c| c.levels.iter().zip(&exact.levels).all(|(a, b)| a <= b));
+            if !dominated {
+                choices.push(exact);
+            }
+        }
+    }
+    let checks = checks_for(&(0..m).collect::<Vec<_>>(), &constraints);
+    // The release at `levels`: rows in violating groups suppressed.
+    let release_at = |levels: &[usize]| {
+        let radices: Vec<u32> = (0..m)
+            .map(|j| attributes[j].nodes[levels[qis[j]]])
+            .collect();
+        let maps: Vec<&[u32]> = (0..m)
+            .map(|j| &attributes[j].up[0][levels[qis[j]]][..])
+            .collect();
+        let mut assign = Vec::new();
+        let chosen = base.rollup(
+            m,
+            &radices,
+            |t, out| {
+                for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
+                    *o = map[v as usize];
+                }
+            },
+            Some(&mut assign),
+        );
+        let bad = violating_groups(&chosen, &checks, &radices);
+        let suppressed: Vec<bool> = group_of
+            .iter()
+            .map(|&g| bad[assign[g as usize] as usize])
+            .collect();
+        Release::from_levels(data, levels, &suppressed)
+    };
+    if model.l_diversity.is_some() {
+        // The counts ignore l: keep the vectors whose release holds it.
+        choices
+            .retain(|c| release_failures(data, model, &release_at(&c.levels), budget).is_empty());
+    }
+    choices.sort_by(Choice::order);
+    if choices.is_empty() {
+        // No minimal vector holds l: Datafly's climb from the best of them
+        // ends where one does, at the root at the latest.
+        let mut state = GlobalState::new(data, model);
+        for (q, &l) in first.iter().enumerate() {
+            for _ in 0..l {
+                state.raise(q);
+            }
+        }
+        let mut outcome = climb(data, model, budget, state, most_distinct);
+        outcome.minimal_levels = outcome.levels.clone().map(|l| vec![l]);
+        return Ok(outcome);
+    }
+    let release = release_at(&choices[0].levels);
+    Ok(Outcome {
+        release,
+        levels: Some(choices[0].levels.clone()),
+        minimal_levels: Some(choices.into_iter().map(|c| c.levels).collect()),
+    })
+}
+
+/// Every minimal vector (one level per QI, QIs outside `qis` at 0) whose
+/// violating rows fit in `budget`, unsorted.
+fn minimal_choices(
+    data: &Dataset,
+    qis: &[usize],
+    attributes: &[Attribute],
+    constraints: &[(Vec<usize>, usize)],
+    base: &FrequencySet,
+    budget: usize,
+) -> Vec<Choice> {
+    let m = attributes.len();
     let mut search = Search {
-        attributes: &attributes,
-        constraints: &constraints,
+        attributes,
+        constraints,
         base: base.clone(),
         floor: vec![0; m],
         budget,
@@ -399,59 +497,30 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
                 && (0..m).all(|j| full.level(n, j) == 0 || !full.satisfied[n - full.strides[j]])
         })
         .collect();
-    let checks = checks_for(&full.attrs, &constraints);
-    let mut choices: Vec<Choice> = minimal
+    let checks = checks_for(&full.attrs, constraints);
+    minimal
         .iter()
         .map(|&n| {
             // A minimal node was counted (a marked one lies above a
             // satisfying node); count it again if the table lacks it.
             let suppressed = full.violations.get(&n).copied().unwrap_or_else(|| {
                 let fs = search.from_base(&full, n);
-                violating_rows(&fs, &checks, &full.radices(n, &attributes))
+                violating_rows(&fs, &checks, &full.radices(n, attributes))
             });
             let mut levels = vec![0; data.qis.len()];
             for (j, &q) in qis.iter().enumerate() {
                 levels[q] = full.level(n, j);
             }
-            Choice::new(data, n, levels, suppressed)
+            Choice::new(data, levels, suppressed)
         })
-        .collect();
-    choices.sort_by(Choice::order);
-    let best = &choices[0];
-
-    // The release: rows in violating groups of the chosen node are suppressed.
-    let mut assign = Vec::new();
-    let radices = full.radices(best.node, &attributes);
-    let maps: Vec<&[u32]> = (0..m)
-        .map(|j| &attributes[j].up[0][full.level(best.node, j)][..])
-        .collect();
-    let chosen = base.rollup(
-        m,
-        &radices,
-        |t, out| {
-            for ((o, &v), map) in out.iter_mut().zip(t).zip(&maps) {
-                *o = map[v as usize];
-            }
-        },
-        Some(&mut assign),
-    );
-    let bad = violating_groups(&chosen, &checks, &radices);
-    let suppressed: Vec<bool> = group_of
-        .iter()
-        .map(|&g| bad[assign[g as usize] as usize])
-        .collect();
-    let release = Release::from_levels(data, &best.levels, &suppressed);
-    Ok(Outcome {
-        release,
-        levels: Some(best.levels.clone()),
-        minimal_levels: Some(choices.into_iter().map(|c| c.levels).collect()),
-    })
+        .collect()
 }
 
 /// A minimal vector with what ranks it.
 struct Choice {
-    node: usize,
     levels: Vec<usize>,
+    /// Rows in classes too small.
+    suppressed: usize,
     /// Precision's loss, sum over cells of level / height, scaled by the
     /// lcm of the heights so that equal Precisions compare equal.
     loss: u128,
@@ -459,7 +528,7 @@ struct Choice {
 }
 
 impl Choice {
-    fn new(data: &Dataset, node: usize, levels: Vec<usize>, suppressed: usize) -> Choice {
+    fn new(data: &Dataset, levels: Vec<usize>, suppressed: usize) -> Choice {
         let heights: Vec<u128> = data
             .qis
             .iter()
@@ -474,7 +543,7 @@ impl Choice {
             .sum();
         let loss = kept * per_row + suppressed as u128 * lcm * heights.len() as u128;
         Choice {
-            node,
+            suppressed,
             total_height: levels.iter().sum(),
             levels,
             loss,

@@ -155,6 +155,7 @@ impl Algorithm {
 pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Result<Outcome> {
     let algorithm = Algorithm::from_name(&config.name)?;
     let budget = algorithm.suppression_budget(model, data.rows());
+    model.check_reachable(data, budget)?;
     let outcome = match algorithm {
         Algorithm::Datafly => datafly(data, model, budget)?,
         Algorithm::MaDatafly => ma_datafly(data, model, budget)?,
@@ -195,15 +196,30 @@ fn check(
             data.rows()
         ));
     }
-    let report = verify_release(data, &outcome.release, model);
-    if !report.holds() {
-        return fail(report.failures().join("; "));
+    let failures = release_failures(data, model, &outcome.release, budget);
+    if !failures.is_empty() {
+        return fail(failures.join("; "));
     }
+    Ok(())
+}
+
+/// What `release` fails of `model` with `budget` rows suppressible, as the
+/// verifier sees it (nothing when it is valid). The search of Datafly and
+/// Incognito asks this where their own counts do not decide (l-diversity,
+/// the `strict` policy).
+pub(crate) fn release_failures(
+    data: &Dataset,
+    model: &PrivacyModel,
+    release: &Release,
+    budget: usize,
+) -> Vec<String> {
+    let report = verify_release(data, release, model);
+    let mut failures = report.failures();
     if report.suppressed_rows > budget {
-        return fail(format!(
+        failures.push(format!(
             "{} rows suppressed, the budget is {budget}",
             report.suppressed_rows
         ));
     }
-    Ok(())
+    failures
 }

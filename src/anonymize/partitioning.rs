@@ -23,9 +23,10 @@
 //!   appear in no constraint are never cut and are released raw.
 //! - **l-diversity** (when configured): a cut is also allowed only when both
 //!   sides keep at least l distinct sensitive values.
-//! - A partition whose every cell reaches `*` reads as suppressed rows to
-//!   the verifier; these methods never aim for that, and with no suppression
-//!   budget such a release fails the final check instead of being returned.
+//! - A partition whose every cell reaches `*` reads as star rows to the
+//!   verifier; every partition keeps the largest k (and l), so together
+//!   they are an ordinary class, never suppressed rows (`spec/FORMAT.md`
+//!   §5).
 
 use std::ops::Range;
 

@@ -29,28 +29,12 @@ use super::ArchiveError;
 /// 0x1A (stops `type` on DOS).
 pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 
-/// The format version this code writes. The major is bumped when a reader
-/// of the previous major could misread a file; the minor when sections are
-/// added that an older reader of the same major may skip.
-pub const VERSION_MAJOR: u16 = 8;
+/// The format version this code writes, and the only major it reads
+/// (`spec/FORMAT.md` §10). The major is bumped when a reader of the
+/// previous major could misread a file; the minor when sections are added
+/// that an older reader of the same major may skip.
+pub const VERSION_MAJOR: u16 = 1;
 pub const VERSION_MINOR: u16 = 0;
-
-/// The majors this code reads: its own and every earlier one (files in
-/// the wild; `spec/FORMAT.md` §10 says how each differs).
-pub const READ_MAJORS: [u16; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
-
-/// From this major on, the private part holds the original's CRC-32 and
-/// ends with the public part's digest (`spec/FORMAT.md` §7.5).
-pub const PUBLIC_DIGEST_FROM_MAJOR: u16 = 8;
-
-/// The newest minor this code knows of each major it reads.
-const fn known_minor(major: u16) -> u16 {
-    match major {
-        VERSION_MAJOR => VERSION_MINOR,
-        2 => 1,
-        _ => 0,
-    }
-}
 
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;
@@ -61,7 +45,7 @@ pub const ENTRY_LEN: usize = 24;
 /// skip it. Bits 1..15 are reserved and must be zero.
 pub const FLAG_SKIPPABLE: u16 = 1;
 
-/// The section types of format 2.0 (1.0: all but `QiClasses`).
+/// The section types of format 1.0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SectionKind {
     /// Public metadata (postcard): schema, claim, algorithm, metrics, dialect.
@@ -70,9 +54,9 @@ pub enum SectionKind {
     Hierarchies,
     /// One released column (a codec blob, `spec/CODING.md`), in column order.
     Column,
-    /// Format 2: every released QI column, coded by equivalence class.
+    /// Every released QI column of a row group, coded by equivalence class.
     QiClasses,
-    /// Format 2.1: the rows of each row group (a streamed file).
+    /// The rows of each row group (a file of several).
     RowGroups,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
@@ -116,11 +100,6 @@ impl SectionKind {
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }
-    }
-
-    /// Whether files of `major` may hold this section type.
-    pub fn known_in(self, major: u16) -> bool {
-        major >= 2 || !matches!(self, SectionKind::QiClasses | SectionKind::RowGroups)
     }
 
     pub fn is_private(self) -> bool {
@@ -291,7 +270,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
     }
     let major = u16_at(bytes, 8);
     let minor = u16_at(bytes, 10);
-    if !READ_MAJORS.contains(&major) {
+    if major != VERSION_MAJOR {
         return Err(ArchiveError::UnsupportedVersion {
             path: path(),
             major,
@@ -379,7 +358,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
                 });
             }
         }
-        match entry.kind().filter(|k| k.known_in(major)) {
+        match entry.kind() {
             // Only a section this reader may not know can be skippable.
             Some(_) if entry.flags != 0 => {
                 return Err(ArchiveError::Corrupt {
@@ -392,8 +371,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
                 });
             }
             Some(_) => {}
-            None if minor > known_minor(major) && entry.flags & FLAG_SKIPPABLE != 0 => {}
-            None if minor > known_minor(major) => {
+            None if minor > VERSION_MINOR && entry.flags & FLAG_SKIPPABLE != 0 => {}
+            None if minor > VERSION_MINOR => {
                 return Err(ArchiveError::UnsupportedSection {
                     path: path(),
                     code: entry.code,
@@ -506,12 +485,15 @@ mod tests {
             parse(p, b"PK\x03\x04"),
             Err(ArchiveError::NotKarc { .. })
         ));
-        let mut next = file.clone();
-        next[8] = (VERSION_MAJOR + 1) as u8;
-        assert!(matches!(
-            parse(p, &next),
-            Err(ArchiveError::UnsupportedVersion { major, .. }) if major == VERSION_MAJOR + 1
-        ));
+        // Any other major, the development formats 2 to 8 included.
+        for other in [0, VERSION_MAJOR + 1, 8, u16::MAX] {
+            let mut next = file.clone();
+            next[8..10].copy_from_slice(&other.to_le_bytes());
+            assert!(matches!(
+                parse(p, &next),
+                Err(ArchiveError::UnsupportedVersion { major, .. }) if major == other
+            ));
+        }
         assert!(matches!(
             parse(p, &file[..file.len() - 1]),
             Err(ArchiveError::Truncated { .. })

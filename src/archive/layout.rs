@@ -18,7 +18,6 @@
 //! concatenation of its field spans, delimiters and tail, and a span the
 //! canonical rendering misses is stored as it is.
 
-use super::digest::{Digest, DigestKind};
 use serde::{Deserialize, Serialize};
 
 use crate::table::Column;
@@ -474,7 +473,7 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// half. It also copies the helper's records into the output (60 us on
 /// Adult) and prepares the renderer while the helper starts; on Adult the
 /// render took 0.97-1.01 ms at 50 %, 1.03-1.08 ms at 46 % and
-/// 1.09-1.12 ms at 60 % (medians of 300 restores, format 7), and 47 % is
+/// 1.09-1.12 ms at 60 % (medians of 300 restores, development format 7), and 47 % is
 /// no better since the helper's start overlaps the preparation.
 const CALLER_SHARE: (usize, usize) = (50, 100);
 
@@ -646,28 +645,23 @@ pub struct Halves<'a, T: Texts> {
     /// The first record of the tail.
     split: usize,
     expected_len: usize,
-    kind: DigestKind,
 }
 
-/// One half of a render, with the CRC-32 of its bytes (format 8 on).
+/// One half of a render, with the CRC-32 of its bytes.
 pub struct Half {
     sink: Sink,
-    checksum: Option<crc32fast::Hasher>,
+    checksum: crc32fast::Hasher,
 }
 
 impl<T: Texts> Halves<'_, T> {
-    fn checksums(&self) -> bool {
-        self.kind == DigestKind::Crc32
-    }
-
     /// The first records, into a buffer for the whole output: to be
     /// rendered on the thread that then joins the halves.
     pub fn head(&self) -> Half {
-        let mut sink = Sink::with_capacity(self.expected_len, self.checksums());
+        let mut sink = Sink::with_capacity(self.expected_len, true);
         sink.put(&self.renderer.layout.prefix);
         self.renderer.records(0, self.split, &mut sink);
         Half {
-            checksum: sink.checksum(),
+            checksum: sink.checksum().expect("checksummed"),
             sink,
         }
     }
@@ -680,31 +674,25 @@ impl<T: Texts> Halves<'_, T> {
     pub fn tail(&self) -> Half {
         let (share, of) = CALLER_SHARE;
         let len = self.expected_len;
-        let mut sink = Sink::with_capacity(len - len / of * share + len / 16, self.checksums());
+        let mut sink = Sink::with_capacity(len - len / of * share + len / 16, true);
         self.renderer
             .records(self.split, self.renderer.records, &mut sink);
         Half {
-            checksum: sink.checksum(),
+            checksum: sink.checksum().expect("checksummed"),
             sink,
         }
     }
 
-    /// The whole output and its digest: the tail's bytes after the head's,
-    /// their CRC-32s combined (older formats' hashes taken of the whole).
-    pub fn join(&self, head: Half, tail: Half) -> (Vec<u8>, Digest) {
-        let checksum = head.checksum.zip(tail.checksum).map(|(mut h, t)| {
-            h.combine(&t);
-            h.finalize()
-        });
+    /// The whole output and its CRC-32: the tail's bytes after the head's,
+    /// their CRC-32s combined.
+    pub fn join(&self, head: Half, tail: Half) -> (Vec<u8>, u32) {
+        let mut checksum = head.checksum;
+        checksum.combine(&tail.checksum);
         let mut out = head.sink;
         // The checksum is whole: the tail's bytes join unchecksummed.
         out.checksum = None;
         out.put(tail.sink.written());
-        let digest = match checksum {
-            Some(c) => Digest::Crc32(c),
-            None => self.kind.digest(out.written()),
-        };
-        (out.into_vec(), digest)
+        (out.into_vec(), checksum.finalize())
     }
 }
 
@@ -985,38 +973,26 @@ impl Layout {
     }
 
     /// Renders as [`Layout::render`] and returns the bytes with their
-    /// digest of `kind`. From [`PARALLEL_BYTES`] expected bytes on (the
-    /// length the caller expects; the output is right whatever it is), a
-    /// second thread renders the last [`CALLER_SHARE`] of the records into
-    /// its own buffer while this one renders the first into the output;
-    /// with CRC-32 (format 8 on) each takes the checksum of its own bytes
-    /// as it renders them, and the two combine. The hashes of older formats are taken of the
-    /// whole output, on this thread.
-    pub fn render_hashed<T: Texts + Sync>(
-        &self,
-        texts: &T,
-        expected_len: usize,
-        kind: DigestKind,
-    ) -> (Vec<u8>, Digest) {
+    /// CRC-32. From [`PARALLEL_BYTES`] expected bytes on (the length the
+    /// caller expects; the output is right whatever it is), a second thread
+    /// renders the last [`CALLER_SHARE`] of the records into its own buffer
+    /// while this one renders the first into the output; each takes the
+    /// checksum of its own bytes as it renders them, and the two combine.
+    pub fn render_hashed<T: Texts + Sync>(&self, texts: &T, expected_len: usize) -> (Vec<u8>, u32) {
         if Layout::renders_on_two_threads(expected_len) {
-            return self.render_split(texts, expected_len, kind);
+            return self.render_split(texts, expected_len);
         }
         let mut head = Sink::with_capacity(expected_len, false);
         head.put(&self.prefix);
         let r = Renderer::new(self, texts);
         r.records(0, r.records, &mut head);
         let out = head.into_vec();
-        let digest = kind.digest(&out);
-        (out, digest)
+        let crc = crc32fast::hash(&out);
+        (out, crc)
     }
 
     /// [`Layout::render_hashed`] on two threads.
-    fn render_split<T: Texts + Sync>(
-        &self,
-        texts: &T,
-        expected_len: usize,
-        kind: DigestKind,
-    ) -> (Vec<u8>, Digest) {
+    fn render_split<T: Texts + Sync>(&self, texts: &T, expected_len: usize) -> (Vec<u8>, u32) {
         // The helper is started first and waits for the renderer this
         // thread prepares meanwhile (its start and the preparation take
         // about 40 us each on Adult).
@@ -1027,7 +1003,7 @@ impl Layout {
                 let halves: &Halves<'_, T> = ready.recv().expect("the caller prepares the halves");
                 halves.tail()
             });
-            let halves = halves.get_or_init(|| self.halves(texts, expected_len, kind));
+            let halves = halves.get_or_init(|| self.halves(texts, expected_len));
             go.send(halves).expect("the helper waits for the halves");
             let head = halves.head();
             halves.join(head, helper.join().expect("rendering does not panic"))
@@ -1039,19 +1015,13 @@ impl Layout {
     /// sections to decode): [`Halves::head`] on the calling thread,
     /// [`Halves::tail`] on the other, then [`Halves::join`]. For expected
     /// lengths from [`PARALLEL_BYTES`] on ([`Layout::renders_on_two_threads`]).
-    pub fn halves<'a, T: Texts>(
-        &'a self,
-        texts: &'a T,
-        expected_len: usize,
-        kind: DigestKind,
-    ) -> Halves<'a, T> {
+    pub fn halves<'a, T: Texts>(&'a self, texts: &'a T, expected_len: usize) -> Halves<'a, T> {
         let renderer = Renderer::new(self, texts);
         let (share, of) = CALLER_SHARE;
         Halves {
             split: renderer.records * share / of,
             renderer,
             expected_len,
-            kind,
         }
     }
 
@@ -1130,23 +1100,24 @@ mod tests {
         layout.render(&t, &mut out);
         assert_eq!(out, bytes);
         // The expected length only chooses one thread or two and sizes the
-        // buffers: a wrong one (a corrupt archive's) renders the file all
-        // the same, and a small file on two threads is hashed whole.
-        for kind in [DigestKind::Crc32, DigestKind::Blake3, DigestKind::Sha256] {
-            for expected in [
-                bytes.len(),
-                0,
-                PARALLEL_BYTES,
-                2 * bytes.len() + PARALLEL_BYTES,
-            ] {
-                let (hashed, digest) = layout.render_hashed(&t, expected, kind);
-                assert!(
-                    hashed == bytes,
-                    "render_hashed ({}, expecting {expected} bytes) differs from the file",
-                    kind.name()
-                );
-                assert_eq!(digest, kind.digest(bytes), "{} digest", kind.name());
-            }
+        // buffers: a wrong one (a corrupt archive's) renders the file and
+        // its CRC-32 all the same.
+        for expected in [
+            bytes.len(),
+            0,
+            PARALLEL_BYTES,
+            2 * bytes.len() + PARALLEL_BYTES,
+        ] {
+            let (hashed, crc) = layout.render_hashed(&t, expected);
+            assert!(
+                hashed == bytes,
+                "render_hashed (expecting {expected} bytes) differs from the file"
+            );
+            assert_eq!(
+                crc,
+                crc32fast::hash(bytes),
+                "CRC-32, expecting {expected} bytes"
+            );
         }
         layout.validate(t.columns.len(), t.rows).unwrap();
         layout

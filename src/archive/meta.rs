@@ -8,7 +8,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::digest::Digest;
 use super::layout::Layout;
 use crate::config::{Role, SuppressionPolicy, ValueType};
 use crate::hierarchy::Hierarchy;
@@ -162,15 +161,11 @@ impl HierarchyRecord {
     }
 }
 
-/// The plaintext of the private part (of one row group). `D` is the
-/// type of its `digest`: the original's CRC-32 as the current format
-/// stores it, a 32-byte hash in formats 1 to 7, or either as a reader
-/// holds it ([`Digest`]).
+/// The plaintext of the private part (of one row group).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PrivatePart<D = u32> {
-    /// The original file's checksum (format 8 on: CRC-32; 3 to 7: BLAKE3;
-    /// 1 and 2: SHA-256; [`super::digest::DigestKind::of_major`]).
-    pub digest: D,
+pub struct PrivatePart {
+    /// The original file's CRC-32.
+    pub digest: u32,
     /// Length of the original file in bytes.
     pub original_len: u64,
     pub layout: Layout,
@@ -183,37 +178,23 @@ pub struct PrivatePart<D = u32> {
     pub identifiers: Vec<IdentifierColumn>,
 }
 
-impl<D> PrivatePart<D> {
-    /// The same part with its digest as `f` makes it.
-    pub fn map_digest<E>(self, f: impl FnOnce(D) -> E) -> PrivatePart<E> {
-        PrivatePart {
-            digest: f(self.digest),
-            original_len: self.original_len,
-            layout: self.layout,
-            originals: self.originals,
-            originals_columns: self.originals_columns,
-            identifiers: self.identifiers,
-        }
-    }
-}
-
 /// The end of a private part of several row groups: the whole original
-/// file's checksum (each group's [`PrivatePart`] has its own).
+/// file's CRC-32 (each group's [`PrivatePart`] has its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PrivateTrailer<D = u32> {
-    pub digest: D,
+pub struct PrivateTrailer {
+    pub digest: u32,
     pub original_len: u64,
 }
 
 /// A decoded private part: one [`PrivatePart`] per row group, the whole
-/// file's digest and length, and (format 8 on) the hash of the public part
-/// it was made for.
+/// file's CRC-32 and length, and the hash of the public part it was made
+/// for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateParts {
-    pub groups: Vec<PrivatePart<Digest>>,
-    pub digest: Digest,
+    pub groups: Vec<PrivatePart>,
+    pub digest: u32,
     pub original_len: u64,
-    pub public_digest: Option<[u8; 32]>,
+    pub public_digest: [u8; 32],
 }
 
 /// Appends one frame of a private part of several row groups: the
@@ -256,7 +237,7 @@ pub fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> 
     Ok(value)
 }
 
-/// The `HIERARCHIES` section of format 2: the postcard records, raw
+/// The `HIERARCHIES` section: the postcard records, raw
 /// DEFLATE-compressed (the labels are repetitive text; Adult's nine
 /// hierarchies shrink from 2,091 to about 1,340 bytes).
 pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Vec<u8> {
@@ -271,11 +252,8 @@ pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Vec<u8> {
 /// hierarchy set, and a bound on what a corrupt stream can make us allocate.
 const MAX_HIERARCHIES_BYTES: u64 = 1 << 30;
 
-/// Reads a `HIERARCHIES` section of format `major` (1: plain postcard).
-pub fn hierarchies_from_bytes(bytes: &[u8], major: u16) -> Result<Vec<HierarchyRecord>, String> {
-    if major < 2 {
-        return from_bytes(bytes);
-    }
+/// Reads a `HIERARCHIES` section.
+pub fn hierarchies_from_bytes(bytes: &[u8]) -> Result<Vec<HierarchyRecord>, String> {
     use std::io::Read;
     let mut plain = Vec::new();
     let mut inflate = flate2::read::DeflateDecoder::new(bytes);

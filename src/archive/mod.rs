@@ -1,10 +1,11 @@
-//! The `.karc` archive (format 2.0, `spec/FORMAT.md`; 1.0 files are read too).
+//! The `.karc` archive (format 1.0, `spec/FORMAT.md`).
 //!
 //! One file holds a **public part** (the release: every released column as
 //! a codec blob, the privacy claim, hierarchies, algorithm, metrics) and a
 //! **private part** (what restores the original file byte for byte: the
 //! difference coding of the QI columns, the identifier columns, the layout
-//! of the original CSV and its digest), sealed in an `age` envelope.
+//! of the original CSV, its CRC-32 and the digest of the public part),
+//! sealed in an `age` envelope.
 //!
 //! Modules follow the format's structure: [`format`] (magic, version,
 //! section table, CRC-32), [`meta`] (the postcard structures), [`layout`]
@@ -31,7 +32,7 @@ use std::path::PathBuf;
 pub enum ArchiveError {
     #[error("{}: not a karc file: expected the magic 89 4b 52 43 0d 0a 1a 0a, found {found}", path.display())]
     NotKarc { path: PathBuf, found: String },
-    #[error("{}: unsupported format version {major}.{minor}: this karc reads versions 1.x to {}.x; use a newer karc", path.display(), format::VERSION_MAJOR)]
+    #[error("{}: unsupported format version {major}.{minor}: this karc reads format {}.x only (a newer major needs a newer karc)", path.display(), format::VERSION_MAJOR)]
     UnsupportedVersion {
         path: PathBuf,
         major: u16,
@@ -84,11 +85,9 @@ pub enum ArchiveError {
         expected: String,
         found: String,
     },
-    #[error("{}: restored {found_len} bytes with {digest} {found}, but the original had {expected_len} bytes with {digest} {expected}", path.display())]
+    #[error("{}: restored {found_len} bytes with CRC-32 {found}, but the original had {expected_len} bytes with CRC-32 {expected}", path.display())]
     RestoreChecksum {
         path: PathBuf,
-        /// `CRC-32`, `BLAKE3` or `SHA-256`, as the file's version stores.
-        digest: &'static str,
         expected: String,
         found: String,
         expected_len: u64,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ArchiveError;
-use super::digest::{Digest, DigestKind, PublicDigest, hex};
+use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::layout::{Halves, Layout, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
@@ -32,22 +32,19 @@ pub enum ClaimCheck {
 /// One row group's public sections, decoded QI columns included.
 struct Group {
     rows: usize,
-    /// Table-entry index of the QI classes section (format 2).
-    classes_section: Option<usize>,
-    /// Table-entry index of each released column's section, by column index
-    /// (`None` for identifiers, and QIs in format 2).
+    /// Table-entry index of the QI classes section.
+    classes_section: usize,
+    /// Table-entry index of each released non-QI column's section, by
+    /// column index (`None` for identifiers and QIs).
     column_section: Vec<Option<usize>>,
-    /// Format 1.0 (no classes): the group's released QI columns (symbols
-    /// as its blobs number them).
-    released: Vec<ReleasedColumn>,
-    /// Where the QI classes section's bytes go (format 2).
+    /// Where the QI classes section's bytes go (once decoded).
     classes_bytes: Option<codec::ClassesBytes>,
-    /// The group's equivalence classes (format 2): their released QI tuples
-    /// (one column per QI, one entry per class) and their sizes in rows.
-    /// The claim check works on these, not on every row.
+    /// The group's equivalence classes: their released QI tuples (one
+    /// column per QI, one entry per class) and their sizes in rows. The
+    /// claim check works on these, not on every row.
     class_table: Vec<ReleasedColumn>,
     class_sizes: Vec<u32>,
-    /// Each row's class (format 2).
+    /// Each row's class.
     class_rows: Vec<u32>,
 }
 
@@ -225,9 +222,8 @@ impl Archive {
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let h_body = format::check_section(path, &bytes, 1, &entries[1], None)?;
         let build = || {
-            let records: Vec<HierarchyRecord> =
-                meta::hierarchies_from_bytes(h_body, container.major)
-                    .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
+            let records: Vec<HierarchyRecord> = meta::hierarchies_from_bytes(h_body)
+                .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
             records
                 .into_iter()
                 .enumerate()
@@ -361,25 +357,18 @@ impl Archive {
     }
 
     /// Row group `g`'s released QI rows as the decoders read them (symbols
-    /// as its blobs number them): by class, unless the file has none.
+    /// as its blobs number them), by class.
     fn group_rows(&self, g: usize) -> Vec<ReleasedRows<'_>> {
         let group = &self.groups[g];
-        match group.classes_section {
-            None => group
-                .released
-                .iter()
-                .map(ReleasedColumn::rows_view)
-                .collect(),
-            Some(_) => group
-                .class_table
-                .iter()
-                .map(|table| ReleasedRows {
-                    symbols: &table.symbols,
-                    rows: &group.class_rows,
-                    class_symbols: Some(&table.rows),
-                })
-                .collect(),
-        }
+        group
+            .class_table
+            .iter()
+            .map(|table| ReleasedRows {
+                symbols: &table.symbols,
+                rows: &group.class_rows,
+                class_symbols: Some(&table.rows),
+            })
+            .collect()
     }
 
     fn column_blob(&self, group: usize, column: usize) -> &[u8] {
@@ -450,11 +439,10 @@ impl Archive {
     }
 
     /// Recomputes the privacy claim from the released QI columns: on the
-    /// equivalence classes the file codes (format 2 and later), unless
-    /// l-diversity is claimed, which needs every row's sensitive value.
+    /// equivalence classes the file codes, unless l-diversity is claimed,
+    /// which needs every row's sensitive value.
     pub fn check_claim(&self) -> Result<ClaimReport> {
-        let by_class = self.meta.claim.l_diversity.is_none()
-            && self.groups.iter().all(|g| g.classes_section.is_some());
+        let by_class = self.meta.claim.l_diversity.is_none();
         let labels: Vec<Column> = (0..self.meta.qis.len())
             .map(|q| {
                 if by_class {
@@ -564,50 +552,36 @@ impl Archive {
         self.private_parts_of(self.private_plaintext(key)?)
     }
 
-    /// The decoded private part of its plaintext `plain`. From format 8 on,
-    /// the plaintext ends with the public part's digest, which must be this
-    /// file's (checked first: a changed public part is refused before
-    /// anything is decoded against it).
+    /// The decoded private part of its plaintext `plain`. The plaintext
+    /// ends with the public part's digest, which must be this file's
+    /// (checked first: a changed public part is refused before anything is
+    /// decoded against it).
     fn private_parts_of(&self, mut plain: Vec<u8>) -> Result<PrivateParts> {
         let corrupt = corrupt_in(&self.path);
         let label = self.private_label();
-        let major = self.container.major;
-        let public_digest = if major >= format::PUBLIC_DIGEST_FROM_MAJOR {
-            let Some(at) = plain.len().checked_sub(32) else {
-                return Err(corrupt(
-                    label,
-                    format!(
-                        "{} bytes, shorter than the public part's digest (32)",
-                        plain.len()
-                    ),
-                )
-                .into());
-            };
-            let stored: [u8; 32] = plain[at..].try_into().expect("32 bytes");
-            plain.truncate(at);
-            let found = self.public_digest();
-            if stored != found {
-                return Err(ArchiveError::PublicPartChanged {
-                    path: self.path.clone(),
-                    expected: hex(&stored),
-                    found: hex(&found),
-                }
-                .into());
+        let Some(at) = plain.len().checked_sub(32) else {
+            return Err(corrupt(
+                label,
+                format!(
+                    "{} bytes, shorter than the public part's digest (32)",
+                    plain.len()
+                ),
+            )
+            .into());
+        };
+        let public_digest: [u8; 32] = plain[at..].try_into().expect("32 bytes");
+        plain.truncate(at);
+        let found = self.public_digest();
+        if public_digest != found {
+            return Err(ArchiveError::PublicPartChanged {
+                path: self.path.clone(),
+                expected: hex(&public_digest),
+                found: hex(&found),
             }
-            Some(stored)
-        } else {
-            None
-        };
-        // The digest fields: a CRC-32 from format 8 on, 32 bytes before.
-        let part = |bytes: &[u8]| -> std::result::Result<PrivatePart<Digest>, String> {
-            Ok(if public_digest.is_some() {
-                meta::from_bytes::<PrivatePart>(bytes)?.map_digest(Digest::Crc32)
-            } else {
-                meta::from_bytes::<PrivatePart<[u8; 32]>>(bytes)?
-                    .map_digest(|d| Digest::stored(major, d))
-            })
-        };
-        let check_layout = |part: &PrivatePart<Digest>, g: usize| {
+            .into());
+        }
+        let part = |bytes: &[u8]| meta::from_bytes::<PrivatePart>(bytes);
+        let check_layout = |part: &PrivatePart, g: usize| {
             part.layout
                 .validate(self.meta.columns.len(), self.groups[g].rows)
                 .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
@@ -631,18 +605,11 @@ impl Archive {
             check_layout(&part, g)?;
             groups.push(part);
         }
-        let trailer = if public_digest.is_some() {
-            meta::from_bytes::<PrivateTrailer>(rest)
-                .map(|t| (Digest::Crc32(t.digest), t.original_len))
-        } else {
-            meta::from_bytes::<PrivateTrailer<[u8; 32]>>(rest)
-                .map(|t| (Digest::stored(major, t.digest), t.original_len))
-        };
-        let (digest, original_len) =
-            trailer.map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        let trailer = meta::from_bytes::<PrivateTrailer>(rest)
+            .map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
         Ok(PrivateParts {
-            digest,
-            original_len,
+            digest: trailer.digest,
+            original_len: trailer.original_len,
             groups,
             public_digest,
         })
@@ -711,13 +678,13 @@ impl Archive {
     }
 
     /// The row groups of a framed private part, in order, through `sink`;
-    /// then the whole file's digest and length checked.
+    /// then the whole file's CRC-32 and length checked.
     fn restore_groups(
         &self,
         parts: &PrivateParts,
         sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<u64> {
-        let mut hasher = self.digest_kind().hasher();
+        let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
         for (g, part) in parts.groups.iter().enumerate() {
             let bytes = self.restore_group(g, part)?;
@@ -729,24 +696,12 @@ impl Archive {
         Ok(len)
     }
 
-    /// The kind of this file's `digest` fields (fixed by its major version).
-    pub fn digest_kind(&self) -> DigestKind {
-        DigestKind::of_major(self.container.major)
-    }
-
-    fn check_restored(
-        &self,
-        found_len: u64,
-        digest: Digest,
-        expected: Digest,
-        len: u64,
-    ) -> Result<()> {
-        if digest != expected || found_len != len {
+    fn check_restored(&self, found_len: u64, crc: u32, expected: u32, len: u64) -> Result<()> {
+        if crc != expected || found_len != len {
             return Err(ArchiveError::RestoreChecksum {
                 path: self.path.clone(),
-                digest: expected.kind().name(),
-                expected: expected.hex(),
-                found: digest.hex(),
+                expected: crc32_hex(expected),
+                found: crc32_hex(crc),
                 expected_len: len,
                 found_len,
             }
@@ -756,7 +711,7 @@ impl Archive {
     }
 
     /// Restores row group `g`'s bytes of the original from its private part.
-    fn restore_group(&self, g: usize, part: &PrivatePart<Digest>) -> Result<Vec<u8>> {
+    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
         let schemas: Vec<QiSchema<'_>> = self
             .meta
             .qis
@@ -771,28 +726,21 @@ impl Archive {
             })
             .collect();
         let released = self.group_rows(g);
-        let decoding = codec::OriginalsDecoding::new(
-            self.container.major,
-            &part.originals,
-            &schemas,
-            &released,
-        )
-        .map_err(|e| self.originals_corrupt(g, e))?;
+        let decoding = codec::OriginalsDecoding::new(&part.originals, &schemas, &released)
+            .map_err(|e| self.originals_corrupt(g, e))?;
         let expected_len = part.original_len.min(1 << 32) as usize;
-        let (out, digest) =
-            if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
-                self.restore_on_two_threads(g, part, &decoding, expected_len)?
-            } else {
-                decoding.work();
-                let originals = decoding
-                    .columns()
-                    .map_err(|e| self.originals_corrupt(g, e))?;
-                let others = self.other_columns(g, part)?;
-                let texts = self.restore_texts(g, &others, &originals)?;
-                part.layout
-                    .render_hashed(&texts, expected_len, self.digest_kind())
-            };
-        self.check_restored(out.len() as u64, digest, part.digest, part.original_len)?;
+        let (out, crc) = if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
+            self.restore_on_two_threads(g, part, &decoding, expected_len)?
+        } else {
+            decoding.work();
+            let originals = decoding
+                .columns()
+                .map_err(|e| self.originals_corrupt(g, e))?;
+            let others = self.other_columns(g, part)?;
+            let texts = self.restore_texts(g, &others, &originals)?;
+            part.layout.render_hashed(&texts, expected_len)
+        };
+        self.check_restored(out.len() as u64, crc, part.digest, part.original_len)?;
         Ok(out)
     }
 
@@ -804,10 +752,10 @@ impl Archive {
     fn restore_on_two_threads(
         &self,
         g: usize,
-        part: &PrivatePart<Digest>,
+        part: &PrivatePart,
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
-    ) -> Result<(Vec<u8>, Digest)> {
+    ) -> Result<(Vec<u8>, u32)> {
         // What the second thread renders from, set by this one.
         let originals = std::sync::OnceLock::new();
         let others = std::sync::OnceLock::new();
@@ -833,8 +781,7 @@ impl Archive {
                 let others = others.get_or_init(|| decoded);
                 let prepared = self.restore_texts(g, others, originals)?;
                 let texts = texts.get_or_init(|| prepared);
-                Ok(halves
-                    .get_or_init(|| part.layout.halves(texts, expected_len, self.digest_kind())))
+                Ok(halves.get_or_init(|| part.layout.halves(texts, expected_len)))
             })();
             match prepared {
                 Err(e) => {
@@ -875,7 +822,7 @@ impl Archive {
 
     /// Row group `g`'s columns that are not QIs, by column (`None` for the
     /// QIs): identifiers from the private part, the others from the release.
-    fn other_columns(&self, g: usize, part: &PrivatePart<Digest>) -> Result<Vec<Option<Column>>> {
+    fn other_columns(&self, g: usize, part: &PrivatePart) -> Result<Vec<Option<Column>>> {
         let rows = self.groups[g].rows;
         let corrupt = |detail: String| self.group_corrupt(g, detail);
         let mut identifiers = part.identifiers.iter();
@@ -1082,9 +1029,9 @@ impl Archive {
                     codec::DiffMode::from_id(id).map_or(format!("id {id}"), |m| m.to_string())
                 }),
             original_bytes: part.as_ref().map(|p| p.original_len),
-            original_digest: part.as_ref().map(|p| p.digest.hex()),
-            digest: self.digest_kind().name(),
-            public_digest: part.as_ref().and_then(|p| p.public_digest).map(|d| hex(&d)),
+            original_digest: part.as_ref().map(|p| crc32_hex(p.digest)),
+            digest: digest::CHECKSUM,
+            public_digest: part.as_ref().map(|p| hex(&p.public_digest)),
             columns,
             sections,
             claim: self.claim_report.clone(),
@@ -1107,8 +1054,8 @@ pub struct Inspection {
     pub public_bytes: u64,
     pub metadata_bytes: u64,
     pub hierarchies_bytes: u64,
-    /// Format 2: the rows' equivalence classes, shared by the QIs (each
-    /// QI's symbols and class-table column count as its public bytes).
+    /// The rows' equivalence classes, shared by the QIs (each QI's symbols
+    /// and class-table column count as its public bytes).
     pub class_rows_bytes: Option<u64>,
     /// Row groups (1 unless the file was packed from a stream).
     pub row_groups: usize,
@@ -1120,12 +1067,12 @@ pub struct Inspection {
     pub layout_verbatim_bytes: Option<u64>,
     pub difference_mode: Option<String>,
     pub original_bytes: Option<u64>,
-    /// The original's digest (hex), of the kind `digest` names.
+    /// The original's checksum (hex), of the kind `digest` names.
     pub original_digest: Option<String>,
-    /// `CRC-32` (format 8 on), `BLAKE3` (formats 3 to 7) or `SHA-256`.
+    /// `CRC-32`.
     pub digest: &'static str,
     /// The BLAKE3 hash of the public part that the private part holds
-    /// (format 8 on; hex), which matched this file's when it was read.
+    /// (hex), which matched this file's when it was read.
     pub public_digest: Option<String>,
     pub columns: Vec<ColumnInfo>,
     pub sections: Vec<SectionInfo>,
@@ -1173,16 +1120,12 @@ impl RowGroups {
     ) -> Result<RowGroups> {
         let corrupt = corrupt_in(path);
         let entries = &container.entries;
-        // Format 2.1: the row groups third when there are several. Each row
-        // group: its QI classes (format 2), then a column section per
-        // released non-QI column (1.0: per released column); then at most
-        // one private section, last; unknown skippable sections anywhere.
-        let by_classes = container.major >= 2;
+        // The row groups third when there are several. Each row group: its
+        // QI classes, then a column section per released non-QI column; then
+        // at most one private section, last; unknown skippable sections
+        // anywhere.
         let released_columns: Vec<usize> = (0..meta.columns.len())
-            .filter(|&i| {
-                meta.columns[i].role != Role::Identifier
-                    && !(by_classes && meta.columns[i].role == Role::Quasi)
-            })
+            .filter(|&i| !matches!(meta.columns[i].role, Role::Identifier | Role::Quasi))
             .collect();
         let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
         let mut walk = known.iter().copied().peekable();
@@ -1214,31 +1157,27 @@ impl RowGroups {
         };
         let mut groups = Vec::with_capacity(group_rows.len());
         for (g, &rows) in group_rows.iter().enumerate() {
-            let classes_section = if by_classes {
-                match walk.next() {
-                    Some(i) if kinds[i] == Some(SectionKind::QiClasses) => Some(i),
-                    found => {
-                        return Err(corrupt(
-                            "section table".to_owned(),
-                            format!(
-                                "expected the QI classes section{}, found {}",
-                                if group_rows.len() == 1 {
-                                    " third".to_owned()
-                                } else {
-                                    format!(" of row group {g}")
-                                },
-                                found.map_or("the end".to_owned(), |i| format::section_label(
-                                    i,
-                                    &entries[i],
-                                    None
-                                ))
-                            ),
-                        )
-                        .into());
-                    }
+            let classes_section = match walk.next() {
+                Some(i) if kinds[i] == Some(SectionKind::QiClasses) => i,
+                found => {
+                    return Err(corrupt(
+                        "section table".to_owned(),
+                        format!(
+                            "expected the QI classes section{}, found {}",
+                            if group_rows.len() == 1 {
+                                " third".to_owned()
+                            } else {
+                                format!(" of row group {g}")
+                            },
+                            found.map_or("the end".to_owned(), |i| format::section_label(
+                                i,
+                                &entries[i],
+                                None
+                            ))
+                        ),
+                    )
+                    .into());
                 }
-            } else {
-                None
             };
             let mut column_section = vec![None; meta.columns.len()];
             for (n, &col) in released_columns.iter().enumerate() {
@@ -1262,7 +1201,6 @@ impl RowGroups {
                 rows: rows as usize,
                 classes_section,
                 column_section,
-                released: Vec::new(),
                 classes_bytes: None,
                 class_table: Vec::new(),
                 class_sizes: Vec::new(),
@@ -1303,38 +1241,17 @@ impl RowGroups {
             format::check_section(path, bytes, i, e, column)?;
         }
 
-        for g in 0..groups.len() {
-            let rows = groups[g].rows;
-            match groups[g].classes_section {
-                Some(i) => {
-                    let body = &bytes[entries[i].range()];
-                    let (classes, bytes) =
-                        codec::decode_classes(body, meta.qis.len(), rows, container.major)
-                            .map_err(|e| {
-                                corrupt(format::section_label(i, &entries[i], None), e.to_string())
-                            })?;
-                    let group = &mut groups[g];
-                    group.class_table = classes.table_columns();
-                    group.class_sizes = classes.sizes();
-                    group.class_rows = classes.rows;
-                    group.classes_bytes = Some(bytes);
-                }
-                None => {
-                    groups[g].released = meta
-                        .qis
-                        .iter()
-                        .map(|&c| {
-                            let c = c as usize;
-                            let i = groups[g].column_section[c]
-                                .expect("a released column has a section");
-                            codec::decode_released(&bytes[entries[i].range()], rows).map_err(|e| {
-                                column_corrupt_in(path, entries, &groups[g], meta, c, e.to_string())
-                                    .into()
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                }
-            }
+        for group in &mut groups {
+            let i = group.classes_section;
+            let (classes, classes_bytes) =
+                codec::decode_classes(&bytes[entries[i].range()], meta.qis.len(), group.rows)
+                    .map_err(|e| {
+                        corrupt(format::section_label(i, &entries[i], None), e.to_string())
+                    })?;
+            group.class_table = classes.table_columns();
+            group.class_sizes = classes.sizes();
+            group.class_rows = classes.rows;
+            group.classes_bytes = Some(classes_bytes);
         }
         Ok(RowGroups {
             groups,
@@ -1376,9 +1293,7 @@ fn column_corrupt_in(
     column: usize,
     detail: String,
 ) -> ArchiveError {
-    let i = group.column_section[column]
-        .or(group.classes_section)
-        .unwrap_or(0);
+    let i = group.column_section[column].unwrap_or(group.classes_section);
     corrupt_in(path)(
         format::section_label(i, &entries[i], Some(&meta.columns[column].name)),
         detail,

@@ -1,5 +1,5 @@
 //! The released QI columns of a row group coded together, by equivalence
-//! class (`spec/CODING.md` §4.2, format 2.0).
+//! class (`spec/CODING.md` §4.2).
 //!
 //! A k-anonymous release has few distinct QI tuples (its equivalence
 //! classes), each repeated at least k times. Coding each QI column alone
@@ -11,7 +11,8 @@
 use rustc_hash::FxHashMap;
 
 use super::CodecError;
-use super::bytes::{ByteReader, put_coded, put_varint};
+use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
+use super::numbers;
 use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
 use super::rans;
 use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
@@ -21,7 +22,7 @@ const ROWS_HUFFMAN: u8 = 0;
 /// Row-classes coding: the adaptive binary range coder (a fraction of a bit
 /// per row below Huffman when a few classes hold most rows).
 const ROWS_RANGE: u8 = 1;
-/// Row-classes coding: static rANS (format 4.0 on): about the adaptive
+/// Row-classes coding: static rANS: about the adaptive
 /// coder's size once its frequency table is paid, and as fast to decode as
 /// Huffman.
 const ROWS_RANS: u8 = 2;
@@ -231,16 +232,217 @@ fn table_blob(classes: &ReleasedClasses) -> Vec<u8> {
     let mut out = Vec::new();
     put_varint(&mut out, classes.symbols.len() as u64);
     for symbols in &classes.symbols {
-        put_varint(&mut out, symbols.len() as u64);
-        for s in symbols {
-            put_symbol(&mut out, s);
-        }
+        put_symbols(&mut out, symbols);
     }
     put_varint(&mut out, classes.classes() as u64);
     for (symbols, column) in classes.symbols.iter().zip(&classes.table) {
         put_coded(&mut out, symbols.len(), column);
     }
     out
+}
+
+/// Symbol-list kind: each symbol in full (`put_symbol`).
+const SYMBOLS_LISTED: u8 = 0;
+/// Symbol-list kind: numbers and intervals of numbers, as positions in a
+/// sorted list of the numbers they name.
+const SYMBOLS_NUMBERS: u8 = 1;
+
+/// A QI's released symbols: their count, then the smaller of the two
+/// kinds. A partitioning method releases a numeric QI as thousands of
+/// intervals `lo~hi` whose ends, as text, cost more than the rows'
+/// classes: as positions among the sorted distinct ends they take a few
+/// bytes each.
+fn put_symbols(out: &mut Vec<u8>, symbols: &[ReleasedSymbol]) {
+    put_varint(out, symbols.len() as u64);
+    let mut listed = vec![SYMBOLS_LISTED];
+    for s in symbols {
+        put_symbol(&mut listed, s);
+    }
+    match numbered_symbols(symbols) {
+        Some(numbered) if numbered.len() < listed.len() => out.extend_from_slice(&numbered),
+        _ => out.extend_from_slice(&listed),
+    }
+}
+
+/// Tags of a numbered symbol (2 bits).
+const NUMBERED_VALUE: u64 = 0;
+const NUMBERED_LISTED: u64 = 1;
+const NUMBERED_INTERVAL: u64 = 2;
+const NUMBERED_SUPPRESSED: u64 = 3;
+
+/// The [`SYMBOLS_NUMBERS`] list of `symbols`, when some are numbers or
+/// intervals of numbers (canonical at the largest scale among their
+/// texts, `numbers::canonical`); the others (`*` aside) are listed in
+/// full after them.
+fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
+    let scale = symbols
+        .iter()
+        .flat_map(|s| match s {
+            ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
+            ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
+            _ => [None, None],
+        })
+        .flatten()
+        .filter_map(numbers::decimals)
+        .max()?
+        .min(numbers::MAX_DECIMALS);
+    let mut buf = String::new();
+    // Each symbol's ends when it is numbered.
+    let numbered: Vec<Option<(i64, i64)>> = symbols
+        .iter()
+        .map(|s| {
+            let mut at = |t: &str| numbers::canonical(t, scale, &mut buf);
+            match s {
+                ReleasedSymbol::Value(v) => at(v).map(|v| (v, v)),
+                ReleasedSymbol::Interval { lo, hi } => {
+                    Some((at(lo)?, at(hi)?)).filter(|(a, b)| a <= b)
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let mut ends: Vec<i64> = numbered
+        .iter()
+        .flatten()
+        .flat_map(|&(a, b)| [a, b])
+        .collect();
+    ends.sort_unstable();
+    ends.dedup();
+    let mut out = vec![SYMBOLS_NUMBERS];
+    put_varint(&mut out, u64::from(scale));
+    put_varint(&mut out, ends.len() as u64);
+    for (i, &v) in ends.iter().enumerate() {
+        match i {
+            0 => put_varint(&mut out, zigzag(v)),
+            _ => put_varint(&mut out, (v - ends[i - 1] - 1) as u64),
+        }
+    }
+    let at = |v: i64| ends.binary_search(&v).expect("every end is listed") as u64;
+    let size = ends.len() as u64;
+    let mut w = numbers::BitWriter::after(Vec::new());
+    let mut listed = Vec::new();
+    for (s, numbered) in symbols.iter().zip(&numbered) {
+        match (s, numbered) {
+            (ReleasedSymbol::Value(_), Some((v, _))) => {
+                w.put(NUMBERED_VALUE, 2);
+                w.truncated(at(*v), size);
+            }
+            (ReleasedSymbol::Interval { .. }, Some((a, b))) => {
+                let (a, b) = (at(*a), at(*b));
+                w.put(NUMBERED_INTERVAL, 2);
+                w.truncated(a, size);
+                w.exp_golomb(b - a);
+            }
+            (ReleasedSymbol::Suppressed, _) => w.put(NUMBERED_SUPPRESSED, 2),
+            _ => {
+                w.put(NUMBERED_LISTED, 2);
+                put_symbol(&mut listed, s);
+            }
+        }
+    }
+    let bits = w.finish();
+    put_varint(&mut out, bits.len() as u64);
+    out.extend_from_slice(&bits);
+    out.extend_from_slice(&listed);
+    Some(out)
+}
+
+/// Reads what [`put_symbols`] wrote.
+fn read_symbols(r: &mut ByteReader<'_>) -> Result<Vec<ReleasedSymbol>, CodecError> {
+    // A symbol takes at least two bits (numbered) or a byte (listed).
+    let m = r.varint("released symbol count")?;
+    if m > 4 * r.remaining() as u64 {
+        return Err(CodecError::Truncated {
+            what: "released symbols",
+            offset: r.position() as u64,
+            needed: m.div_ceil(4),
+            available: r.remaining() as u64,
+        });
+    }
+    match r.byte("released symbol list kind")? {
+        SYMBOLS_LISTED => (0..m).map(|_| read_symbol(r)).collect(),
+        SYMBOLS_NUMBERS => read_numbered(r, m as usize),
+        id => Err(CodecError::UnknownLayout {
+            what: "released symbol list kind",
+            id,
+            known: "0 listed, 1 numbers",
+        }),
+    }
+}
+
+fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>, CodecError> {
+    let invalid = |detail: String| CodecError::Invalid {
+        what: "numbered released symbols",
+        detail,
+    };
+    let scale = r.varint("numbered symbols scale")?;
+    if scale > u64::from(numbers::MAX_DECIMALS) {
+        return Err(invalid(format!(
+            "scale {scale} above {}",
+            numbers::MAX_DECIMALS
+        )));
+    }
+    let scale = scale as u32;
+    let count = r.count("numbered symbols ends", 1)?;
+    let mut ends: Vec<i64> = Vec::with_capacity(count);
+    for i in 0..count {
+        let raw = r.varint("numbered symbols end")?;
+        let v = match i {
+            0 => Some(unzigzag(raw)),
+            _ => i64::try_from(raw)
+                .ok()
+                .and_then(|gap| ends[i - 1].checked_add(gap)?.checked_add(1)),
+        };
+        ends.push(v.ok_or_else(|| invalid(format!("end {i} leaves the 64-bit range")))?);
+    }
+    let texts: Vec<String> = ends
+        .iter()
+        .map(|&v| {
+            let mut t = String::new();
+            numbers::render(v, scale, &mut t);
+            t
+        })
+        .collect();
+    let len = r.varint("numbered symbols bits")?;
+    let mut bits = numbers::BitReader::new(r.take(len, "numbered symbols bits")?);
+    let size = ends.len() as u64;
+    let mut symbols = Vec::with_capacity(m);
+    for g in 0..m {
+        let tag = bits.get(2);
+        let symbol = match tag {
+            NUMBERED_SUPPRESSED => ReleasedSymbol::Suppressed,
+            // Read after the bit stream, below.
+            NUMBERED_LISTED => ReleasedSymbol::Suppressed,
+            tag @ (NUMBERED_VALUE | NUMBERED_INTERVAL) if size > 0 => {
+                let a = bits.truncated(size);
+                if tag == NUMBERED_VALUE {
+                    ReleasedSymbol::Value(
+                        texts
+                            .get(a as usize)
+                            .cloned()
+                            .ok_or_else(|| invalid(format!("symbol {g}: end {a} of {size}")))?,
+                    )
+                } else {
+                    let b = bits
+                        .exp_golomb()
+                        .and_then(|w| a.checked_add(w))
+                        .filter(|&b| b < size)
+                        .ok_or_else(|| invalid(format!("symbol {g}: an interval past the ends")))?;
+                    ReleasedSymbol::Interval {
+                        lo: texts[a as usize].clone(),
+                        hi: texts[b as usize].clone(),
+                    }
+                }
+            }
+            tag => return Err(invalid(format!("symbol {g}: tag {tag}"))),
+        };
+        symbols.push((tag == NUMBERED_LISTED, symbol));
+    }
+    bits.finish("numbered released symbols")?;
+    symbols
+        .into_iter()
+        .map(|(listed, symbol)| if listed { read_symbol(r) } else { Ok(symbol) })
+        .collect()
 }
 
 /// The rows' classes in `coding`, its id byte first.
@@ -277,25 +479,18 @@ pub struct ClassesBytes {
 /// Decodes a blob of [`encode_classes`] holding `qis` QIs over `rows` rows.
 /// Every symbol must be used by the table and every class by a row, so that
 /// one release has one coding (and no class hides from the claim check).
-///
-/// `major`: the file's format major, which decides the row codings there
-/// are: rANS (coding 2) from 4 on (older files refuse its id as unknown),
-/// its frequency table by bit widths from 5 on (4: varints).
 pub fn decode_classes(
     bytes: &[u8],
     qis: usize,
     rows: usize,
-    major: u16,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
-    let rans = major >= 4;
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
     let symbols = (0..qis)
         .map(|_| {
             let start = r.position();
-            let m = r.count("released symbol count", 1)?;
-            let symbols = (0..m).map(|_| read_symbol(&mut r)).collect();
+            let symbols = read_symbols(&mut r);
             column_bytes.push((r.position() - start) as u64);
             symbols
         })
@@ -336,23 +531,12 @@ pub fn decode_classes(
             dec.finish("row classes")?;
             out
         }
-        ROWS_RANS if rans => {
-            let table = if major >= 5 {
-                rans::FrequencyTable::Widths
-            } else {
-                rans::FrequencyTable::Varints
-            };
-            rans::decode(&mut r, classes, rows, table)?
-        }
+        ROWS_RANS => rans::decode(&mut r, classes, rows)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: if rans {
-                    "0 Huffman, 1 range, 2 rANS"
-                } else {
-                    "0 Huffman, 1 range"
-                },
+                known: "0 Huffman, 1 range, 2 rANS",
             });
         }
     };
@@ -406,6 +590,72 @@ mod tests {
         assert_eq!(choose_rows_coding(1000, Some(1000), 990), Huffman);
         assert_eq!(choose_rows_coding(1000, None, 968), Range);
         assert_eq!(choose_rows_coding(1000, None, 969), Huffman);
+    }
+
+    /// Intervals of numbers, numbers and `*` are stored as positions among
+    /// their sorted ends, in fewer bytes than as text, and read back as the
+    /// same symbols, the others (a non-canonical `1.5` among two-decimal
+    /// numbers, an empty value, a node, an interval whose ends are
+    /// reversed) listed after them; a list without a number is listed.
+    #[test]
+    fn numeric_symbols_are_numbered_and_read_back() {
+        let interval = |lo: &str, hi: &str| ReleasedSymbol::Interval {
+            lo: lo.into(),
+            hi: hi.into(),
+        };
+        let numbered: Vec<ReleasedSymbol> = (0..300i64)
+            .map(|i| match i % 7 {
+                0 => ReleasedSymbol::Suppressed,
+                1 => ReleasedSymbol::Value(format!("{}.{:02}", i - 150, i % 100)),
+                _ => interval(
+                    &format!("-{}.{:02}", i, i % 100),
+                    &format!("{}.{:02}", 1000 + i * 3, (i * 7) % 100),
+                ),
+            })
+            .collect();
+        let mut odd = numbered.clone();
+        odd.push(ReleasedSymbol::Value("1.5".into()));
+        odd.push(ReleasedSymbol::Value(String::new()));
+        odd.push(ReleasedSymbol::Node { level: 1, node: 0 });
+        odd.push(interval("-3.00", "-4.00"));
+        let words: Vec<ReleasedSymbol> = ["a", "", "b"]
+            .map(|t| ReleasedSymbol::Value(t.into()))
+            .to_vec();
+        for (symbols, kind) in [
+            (&numbered, SYMBOLS_NUMBERS),
+            (&odd, SYMBOLS_NUMBERS),
+            (&words, SYMBOLS_LISTED),
+        ] {
+            let mut out = Vec::new();
+            put_symbols(&mut out, symbols);
+            let mut r = ByteReader::new(&out);
+            assert_eq!(read_symbols(&mut r).unwrap(), *symbols);
+            r.finish("symbols").unwrap();
+            let mut head = ByteReader::new(&out);
+            head.varint("count").unwrap();
+            assert_eq!(head.byte("kind").unwrap(), kind);
+            if kind == SYMBOLS_NUMBERS {
+                let mut listed = Vec::new();
+                for s in symbols.iter() {
+                    put_symbol(&mut listed, s);
+                }
+                assert!(
+                    out.len() * 2 < listed.len(),
+                    "{} vs {}",
+                    out.len(),
+                    listed.len()
+                );
+            }
+        }
+        // Every truncation of a numbered list is an error, never a panic.
+        let mut out = Vec::new();
+        put_symbols(&mut out, &numbered);
+        for cut in 0..out.len() {
+            assert!(
+                read_symbols(&mut ByteReader::new(&out[..cut])).is_err(),
+                "cut {cut}"
+            );
+        }
     }
 
     /// Tuples packed in one word and tuples hashed whole (symbols too many

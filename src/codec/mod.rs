@@ -1,5 +1,5 @@
 //! Column blobs (`spec/CODING.md`): the released QI columns of the public
-//! part (paper 004's Algorithm 2), plain text columns, and the difference
+//! part (coded by equivalence class), plain text columns, and the difference
 //! coding that turns a release back into the original QI columns (paper
 //! 004's Algorithm 1 as `ALGORITHMS.md` states it, and karc's default mode).
 //!
@@ -8,6 +8,7 @@
 
 mod bytes;
 mod classes;
+mod numbers;
 mod originals;
 mod parents;
 mod plain;
@@ -20,8 +21,8 @@ pub use classes::{
     ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, encode_classes, encode_classes_as,
 };
 pub use originals::{
-    DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, UNIFORM_TABLES_FROM_MAJOR,
-    decode_originals, decode_originals_of, encode_originals,
+    DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,
+    decode_originals_of, encode_originals,
 };
 pub use plain::{decode_plain, encode_plain};
 pub use released::{

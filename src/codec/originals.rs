@@ -42,6 +42,7 @@ use crate::huffman::{
 };
 use crate::table::Column;
 
+mod offsets;
 mod per_value_rans;
 
 /// How the original QI columns are coded against the release. The id is
@@ -168,6 +169,9 @@ pub struct EncodedOriginals {
 const VALUES_LEAVES: u8 = 0;
 /// Value-table kind: a dictionary (`put_dictionary`).
 const VALUES_DICTIONARY: u8 = 1;
+/// Value-table kind of a per-value-rans section that has none: a numeric
+/// QI's rows as offsets inside their intervals (`offsets`).
+const VALUES_OFFSETS: u8 = 2;
 
 /// Rule of a released symbol: the cell is its original (no delta).
 const RULE_UNCHANGED: u8 = 0;
@@ -250,9 +254,13 @@ impl ValueTable {
         }
     }
 
-    /// Reads `V`: its texts, and whether they are the hierarchy's leaves.
-    fn read(r: &mut ByteReader<'_>, qi: &QiSchema<'_>) -> Result<(Vec<String>, bool), CodecError> {
-        Ok(match r.byte("value table kind")? {
+    /// Reads `V`: its texts, and whether they are the hierarchy's leaves;
+    /// `None` for a section of offsets, which has no value table.
+    fn read(
+        r: &mut ByteReader<'_>,
+        qi: &QiSchema<'_>,
+    ) -> Result<Option<(Vec<String>, bool)>, CodecError> {
+        Ok(Some(match r.byte("value table kind")? {
             VALUES_LEAVES => {
                 let h = qi.hierarchy.ok_or_else(|| CodecError::Invalid {
                     what: "value table",
@@ -269,14 +277,15 @@ impl ValueTable {
                 )
             }
             VALUES_DICTIONARY => (read_dictionary(r)?, false),
+            VALUES_OFFSETS => return Ok(None),
             id => {
                 return Err(CodecError::UnknownLayout {
                     what: "value table kind",
                     id,
-                    known: "0 hierarchy leaves, 1 dictionary",
+                    known: "0 hierarchy leaves, 1 dictionary, 2 offsets",
                 });
             }
-        })
+        }))
     }
 }
 
@@ -405,6 +414,48 @@ fn section_cost(mode: DiffMode, q: usize, values: &ValueTable) -> usize {
     }
 }
 
+/// The bound on a per-value-rans section's alphabets (the values every
+/// released symbol covers, summed), per row: its encoder holds each
+/// alphabet with its table, a dozen bytes a value, so thousands of
+/// intervals over a column of distinct numbers would take memory of
+/// classes times values.
+const COVER_PER_ROW: usize = 8;
+
+/// A per-value-rans section (its value table already in `section`): the
+/// smaller of the per-value tables (when their alphabets are bounded, see
+/// [`COVER_PER_ROW`]) and, for a numeric QI, the offsets inside its
+/// intervals; `None` when neither can code the QI.
+fn per_value_rans_section(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    section: &[u8],
+) -> Option<Vec<u8>> {
+    let schema = QiSchema {
+        name: qi.name,
+        value_type: qi.value_type,
+        hierarchy: qi.hierarchy,
+    };
+    let offsets = qi
+        .value_type
+        .is_numeric()
+        .then(|| offsets::encode(qi, rel, &schema))
+        .flatten()
+        .map(|body| [&[VALUES_OFFSETS][..], &body].concat());
+    let candidates = Candidates::new(qi.hierarchy, values.leaves, &values.texts);
+    let covered: usize = rel.symbols.iter().map(|s| candidates.size(s)).sum();
+    let tables = (covered <= COVER_PER_ROW * rel.rows.len() + (1 << 16))
+        .then(|| {
+            let mut tables = section.to_vec();
+            per_value_rans::encode(qi, rel, values, &mut tables).then_some(tables)
+        })
+        .flatten();
+    match (offsets, tables) {
+        (Some(o), Some(t)) => Some(if o.len() < t.len() { o } else { t }),
+        (o, t) => o.or(t),
+    }
+}
+
 /// Encodes the original QI columns against their released columns.
 ///
 /// Panics when `qis` and `released` disagree in length or rows: the caller
@@ -430,25 +481,39 @@ pub fn encode_originals(
     // rows from them), so the sections are coded independently, on as many
     // threads as pay, and joined in QI order: the bytes do not depend on
     // the scheduling.
+    // Context mode reads every earlier QI's table, so they are built
+    // first; the other modes build each on the worker that codes its
+    // section and drop it there (a row index per row and QI: ten QIs at
+    // ten million rows hold 400 MB).
     let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
-    let tables: Vec<ValueTable> = qis
-        .iter()
-        .zip(&mut sections)
-        .map(|(qi, section)| ValueTable::build(qi, section))
-        .collect();
+    let tables: Vec<ValueTable> = match mode {
+        DiffMode::Context => qis
+            .iter()
+            .zip(&mut sections)
+            .map(|(qi, section)| ValueTable::build(qi, section))
+            .collect(),
+        _ => Vec::new(),
+    };
     let logs = parents::SharedLogs::new(released.first().map_or(0, |r| r.rows.len()));
     let uncodable = std::sync::atomic::AtomicBool::new(false);
     let encode = |q: usize, section: &mut Vec<u8>| {
-        let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
+        let (qi, rel) = (&qis[q], &released[q]);
+        let own;
+        let values = match tables.get(q) {
+            Some(values) => values,
+            None => {
+                own = ValueTable::build(qi, section);
+                &own
+            }
+        };
         match mode {
             DiffMode::Paper => paper_encode(qi, rel, values, section),
             DiffMode::PerValue => per_value_encode(qi, rel, values, section),
             DiffMode::Context => context_encode(qi, rel, values, &tables[..q], &logs, section),
-            DiffMode::PerValueRans => {
-                if !per_value_rans::encode(qi, rel, values, section) {
-                    uncodable.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
+            DiffMode::PerValueRans => match per_value_rans_section(qi, rel, values, section) {
+                Some(best) => *section = best,
+                None => uncodable.store(true, std::sync::atomic::Ordering::Relaxed),
+            },
         }
     };
     let threads = section_threads(released.len(), released.first().map_or(0, |r| r.rows.len()));
@@ -460,7 +525,12 @@ pub fn encode_originals(
         // Workers take the next QI from a shared counter, the costliest
         // first (so that no long one starts last).
         let mut order: Vec<usize> = (0..qis.len()).collect();
-        order.sort_by_key(|&q| std::cmp::Reverse((section_cost(mode, q, &tables[q]), q)));
+        order.sort_by_key(|&q| {
+            let cost = tables
+                .get(q)
+                .map_or(1, |values| section_cost(mode, q, values));
+            std::cmp::Reverse((cost, q))
+        });
         let next = std::sync::atomic::AtomicUsize::new(0);
         let slots: Vec<std::sync::Mutex<&mut Vec<u8>>> =
             sections.iter_mut().map(std::sync::Mutex::new).collect();
@@ -481,9 +551,10 @@ pub fn encode_originals(
         });
     }
     if uncodable.into_inner() {
-        // A released value covers more originals than per-value-rans
-        // tables hold: per-value mode's Huffman codes have no such limit.
-        return encode_originals(DiffMode::PerValue, qis, released);
+        // A QI that is not numbers and whose released values cover more
+        // originals than per-value-rans tables hold: paper mode's ranks
+        // list only the values each released value's rows hold.
+        return encode_originals(DiffMode::Paper, qis, released);
     }
     let mut column_bytes = Vec::with_capacity(qis.len());
     for (qi, section) in qis.iter().zip(&sections) {
@@ -498,31 +569,25 @@ pub fn encode_originals(
     }
 }
 
-/// The first file major whose per-value-rans sections may hold uniform
-/// tables (`spec/CODING.md` 6.5; 6.0's scales have no uniform symbol).
-pub const UNIFORM_TABLES_FROM_MAJOR: u16 = 7;
-
-/// Decodes a blob of [`encode_originals`] (as the current format writes
-/// it): the original QI columns, in `qis` order, with the same text in
-/// every row as the originals.
+/// Decodes a blob of [`encode_originals`]: the original QI columns, in
+/// `qis` order, with the same text in every row as the originals.
 pub fn decode_originals(
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedColumn],
 ) -> Result<Vec<Column>, CodecError> {
     let views: Vec<ReleasedRows<'_>> = released.iter().map(ReleasedColumn::rows_view).collect();
-    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, qis, &views)
+    decode_originals_of(bytes, qis, &views)
 }
 
-/// [`decode_originals`] of a blob in a file of format major `major`, the
-/// released rows given as [`ReleasedRows`] (listed, or by class).
+/// [`decode_originals`], the released rows given as [`ReleasedRows`]
+/// (listed, or by class).
 pub fn decode_originals_of(
-    major: u16,
     bytes: &[u8],
     qis: &[QiSchema<'_>],
     released: &[ReleasedRows<'_>],
 ) -> Result<Vec<Column>, CodecError> {
-    decode_originals_with(bytes, qis, released, PaperRows::PairTable, major)
+    decode_originals_with(bytes, qis, released, PaperRows::PairTable)
 }
 
 /// [`decode_originals_of`], paper and per-value modes' rows decoded as
@@ -532,9 +597,8 @@ pub(super) fn decode_originals_with(
     qis: &[QiSchema<'_>],
     released: &[ReleasedRows<'_>],
     paper_rows: PaperRows,
-    major: u16,
 ) -> Result<Vec<Column>, CodecError> {
-    let decoding = OriginalsDecoding::with(major, bytes, qis, released, paper_rows)?;
+    let decoding = OriginalsDecoding::with(bytes, qis, released, paper_rows)?;
     match decoding.threads() {
         1 => decoding.work(),
         threads => std::thread::scope(|scope| {
@@ -554,7 +618,6 @@ pub(super) fn decode_originals_with(
 /// the two.
 pub struct OriginalsDecoding<'a> {
     mode: DiffMode,
-    major: u16,
     paper_rows: PaperRows,
     qis: &'a [QiSchema<'a>],
     released: &'a [ReleasedRows<'a>],
@@ -574,20 +637,17 @@ pub struct OriginalsDecoding<'a> {
 }
 
 impl<'a> OriginalsDecoding<'a> {
-    /// Reads the frame of `bytes` (as the current format writes it, or a
-    /// file of format major `major`): each section's value table and
-    /// (context mode) parents.
+    /// Reads the frame of `bytes`: each section's value table and (context
+    /// mode) parents.
     pub fn new(
-        major: u16,
         bytes: &'a [u8],
         qis: &'a [QiSchema<'a>],
         released: &'a [ReleasedRows<'a>],
     ) -> Result<Self, CodecError> {
-        OriginalsDecoding::with(major, bytes, qis, released, PaperRows::PairTable)
+        OriginalsDecoding::with(bytes, qis, released, PaperRows::PairTable)
     }
 
     fn with(
-        major: u16,
         bytes: &'a [u8],
         qis: &'a [QiSchema<'a>],
         released: &'a [ReleasedRows<'a>],
@@ -611,7 +671,17 @@ impl<'a> OriginalsDecoding<'a> {
         for (q, qi) in qis.iter().enumerate() {
             let len = r.varint("QI section length")?;
             let mut s = ByteReader::new(r.take(len, "QI section")?);
-            let (texts, leaves) = ValueTable::read(&mut s, qi)?;
+            let values = ValueTable::read(&mut s, qi)?;
+            if values.is_none() && mode != DiffMode::PerValueRans {
+                return Err(CodecError::Invalid {
+                    what: "value table kind",
+                    detail: format!("QI {q}: offsets outside per-value-rans mode"),
+                });
+            }
+            let (texts, leaves, offsets) = match values {
+                Some((texts, leaves)) => (texts, leaves, false),
+                None => (Vec::new(), false, true),
+            };
             let parents = match mode {
                 DiffMode::Context => context_parents(&mut s, q)?,
                 _ => Vec::new(),
@@ -620,6 +690,7 @@ impl<'a> OriginalsDecoding<'a> {
                 reader: s,
                 texts,
                 leaves,
+                offsets,
                 parents,
                 bytes: len,
             });
@@ -627,7 +698,6 @@ impl<'a> OriginalsDecoding<'a> {
         r.finish("original QI columns")?;
         Ok(OriginalsDecoding {
             mode,
-            major,
             paper_rows,
             qis,
             released,
@@ -751,6 +821,7 @@ impl<'a> OriginalsDecoding<'a> {
             reader: mut s,
             texts,
             leaves,
+            offsets,
             ..
         } = section;
         // The largest symbol (or class) first (a pass the compiler
@@ -798,10 +869,8 @@ impl<'a> OriginalsDecoding<'a> {
                 per_value_decode(qi, rel, texts, leaves, &mut s, self.paper_rows)?
             }
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
-            DiffMode::PerValueRans => {
-                let uniform = self.major >= UNIFORM_TABLES_FROM_MAJOR;
-                per_value_rans::decode(qi, rel, texts, leaves, &mut s, uniform)?
-            }
+            DiffMode::PerValueRans if offsets => offsets::decode(qi, rel, &mut s)?,
+            DiffMode::PerValueRans => per_value_rans::decode(qi, rel, texts, leaves, &mut s)?,
         };
         s.finish("QI section")?;
         Ok(column)
@@ -813,6 +882,8 @@ struct Section<'a> {
     reader: ByteReader<'a>,
     texts: Vec<String>,
     leaves: bool,
+    /// Whether the section holds offsets (no value table).
+    offsets: bool,
     /// Context mode: the parent QIs (earlier ones).
     parents: Vec<usize>,
     /// The section's length: its decoding time grows with it.
@@ -1203,6 +1274,42 @@ impl<'a> Candidates<'a> {
         }
     }
 
+    /// How many values [`Candidates::of`] lists, without listing them.
+    fn size(&self, symbol: &ReleasedSymbol) -> usize {
+        match symbol {
+            ReleasedSymbol::Value(_) => 1,
+            ReleasedSymbol::Interval { lo, hi } => match (number(lo), number(hi)) {
+                (Some(a), Some(b)) => {
+                    let numbers = self.numbers();
+                    let from = numbers.partition_point(|&(x, _)| x < a);
+                    numbers.partition_point(|&(x, _)| x <= b).max(from) - from
+                }
+                _ => self.texts.len(),
+            },
+            ReleasedSymbol::Node { level, node } if self.leaves => match self.hierarchy {
+                Some(h)
+                    if (*level as usize) < h.height()
+                        && (*node as usize) < h.nodes(*level as usize) =>
+                {
+                    h.leaves_of(*level as usize, *node).count()
+                }
+                _ => self.texts.len(),
+            },
+            _ => self.texts.len(),
+        }
+    }
+
+    /// The value table's numbers with their indices, ascending.
+    fn numbers(&self) -> &[(f64, u32)] {
+        self.numbers.get_or_init(|| {
+            let mut n: Vec<(f64, u32)> = (0..self.texts.len() as u32)
+                .filter_map(|i| Some((number(&self.texts[i as usize])?, i)))
+                .collect();
+            n.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            n
+        })
+    }
+
     fn of(&self, symbol: &ReleasedSymbol) -> Vec<u32> {
         let all = || (0..self.texts.len() as u32).collect();
         match symbol {
@@ -1217,13 +1324,7 @@ impl<'a> Candidates<'a> {
             },
             ReleasedSymbol::Interval { lo, hi } => match (number(lo), number(hi)) {
                 (Some(a), Some(b)) => {
-                    let numbers = self.numbers.get_or_init(|| {
-                        let mut n: Vec<(f64, u32)> = (0..self.texts.len() as u32)
-                            .filter_map(|i| Some((number(&self.texts[i as usize])?, i)))
-                            .collect();
-                        n.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-                        n
-                    });
+                    let numbers = self.numbers();
                     // The values x with a <= x <= b.
                     let from = numbers.partition_point(|&(x, _)| x < a);
                     let to = numbers.partition_point(|&(x, _)| x <= b).max(from);

@@ -19,17 +19,6 @@ use crate::huffman;
 /// symbols of this alphabet.
 const WIDTHS: usize = MAX_SCALE as usize + 1;
 
-/// How a stream's frequency table is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrequencyTable {
-    /// A varint each (format 4.0).
-    Varints,
-    /// Bit widths as a coded stream, then the bits below each top bit
-    /// (format 5.0 on): about half of the varints' bytes for a release's
-    /// thousands of small classes.
-    Widths,
-}
-
 /// States lie in `LOW..LOW << 16` between symbols.
 pub(super) const LOW: u32 = 1 << 16;
 /// The largest scale: frequencies sum to at most `2^MAX_SCALE`, so that a
@@ -245,14 +234,8 @@ pub(super) fn read_low_bits(
 }
 
 /// Decodes `n` symbols over `alphabet` from the rest of `r` (which must end
-/// exactly where the stream does, with both states back at their start),
-/// its frequencies stored as `table` says.
-pub fn decode(
-    r: &mut ByteReader<'_>,
-    alphabet: usize,
-    n: usize,
-    table: FrequencyTable,
-) -> Result<Vec<u32>, CodecError> {
+/// exactly where the stream does, with both states back at their start).
+pub fn decode(r: &mut ByteReader<'_>, alphabet: usize, n: usize) -> Result<Vec<u32>, CodecError> {
     let invalid = |detail: String| CodecError::Invalid {
         what: "rANS row classes",
         detail,
@@ -269,15 +252,7 @@ pub fn decode(
             "{alphabet} symbols do not fit {total} slots"
         )));
     }
-    let freqs = match table {
-        FrequencyTable::Varints => (0..alphabet)
-            .map(|_| {
-                let f = r.varint("rANS frequency")?;
-                u32::try_from(f).map_err(|_| invalid(format!("frequency {f} above 2^32")))
-            })
-            .collect::<Result<Vec<u32>, CodecError>>()?,
-        FrequencyTable::Widths => read_frequencies(r, alphabet)?,
-    };
+    let freqs = read_frequencies(r, alphabet)?;
     let mut cum = Vec::with_capacity(alphabet);
     let mut acc = 0u64;
     for (s, &f) in freqs.iter().enumerate() {
@@ -345,10 +320,7 @@ mod tests {
         let mut out = Vec::new();
         encode(symbols, alphabet, &mut out).expect("codable");
         let mut r = ByteReader::new(&out);
-        assert_eq!(
-            decode(&mut r, alphabet, symbols.len(), FrequencyTable::Widths).unwrap(),
-            symbols
-        );
+        assert_eq!(decode(&mut r, alphabet, symbols.len()).unwrap(), symbols);
         out
     }
 
@@ -410,14 +382,7 @@ mod tests {
     fn damaged_streams_are_refused() {
         let symbols: Vec<u32> = (0..5000u32).map(|i| (i * 7919) % 13).collect();
         let good = round_trip(&symbols, 13);
-        let decode_all = |bytes: &[u8]| {
-            decode(
-                &mut ByteReader::new(bytes),
-                13,
-                symbols.len(),
-                FrequencyTable::Widths,
-            )
-        };
+        let decode_all = |bytes: &[u8]| decode(&mut ByteReader::new(bytes), 13, symbols.len());
         // A byte of the states or the stream flipped: refused, or another
         // stream of symbols. rANS maps streams to symbols one to one, so a
         // change of a state by a symbol's frequency is a change of symbol
@@ -452,14 +417,6 @@ mod tests {
         let mut longer = good.clone();
         longer.extend_from_slice(&[0, 0]);
         assert!(decode_all(&longer).is_err(), "trailing words");
-        assert!(
-            decode(
-                &mut ByteReader::new(&good),
-                13,
-                symbols.len() - 1,
-                FrequencyTable::Widths
-            )
-            .is_err()
-        );
+        assert!(decode(&mut ByteReader::new(&good), 13, symbols.len() - 1).is_err());
     }
 }

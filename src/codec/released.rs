@@ -1,7 +1,10 @@
-//! Released QI columns, as the public part stores them: paper 004's
-//! Algorithm 2. A column with a single distinct released value is stored as
-//! that value and its count; any other column as its distinct released
-//! symbols and a canonical Huffman code over them.
+//! Released QI columns: their symbols, as the QI classes blob stores them
+//! (`spec/CODING.md` §4.1), and paper 004's Algorithm 2, which codes one
+//! column alone: a column with a single distinct released value as that
+//! value and its count, any other as its distinct released symbols and a
+//! canonical Huffman code over them. No file holds Algorithm 2's blobs (the
+//! QIs are coded together by class, §4.2); `tools/coding_sizes` measures
+//! them as the paper's public part.
 
 use rustc_hash::FxHashMap;
 
@@ -308,7 +311,8 @@ pub(super) fn read_symbol(r: &mut ByteReader<'_>) -> Result<ReleasedSymbol, Code
     })
 }
 
-/// A released column blob (`spec/CODING.md`, "Released columns").
+/// Paper 004's Algorithm 2 blob of one released column (`spec/CODING.md`
+/// §4.1, informative).
 pub fn encode_released(col: &ReleasedColumn) -> Vec<u8> {
     let mut out = Vec::new();
     if col.symbols.len() == 1 {

@@ -231,13 +231,7 @@ fn decode_all_with(
 ) -> Result<Vec<Column>, CodecError> {
     let qis = schemas(g);
     let released: Vec<ReleasedRows<'_>> = g.iter().map(|g| g.released.rows_view()).collect();
-    originals::decode_originals_with(
-        bytes,
-        &qis,
-        &released,
-        paper_rows,
-        UNIFORM_TABLES_FROM_MAJOR,
-    )
+    originals::decode_originals_with(bytes, &qis, &released, paper_rows)
 }
 
 /// The rows of `g` by class, as a restore hands them to the decoders: each
@@ -278,7 +272,7 @@ fn decode_all_by_class(
             class_symbols: Some(of),
         })
         .collect();
-    decode_originals_of(UNIFORM_TABLES_FROM_MAJOR, bytes, &qis, &released)
+    decode_originals_of(bytes, &qis, &released)
 }
 
 #[test]
@@ -419,19 +413,16 @@ proptest! {
             .map(|r| columns.iter().map(|c| c.rows[r]).collect())
             .collect();
         prop_assert_eq!(classes.classes(), tuples.len());
-        // Every coding of the rows that can code them decodes alike; a
-        // reader of a version before rANS refuses that coding.
+        // Every coding of the rows that can code them decodes alike.
         for coding in [RowsCoding::Huffman, RowsCoding::Range, RowsCoding::Rans] {
             let Some(bytes) = encode_classes_as(&classes, coding) else {
                 prop_assert!(coding == RowsCoding::Rans && rows == 0);
                 continue;
             };
-            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows, 5).unwrap().0, &classes);
-            let old = decode_classes(&bytes, columns.len(), rows, 3);
-            prop_assert_eq!(old.is_ok(), coding != RowsCoding::Rans);
+            prop_assert_eq!(&decode_classes(&bytes, columns.len(), rows).unwrap().0, &classes);
         }
         let bytes = encode_classes(&classes);
-        let (back, sizes) = decode_classes(&bytes, columns.len(), rows, 5).unwrap();
+        let (back, sizes) = decode_classes(&bytes, columns.len(), rows).unwrap();
         prop_assert_eq!(&back, &classes);
         prop_assert!(sizes.columns.iter().sum::<u64>() + sizes.rows < bytes.len() as u64 + 1);
         for ((b, c), g) in back.to_columns().iter().zip(&columns).zip(&g) {
@@ -440,19 +431,17 @@ proptest! {
             prop_assert_eq!(texts(&a), texts(&e));
         }
         let i = at.index(bytes.len());
-        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows, 5).is_err());
+        prop_assert!(decode_classes(&bytes[..i], columns.len(), rows).is_err());
         let mut flipped = bytes.clone();
         flipped[i] ^= xor;
-        let _ = decode_classes(&flipped, columns.len(), rows, 5);
+        let _ = decode_classes(&flipped, columns.len(), rows);
     }
 
     /// Every decoder on random bytes: an error or a value, never a panic.
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..120), rows in 0usize..50, g in generated()) {
         let _ = decode_released(&bytes, rows);
-        for major in [3, 4, 5] {
-            let _ = decode_classes(&bytes, 2, rows, major);
-        }
+        let _ = decode_classes(&bytes, 2, rows);
         let _ = decode_plain(&bytes, "c", rows);
         let _ = decode_all(&bytes, std::slice::from_ref(&g));
         let mut with_mode = bytes.clone();
@@ -628,4 +617,137 @@ fn dictionary_in_first_use_order_survives_duplicate_texts() {
     };
     let back = decode_plain(&encode_plain(&col), "c", 4).unwrap();
     assert_eq!(texts(&back), vec!["b", "a", "b", "b"]);
+}
+
+/// Numbers as real columns spell them (two decimals, negative, and a few
+/// cells that are not canonical numbers: empty, `NA`, `007`, `1.5`, `-0`,
+/// `1e3`, `+4`), released as intervals from each row's number to a larger
+/// one, the odd cells unchanged or suppressed: per-value-rans restores
+/// every text, and codes such a column of near-distinct numbers as
+/// offsets (value-table kind 2), not as a table of values.
+fn awkward_numbers() -> impl Strategy<Value = Generated> {
+    (
+        prop::collection::vec((-500_000i64..500_000, 0u8..40, 0usize..6), 1..400),
+        any::<bool>(),
+    )
+        .prop_map(|(rows, decimal)| {
+            const ODD: [&str; 7] = ["", "NA", "007", "1.5", "-0", "1e3", "+4"];
+            let scale = if decimal { 2 } else { 0 };
+            let render = |v: i64| {
+                if decimal {
+                    let sign = if v < 0 { "-" } else { "" };
+                    format!("{sign}{}.{:02}", v.abs() / 100, v.abs() % 100)
+                } else {
+                    v.to_string()
+                }
+            };
+            let values: Vec<String> = rows
+                .iter()
+                .map(|&(v, odd, _)| match odd {
+                    0..=2 => ODD[(v.unsigned_abs() % 7) as usize].to_owned(),
+                    _ => render(v),
+                })
+                .collect();
+            let original = column("q", &values);
+            let qi = QuasiIdentifier {
+                column: 0,
+                name: "q".into(),
+                value_type: if scale > 0 {
+                    ValueType::Decimal
+                } else {
+                    ValueType::Integer
+                },
+                leaf_of: Vec::new(),
+                numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
+                hierarchy: None,
+            };
+            let mut numbers: Vec<(f64, u32)> = qi
+                .numbers
+                .iter()
+                .enumerate()
+                .filter_map(|(c, n)| Some(((*n)?, c as u32)))
+                .filter(|&(_, c)| !ODD.contains(&original.dict.value(c)))
+                .collect();
+            numbers.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let cells: Vec<Cell> = rows
+                .iter()
+                .zip(&original.codes)
+                .map(|(&(_, odd, up), &code)| match odd {
+                    0 => Cell::Suppressed,
+                    1..=2 => Cell::Value(code),
+                    _ => {
+                        let at = numbers.iter().position(|&(_, c)| c == code).unwrap();
+                        let hi = numbers[(at + up).min(numbers.len() - 1)].1;
+                        Cell::interval(code, hi)
+                    }
+                })
+                .collect();
+            Generated {
+                value_type: qi.value_type,
+                hierarchy: None,
+                released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
+                original,
+            }
+        })
+}
+
+proptest! {
+    #[test]
+    fn awkward_numbers_round_trip(g in awkward_numbers()) {
+        let g = std::slice::from_ref(&g);
+        for &mode in DiffMode::ALL {
+            let bytes = encode_all(mode, g).bytes;
+            let back = decode_all(&bytes, g).unwrap();
+            prop_assert_eq!(texts(&back[0]), texts(&g[0].original), "{}", mode);
+            let (classes, tables) = by_class(g);
+            let back = decode_all_by_class(&bytes, g, &classes, &tables).unwrap();
+            prop_assert_eq!(texts(&back[0]), texts(&g[0].original), "{} by class", mode);
+        }
+    }
+}
+
+/// A column of distinct decimals under narrow intervals: per-value-rans
+/// codes it as offsets (kind byte 2 after the frame), in fewer bytes than
+/// the numbers' text.
+#[test]
+fn distinct_decimals_are_coded_as_offsets() {
+    let n = 5000usize;
+    let values: Vec<String> = (0..n)
+        .map(|r| format!("0.{:09}", (r * 7_919_993 + 12345) % 1_000_000_000))
+        .collect();
+    let original = column("q", &values);
+    let qi = QuasiIdentifier {
+        column: 0,
+        name: "q".into(),
+        value_type: ValueType::Decimal,
+        leaf_of: Vec::new(),
+        numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
+        hierarchy: None,
+    };
+    // Classes of ten neighbours in value order.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| values[a].cmp(&values[b]));
+    let mut cells = vec![Cell::Suppressed; n];
+    for class in order.chunks(10) {
+        let code = |r: usize| original.dict.code(&values[r]).unwrap();
+        for &r in class {
+            cells[r] = Cell::interval(code(class[0]), code(class[class.len() - 1]));
+        }
+    }
+    let g = Generated {
+        value_type: ValueType::Decimal,
+        hierarchy: None,
+        released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
+        original,
+    };
+    let g = std::slice::from_ref(&g);
+    let bytes = encode_all(DiffMode::PerValueRans, g).bytes;
+    // Mode id, QI count, section length (a varint), then the kind byte.
+    let mut r = ByteReader::new(&bytes[2..]);
+    let len = r.varint("length").unwrap();
+    assert_eq!(r.byte("kind").unwrap(), 2, "offsets");
+    // A class of ten spans about 2 million billionths: about 21 bits a row.
+    assert!(len < (n * 23 / 8) as u64, "{len} bytes for {n} rows");
+    let back = decode_all(&bytes, g).unwrap();
+    assert_eq!(texts(&back[0]), texts(&g[0].original));
 }

@@ -81,17 +81,12 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
             .collect();
         let model = karc::privacy::PrivacyModel::from_config(&c, &data).unwrap();
         for a in Algorithm::ALL {
-            // Known: Datafly's suppressed rows (fewer than k) fail `strict`,
-            // where they form one ordinary class; left to the Datafly owner.
-            if policy == SuppressionPolicy::Strict && a.datafly_style() {
-                continue;
-            }
             c.algorithm.name = a.name().to_owned();
             let label = format!("{} limit {limit:?} {policy:?}", a.name());
             let outcome = anonymize::run(&data, &model, &c.algorithm)
                 .unwrap_or_else(|e| panic!("{label}: {e}"));
             assert_sound(&data, &model, &outcome, &label);
-            let suppressed = outcome.release.suppressed_rows();
+            let suppressed = outcome.release.star_rows();
             if a.suppresses_leftovers() && (limit.is_some() || policy == SuppressionPolicy::Strict)
             {
                 assert_eq!(suppressed, 0, "{label}: leftovers must be absorbed");
@@ -101,7 +96,7 @@ fn every_algorithm_on_adult_constraint_sets_is_sound() {
             if a.suppresses_leftovers() {
                 for (row, cell) in outcome.release.cells[q].iter().enumerate() {
                     assert!(
-                        outcome.release.is_suppressed(row)
+                        outcome.release.is_star(row)
                             || *cell == karc::cell::Cell::Value(data.qi_codes(q)[row]),
                         "{label}: row {row} salary-class {cell:?}"
                     );
@@ -125,7 +120,7 @@ fn datafly_strict_never_leaves_a_small_suppressed_class() {
         let model = karc::privacy::PrivacyModel::from_config(&c, &data).unwrap();
         let outcome = anonymize::run(&data, &model, &c.algorithm).unwrap();
         assert_sound(&data, &model, &outcome, a);
-        let suppressed = outcome.release.suppressed_rows();
+        let suppressed = outcome.release.star_rows();
         assert!(
             suppressed == 0 || suppressed >= 50,
             "{a}: {suppressed} suppressed rows"

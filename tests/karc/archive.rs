@@ -658,15 +658,21 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major9.karc", Step::Open, |e| {
+    ("version_major2.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 9,
+                major: 2,
                 minor: 0,
                 ..
             }
         )
+    }),
+    // A development-era "1.0" file (same magic and major, another layout:
+    // QIs in column sections, hierarchies not deflated): refused cleanly.
+    ("version_development_1_0.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 1 (hierarchies)" && detail.contains("DEFLATE"))
     }),
     (
         "version_newer_minor_unknown_section.karc",
@@ -733,13 +739,7 @@ const INVALID: &[(&str, Step, Expect)] = &[
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),
     ("private_digest_mismatch.karc", Step::Restore, |e| {
-        matches!(
-            e,
-            ArchiveError::RestoreChecksum {
-                digest: "CRC-32",
-                ..
-            }
-        )
+        matches!(e, ArchiveError::RestoreChecksum { .. })
     }),
     ("public_part_changed.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::PublicPartChanged { .. })
@@ -811,6 +811,8 @@ fn invalid_vectors_are_refused_with_their_error() {
 #[test]
 fn valid_and_compat_vectors_open_and_restore() {
     let original = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    // `compat/` holds no file until the format next changes (its README).
+    assert!(names_in("archive/valid").len() >= 8);
     for dir in ["archive/valid", "archive/compat"] {
         for name in names_in(dir) {
             let a = Archive::open(&fixture(&format!("{dir}/{name}")), ClaimCheck::Enforce)
@@ -918,9 +920,7 @@ fn writer_output_is_pinned_on_adult() {
             },
         )
         .unwrap();
-        let found = karc::archive::digest::DigestKind::Blake3
-            .digest(&packed)
-            .hex();
+        let found = karc::archive::digest::blake3_hex(&packed);
         assert_eq!(
             (packed.len().to_string(), found),
             (bytes.to_owned(), digest.to_owned()),

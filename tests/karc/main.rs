@@ -12,6 +12,8 @@ mod codec;
 mod constraints;
 mod files;
 mod incognito;
+mod mixed;
 mod partitioning;
+mod robust;
 mod stream;
 mod verify;

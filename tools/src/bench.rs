@@ -5,7 +5,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -354,15 +354,7 @@ pub fn measure_child(mut command: Command) -> Result<StageMeasure, BoxError> {
         .take()
         .expect("piped stdout")
         .read_to_string(&mut out)?;
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: wait4 fills the status and the zeroed rusage it is given; the
-    // child is ours and not yet reaped (std only reaps in wait/try_wait).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    if reaped != pid {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()).into());
-    }
+    let (status, usage) = wait4(&child)?;
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         return Err(format!("stage process failed (status {status:#x}): {command:?}").into());
     }
@@ -379,7 +371,251 @@ pub fn measure_child(mut command: Command) -> Result<StageMeasure, BoxError> {
         wall_ms,
         cpu_ms,
         note: fields.next().unwrap_or("").trim().to_owned(),
-        // Linux reports ru_maxrss in kibibytes.
-        peak_rss: usage.ru_maxrss as u64 * 1024,
+        peak_rss: peak_rss(&usage),
     })
+}
+
+/// Waits for `child` with `wait4`: its raw status and its own resource use.
+fn wait4(child: &Child) -> Result<(libc::c_int, libc::rusage), BoxError> {
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: wait4 fills the status and the zeroed rusage it is given; the
+    // child is ours and not yet reaped (std only reaps in wait/try_wait).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if reaped != pid {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()).into());
+    }
+    Ok((status, usage))
+}
+
+/// The peak resident set of a reaped child, in bytes (Linux reports
+/// `ru_maxrss` in kibibytes).
+fn peak_rss(usage: &libc::rusage) -> u64 {
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// How a child process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exit::Code(c) => write!(f, "exit {c}"),
+            // SIGABRT is what Rust's allocation failure raises.
+            Exit::Signal(libc::SIGABRT) => write!(f, "signal 6 (abort)"),
+            Exit::Signal(libc::SIGKILL) => write!(f, "signal 9 (killed)"),
+            Exit::Signal(libc::SIGXCPU) => write!(f, "signal 24 (CPU limit)"),
+            Exit::Signal(s) => write!(f, "signal {s}"),
+        }
+    }
+}
+
+/// Limits a child runs under (`setrlimit` between fork and exec), so that
+/// a runaway program fails alone instead of taking the machine with it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    /// `RLIMIT_AS`: the most address space, in bytes; allocations past it fail.
+    pub address_space: Option<u64>,
+    /// `RLIMIT_CPU`: the most CPU seconds; past it the kernel sends SIGXCPU.
+    pub cpu_seconds: Option<u64>,
+}
+
+/// A finished child process: how it ended, its wall time (spawn to reap),
+/// its CPU time (user + system, its own and its waited-for children's) and
+/// its peak resident set, all read from `wait4`.
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessRun {
+    pub exit: Exit,
+    pub wall_ms: f64,
+    pub cpu_ms: f64,
+    pub peak_rss: u64,
+}
+
+impl ProcessRun {
+    pub fn ok(&self) -> bool {
+        self.exit == Exit::Code(0)
+    }
+}
+
+/// Runs `command` (its standard streams as the caller set them) under
+/// `limits` and measures it; a failing child is a measured run, not an
+/// error (only failing to start or reap it is).
+pub fn run_limited(command: &mut Command, limits: Limits) -> Result<ProcessRun, BoxError> {
+    use std::os::unix::process::CommandExt;
+    let set = |resource, value: Option<u64>| -> std::io::Result<()> {
+        if let Some(v) = value {
+            let limit = libc::rlimit {
+                rlim_cur: v as libc::rlim_t,
+                rlim_max: v as libc::rlim_t,
+            };
+            // SAFETY: setrlimit only reads the struct; it is async-signal-safe.
+            if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: the closure only calls setrlimit, which is async-signal-safe,
+    // and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            set(libc::RLIMIT_AS, limits.address_space)?;
+            set(libc::RLIMIT_CPU, limits.cpu_seconds)
+        });
+    }
+    let start = Instant::now();
+    let child = command
+        .spawn()
+        .map_err(|e| format!("{:?}: {e}", command.get_program()))?;
+    let (status, usage) = wait4(&child)?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    let exit = if libc::WIFEXITED(status) {
+        Exit::Code(libc::WEXITSTATUS(status))
+    } else {
+        Exit::Signal(libc::WTERMSIG(status))
+    };
+    Ok(ProcessRun {
+        exit,
+        wall_ms,
+        cpu_ms: ms(usage.ru_utime) + ms(usage.ru_stime),
+        peak_rss: peak_rss(&usage),
+    })
+}
+
+/// The CPU model and core count, and the commit measured.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "an unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "unknown".to_owned());
+    format!("{cpu}, {cores} cores, commit {commit}")
+}
+
+/// `path` relative to the repository root when it lies inside it.
+pub fn shown(path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(p), Ok(r)) => p
+            .strip_prefix(&r)
+            .map_or_else(|_| p.display().to_string(), |p| p.display().to_string()),
+        _ => path.display().to_string(),
+    }
+}
+
+/// The heading of `bench_format`'s section of `tools/BENCHMARKS.md`, which
+/// `bench --write` keeps as it is.
+pub const FORMAT_SECTION: &str = "## Format acceptance (issue 16)";
+
+/// The section of a Markdown document that starts at the line `heading`
+/// (a `## ` heading) and runs to the next `## ` heading or the end.
+pub fn section<'a>(doc: &'a str, heading: &str) -> Option<&'a str> {
+    let start = line_start(doc, heading)?;
+    let rest = &doc[start + heading.len()..];
+    let end = rest
+        .find("\n## ")
+        .map_or(doc.len(), |i| start + heading.len() + i + 1);
+    Some(&doc[start..end])
+}
+
+/// `doc` with the section under `heading` replaced by `text` (which starts
+/// with that heading), or with `text` appended when there is none.
+pub fn replace_section(doc: &str, heading: &str, text: &str) -> String {
+    match section(doc, heading) {
+        Some(old) => {
+            let start = old.as_ptr() as usize - doc.as_ptr() as usize;
+            format!("{}{text}{}", &doc[..start], &doc[start + old.len()..])
+        }
+        None if doc.is_empty() || doc.ends_with("\n\n") => format!("{doc}{text}"),
+        None if doc.ends_with('\n') => format!("{doc}\n{text}"),
+        None => format!("{doc}\n\n{text}"),
+    }
+}
+
+/// Where the line `line` starts in `doc`, if it is one of its lines.
+fn line_start(doc: &str, line: &str) -> Option<usize> {
+    let mut at = 0;
+    for l in doc.split_inclusive('\n') {
+        if l.trim_end_matches(['\n', '\r']) == line {
+            return Some(at);
+        }
+        at += l.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "# t\n\n## A\n\na\n\n## B\n\nb\n\n## C\n\nc\n";
+
+    #[test]
+    fn a_section_runs_to_the_next_heading_or_the_end() {
+        assert_eq!(section(DOC, "## B"), Some("## B\n\nb\n\n"));
+        assert_eq!(section(DOC, "## C"), Some("## C\n\nc\n"));
+        assert_eq!(section(DOC, "## D"), None);
+        // A heading is a whole line, not a prefix of one.
+        assert_eq!(section("## Bee\n", "## B"), None);
+    }
+
+    #[test]
+    fn replacing_a_section_keeps_the_others() {
+        let new = replace_section(DOC, "## B", "## B\n\nnew\n\n");
+        assert_eq!(new, "# t\n\n## A\n\na\n\n## B\n\nnew\n\n## C\n\nc\n");
+        let added = replace_section(DOC, "## D", "## D\n\nd\n");
+        assert_eq!(added, format!("{DOC}\n## D\n\nd\n"));
+        assert_eq!(replace_section("", "## D", "## D\n"), "## D\n");
+    }
+
+    #[test]
+    fn a_limited_child_fails_alone_and_is_measured() {
+        let ok = run_limited(
+            Command::new("true").stdout(Stdio::null()),
+            Limits::default(),
+        )
+        .unwrap();
+        assert!(ok.ok(), "{:?}", ok.exit);
+        let failed = run_limited(
+            Command::new("false").stdout(Stdio::null()),
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(failed.exit, Exit::Code(1));
+        // 64 MiB of address space is too little for a shell that allocates 256 MiB.
+        let capped = run_limited(
+            Command::new("sh")
+                .args([
+                    "-c",
+                    "head -c 268435456 /dev/zero | tr '\\0' a | (x=$(cat); echo ${#x})",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+            Limits {
+                address_space: Some(64 << 20),
+                cpu_seconds: Some(60),
+            },
+        )
+        .unwrap();
+        assert!(!capped.ok(), "{:?}", capped.exit);
+        assert!(capped.peak_rss < 64 << 20, "{}", capped.peak_rss);
+    }
 }

@@ -112,7 +112,7 @@ fn attributes_outside_the_constraints_stay_raw() {
             let codes = w.data.qi_codes(q);
             for (row, cell) in o.release.cells[q].iter().enumerate() {
                 assert!(
-                    o.release.is_suppressed(row) || *cell == karc::cell::Cell::Value(codes[row]),
+                    o.release.is_star(row) || *cell == karc::cell::Cell::Value(codes[row]),
                     "{} {name} row {row}: {cell:?}",
                     a.name()
                 );
@@ -123,7 +123,7 @@ fn attributes_outside_the_constraints_stay_raw() {
         let q = w.data.qi_index("Birth").unwrap();
         let qi = &w.data.qis[q];
         let distinct_levels: std::collections::BTreeSet<usize> = (0..w.data.rows())
-            .filter(|&r| !o.release.is_suppressed(r))
+            .filter(|&r| !o.release.is_star(r))
             .map(|r| o.release.cells[q][r].level(qi).unwrap())
             .collect();
         assert!(
@@ -157,7 +157,7 @@ fn leftovers_are_absorbed_when_they_may_not_be_suppressed() {
                 Algorithm::ClassflyPlusPartial,
             ] {
                 let o = checked(&w, a);
-                assert_eq!(o.release.suppressed_rows(), 0, "{label} {}", a.name());
+                assert_eq!(o.release.star_rows(), 0, "{label} {}", a.name());
                 releases.push(o.release);
             }
             assert!(releases[2] == releases[3], "{label}");

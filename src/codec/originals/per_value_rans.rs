@@ -411,15 +411,13 @@ fn invalid(detail: String) -> CodecError {
     }
 }
 
-/// Decodes a section; `uniform_tables`: whether its scales may name a
-/// uniform table (format 7.0 on: 6.0's scales are over 17 symbols).
+/// Decodes a section.
 pub(super) fn decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     leaves: bool,
     s: &mut ByteReader<'_>,
-    uniform_tables: bool,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
     let alphabets = symbol_alphabets(
@@ -432,11 +430,7 @@ pub(super) fn decode(
     )?;
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     let coded = alphabets.iter().flatten().count();
-    let scales = s.coded(
-        "per-value-rans scales",
-        if uniform_tables { SCALES } else { SCALES - 1 },
-        coded,
-    )?;
+    let scales = s.coded("per-value-rans scales", SCALES, coded)?;
     let sizes: usize = alphabets
         .iter()
         .flatten()

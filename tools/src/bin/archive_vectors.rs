@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use karc::archive::digest::{DigestKind, PublicDigest};
+use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::reader::{Archive, ClaimCheck};
@@ -150,8 +150,8 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let archive = Archive::from_bytes(Path::new("plain"), plain.clone(), ClaimCheck::Enforce)?;
     write(&valid, "published_small.karc", &archive.published())?;
 
-    // Packed from a stream: FADS, k = 2, row groups of 2 rows (format 2.1's
-    // ROW_GROUPS and per-group private frames).
+    // Packed from a stream: FADS, k = 2, row groups of 2 rows (a
+    // ROW_GROUPS section and per-group private frames).
     let mut params = StreamParams::new(2, 3);
     params.seed = 0;
     stream_pack::pack_stream(
@@ -255,7 +255,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[2].1 = codec::encode_classes(&classes);
     write(&invalid, "classes_unused.karc", &reassemble(&s))?;
 
-    // The rows' classes in rANS (format 4.0's coding 2), which the writer
+    // The rows' classes in rANS (coding 2), which the writer
     // picks on real tables but not on 6 rows, where the frequency table
     // costs more than the rows; and the same with the stream's last byte
     // changed, so that its states do not end where they started.
@@ -327,8 +327,8 @@ fn golden_adult(adult: &Path) -> Result<String, Box<dyn std::error::Error>> {
                     seal: &Seal::None,
                 },
             )?;
-            let hex = DigestKind::Blake3.digest(&bytes).hex();
-            out.push_str(&format!("{algorithm} {k} {mode} {} {hex}\n", bytes.len()));
+            let hash = blake3_hex(&bytes);
+            out.push_str(&format!("{algorithm} {k} {mode} {} {hash}\n", bytes.len()));
         }
     }
     Ok(out)

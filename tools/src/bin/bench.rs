@@ -36,8 +36,9 @@ use karc::privacy::PrivacyModel;
 use karc::table::Table;
 use karc_tools::adult_gen::{adult_fixture, generate};
 use karc_tools::bench::{
-    BoxError, Prepared, Stage, StageInput, StageMeasure, archive_vs_zip, measure_child, median,
-    median_ms, run_stage, with_k, x25519_pair,
+    BoxError, FORMAT_SECTION, Prepared, Stage, StageInput, StageMeasure, archive_vs_zip, machine,
+    measure_child, median, median_ms, replace_section, run_stage, section, shown, with_k,
+    x25519_pair,
 };
 
 #[derive(Debug, Parser)]
@@ -227,43 +228,16 @@ fn run(args: &Args) -> Result<(), BoxError> {
     print!("{report}");
     if args.write {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+        // Keep bench_format's section, which this run does not measure.
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let report = match section(&old, FORMAT_SECTION) {
+            Some(kept) => replace_section(&report, FORMAT_SECTION, kept),
+            None => report,
+        };
         karc::io::write_atomically(&path, |w| w.write_all(report.as_bytes()))?;
         eprintln!("bench: wrote {}", path.display());
     }
     Ok(())
-}
-
-/// `path` relative to the repository root when it lies inside it.
-fn shown(path: &Path) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    match (path.canonicalize(), root.canonicalize()) {
-        (Ok(p), Ok(r)) => p
-            .strip_prefix(&r)
-            .map_or_else(|_| p.display().to_string(), |p| p.display().to_string()),
-        _ => path.display().to_string(),
-    }
-}
-
-/// The CPU model and core count, and the commit measured.
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "an unknown CPU".to_owned());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_else(|| "unknown".to_owned());
-    format!("{cpu}, {cores} cores, commit {commit}")
 }
 
 /// The table of sections 1 and 2, and how they measure it.

@@ -91,7 +91,10 @@ fn measure_method(w: &Loaded, a: Algorithm, repeat: usize) -> karc::Result<Measu
     Ok(Measured {
         precision: metrics.precision.expect("hierarchy-based release"),
         ms: best,
-        suppressed: outcome.release.suppressed_rows(),
+        suppressed: karc::privacy::release_suppressed(&w.data, &outcome.release, &w.model)
+            .iter()
+            .filter(|&&s| s)
+            .count(),
         outcome,
     })
 }

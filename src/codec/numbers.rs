@@ -1,0 +1,304 @@
+//! Numbers as scaled integers, exact to the text (`spec/CODING.md` 1 and
+//! 6.6), and the bit fields that code them: truncated binary and
+//! Exp-Golomb, most significant bit first.
+//!
+//! A decimal text `12.50` is the integer 1250 at scale 2; it is stored as
+//! that integer only when rendering the integer back gives the same text
+//! (its *canonical* spelling), so a reader restores every byte. Texts
+//! that are not canonical (`007`, `+4`, `1.5` among two-decimal numbers)
+//! are the caller's exceptions.
+
+use super::CodecError;
+
+/// The most decimals a scaled number may have: `10^18` fits an `i64`.
+pub(crate) const MAX_DECIMALS: u32 = 18;
+
+/// Decimals of a plain decimal text (`-`? digits (`.` digits)?), `None`
+/// for anything else.
+pub(crate) fn decimals(text: &str) -> Option<u32> {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    Some(frac.map_or(0, |f| f.len() as u32))
+}
+
+/// The integer `text * 10^scale` for a plain decimal text with at most
+/// `scale` decimals (any spelling: `+`, leading zeros and trailing zeros
+/// are read, not checked).
+pub(crate) fn parse_scaled(text: &str, scale: u32) -> Option<i64> {
+    let t = text.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() || frac.len() as u32 > scale {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+    }
+    v = v.checked_mul(10i64.checked_pow(scale - frac.len() as u32)?)?;
+    Some(if neg { -v } else { v })
+}
+
+/// Appends the canonical text of `v / 10^scale`: `-` for a negative
+/// number, no leading zeros, exactly `scale` decimals.
+pub(crate) fn render(v: i64, scale: u32, out: &mut String) {
+    use std::fmt::Write;
+    let magnitude = v.unsigned_abs();
+    if v < 0 {
+        out.push('-');
+    }
+    if scale == 0 {
+        write!(out, "{magnitude}").expect("writing to a string");
+    } else {
+        let unit = 10u64.pow(scale);
+        write!(
+            out,
+            "{}.{:0width$}",
+            magnitude / unit,
+            magnitude % unit,
+            width = scale as usize
+        )
+        .expect("writing to a string");
+    }
+}
+
+/// The scaled integer of `text` when `text` is exactly its canonical
+/// rendering at `scale` (`buf` is scratch space).
+pub(crate) fn canonical(text: &str, scale: u32, buf: &mut String) -> Option<i64> {
+    let v = parse_scaled(text, scale)?;
+    buf.clear();
+    render(v, scale, buf);
+    (buf == text).then_some(v)
+}
+
+/// A bit writer, most significant bit first (`spec/CODING.md` 1), that
+/// appends to a byte vector.
+pub(crate) struct BitWriter {
+    out: Vec<u8>,
+    acc: u64,
+    bits: u32,
+}
+
+impl BitWriter {
+    /// Bits to be appended after the bytes of `out`.
+    pub(crate) fn after(out: Vec<u8>) -> Self {
+        BitWriter {
+            out,
+            acc: 0,
+            bits: 0,
+        }
+    }
+
+    /// The `n` low bits of `v`, `n <= 64`.
+    pub(crate) fn put(&mut self, v: u64, n: u32) {
+        // At most 32 bits at a time: the accumulator keeps fewer than 8.
+        if n > 32 {
+            self.put(v >> 32, n - 32);
+            self.put(v & 0xFFFF_FFFF, 32);
+            return;
+        }
+        self.acc = (self.acc << n) | v;
+        self.bits += n;
+        while self.bits >= 8 {
+            self.bits -= 8;
+            self.out.push((self.acc >> self.bits) as u8);
+        }
+        self.acc &= (1 << self.bits) - 1;
+    }
+
+    /// `v` in `[0, size)` in truncated binary: nothing for `size = 1`,
+    /// else with `k = floor(log2 size)`, `k` bits for the first
+    /// `2^(k+1) - size` values and `k + 1` for the rest.
+    pub(crate) fn truncated(&mut self, v: u64, size: u64) {
+        if size <= 1 {
+            return;
+        }
+        let k = 63 - size.leading_zeros();
+        let short = (2u64 << k) - size;
+        if v < short {
+            self.put(v, k);
+        } else {
+            self.put(v + short, k + 1);
+        }
+    }
+
+    /// `v < 2^63` in order-0 Exp-Golomb: `n` zeros then the `n + 1` bits
+    /// of `v + 1`.
+    pub(crate) fn exp_golomb(&mut self, v: u64) {
+        let n = 63 - (v + 1).leading_zeros();
+        self.put(0, n);
+        self.put(v + 1, n + 1);
+    }
+
+    /// The bytes, the last one padded with zero bits.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        if self.bits > 0 {
+            self.out.push((self.acc << (8 - self.bits)) as u8);
+        }
+        self.out
+    }
+}
+
+/// Reads what [`BitWriter`] wrote. Past the end it reads zeros, and
+/// [`BitReader::finish`] refuses the stream.
+pub(crate) struct BitReader<'a> {
+    bytes: &'a [u8],
+    next: usize,
+    acc: u64,
+    bits: u32,
+}
+
+impl<'a> BitReader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        BitReader {
+            bytes,
+            next: 0,
+            acc: 0,
+            bits: 0,
+        }
+    }
+
+    /// The next `n <= 64` bits.
+    #[inline]
+    pub(crate) fn get(&mut self, n: u32) -> u64 {
+        if n > 32 {
+            let hi = self.get(n - 32);
+            return (hi << 32) | self.get(32);
+        }
+        while self.bits < n {
+            let byte = self.bytes.get(self.next).copied().unwrap_or(0);
+            self.next += 1;
+            self.acc = (self.acc << 8) | u64::from(byte);
+            self.bits += 8;
+        }
+        self.bits -= n;
+        let v = (self.acc >> self.bits) & ((1u64 << n) - 1);
+        self.acc &= (1u64 << self.bits) - 1;
+        v
+    }
+
+    /// A value of [`BitWriter::truncated`] over `size` values.
+    #[inline]
+    pub(crate) fn truncated(&mut self, size: u64) -> u64 {
+        if size <= 1 {
+            return 0;
+        }
+        let k = 63 - size.leading_zeros();
+        let short = (2u64 << k) - size;
+        let v = self.get(k);
+        if v < short {
+            v
+        } else {
+            ((v << 1) | self.get(1)) - short
+        }
+    }
+
+    /// A value of [`BitWriter::exp_golomb`]; `None` past 63 zeros.
+    pub(crate) fn exp_golomb(&mut self) -> Option<u64> {
+        let mut n = 0;
+        while self.get(1) == 0 {
+            n += 1;
+            if n > 62 || self.next > self.bytes.len() {
+                return None;
+            }
+        }
+        Some(((1u64 << n) | self.get(n)) - 1)
+    }
+
+    /// Refuses a stream read past its end or not to its last byte
+    /// (`what` names it).
+    pub(crate) fn finish(&self, what: &'static str) -> Result<(), CodecError> {
+        if self.next == self.bytes.len() {
+            return Ok(());
+        }
+        Err(CodecError::Invalid {
+            what,
+            detail: format!(
+                "the bit stream takes {} bytes, {} are stored",
+                self.next,
+                self.bytes.len()
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_numbers_render_back_only_when_canonical() {
+        let mut buf = String::new();
+        for (text, scale, v) in [
+            ("0", 0, Some(0)),
+            ("-12", 0, Some(-12)),
+            ("3.50", 2, Some(350)),
+            ("-0.05", 2, Some(-5)),
+            ("3.5", 2, None),
+            ("007", 0, None),
+            ("+5", 0, None),
+            ("-0", 0, None),
+            ("1e5", 0, None),
+            ("", 0, None),
+            ("1,000", 0, None),
+            ("99999999999999999999", 0, None),
+        ] {
+            assert_eq!(canonical(text, scale, &mut buf), v, "{text:?} at {scale}");
+        }
+        assert_eq!(parse_scaled("3.5", 2), Some(350));
+        assert_eq!(parse_scaled("30", 2), Some(3000));
+        assert_eq!(decimals("12.345"), Some(3));
+        assert_eq!(decimals("1e5"), None);
+    }
+
+    #[test]
+    fn bit_fields_round_trip_at_every_width() {
+        let sizes = [
+            1u64,
+            2,
+            3,
+            5,
+            7,
+            8,
+            9,
+            1000,
+            1 << 20,
+            (1 << 33) + 7,
+            1 << 62,
+        ];
+        let mut w = BitWriter::after(vec![0xAB]);
+        let mut expected = Vec::new();
+        for &size in &sizes {
+            for v in [0, 1, size / 2, size.saturating_sub(2), size - 1] {
+                let v = v.min(size - 1);
+                w.truncated(v, size);
+                w.exp_golomb(v);
+                expected.push((v, size));
+            }
+        }
+        let bytes = w.finish();
+        assert_eq!(bytes[0], 0xAB);
+        let mut r = BitReader::new(&bytes[1..]);
+        for (v, size) in expected {
+            assert_eq!(r.truncated(size), v, "size {size}");
+            assert_eq!(r.exp_golomb(), Some(v), "size {size}");
+        }
+        r.finish("bits").unwrap();
+        // Reading on past the end is refused.
+        r.get(8);
+        assert!(r.finish("bits").is_err());
+    }
+}
