@@ -260,6 +260,22 @@ impl Config {
                 .into());
             }
         }
+        let privacy = |message: String| -> Result<()> {
+            Err(ConfigError::Privacy {
+                path: path(),
+                message,
+            }
+            .into())
+        };
+        let constraints = self.privacy.constraints.iter().enumerate();
+        let counts = (self.privacy.k.map(|k| ("k".to_owned(), k)).into_iter())
+            .chain(constraints.map(|(i, c)| (format!("constraint {}: k", i + 1), c.k)))
+            .chain(self.privacy.l.map(|l| ("l".to_owned(), l)));
+        for (name, value) in counts {
+            if value == 0 {
+                return privacy(format!("{name} must be at least 1, found 0"));
+            }
+        }
         if let Some(limit) = self.privacy.suppression_limit {
             if !(0.0..=1.0).contains(&limit) {
                 return Err(ConfigError::Privacy {
@@ -384,5 +400,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("column \"a\" has no role"), "{err}");
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused() {
+        let column = "[[columns]]\nname = \"a\"\nrole = \"quasi\"\n";
+        for (privacy, expected) in [
+            ("k = 0", "k must be at least 1, found 0"),
+            ("l = 0\nsensitive = \"a\"", "l must be at least 1, found 0"),
+            (
+                "[[privacy.constraints]]\nqi = [\"a\"]\nk = 0",
+                "constraint 1: k must be at least 1",
+            ),
+            (
+                "suppression_limit = 1.5",
+                "expected a fraction in 0..=1, found 1.5",
+            ),
+            ("suppression_limit = nan", "found NaN"),
+            ("suppression_limit = -inf", "found -inf"),
+        ] {
+            let text = format!("{column}[privacy]\n{privacy}\n");
+            let err = Config::parse(Path::new("c.toml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("c.toml: [privacy]: ") && err.contains(expected),
+                "{err}"
+            );
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The columnar table: every CSV column as dictionary codes.
 //!
-//! Reading goes through the `csv` crate over a memory-mapped file (RFC 4180
+//! Reading goes through the `csv` crate over the file read whole (RFC 4180
 //! quoting, embedded delimiters and newlines, CRLF or LF, a missing final
 //! newline) and checks UTF-8 and row lengths, naming line and column.
 
@@ -213,7 +213,7 @@ pub fn detect_delimiter(bytes: &[u8]) -> u8 {
 }
 
 impl Table {
-    /// Reads a CSV file (memory-mapped) into dictionary-coded columns.
+    /// Reads a CSV file into dictionary-coded columns.
     pub fn read(path: &Path, options: &CsvOptions) -> Result<Table> {
         let input = Input::open(path)?;
         Table::from_bytes(path, &input, options)

@@ -14,8 +14,8 @@
 //! ```
 //!
 //! Parsing checks, in this order: magic (else "not a karc file"), major
-//! version (else "unsupported"), table bounds and CRC, each section's bounds
-//! (naming the section), and each section's CRC.
+//! version (else "unsupported"), table bounds and CRC, each section's flags
+//! (0 on a known type) and bounds (naming the section), and each section's CRC.
 
 use std::path::Path;
 
@@ -234,6 +234,15 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
+/// A file's first eight bytes in hex (`89 4b 52 43 ...`), for messages.
+pub fn hex_head(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "nothing (the file is empty)".to_owned();
+    }
+    let hex: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    hex.join(" ")
+}
+
 /// Whether `bytes` starts like a karc file (the magic).
 pub fn has_magic(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
@@ -248,7 +257,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
     if !has_magic(bytes) {
         return Err(ArchiveError::NotKarc {
             path: path(),
-            found: bytes.iter().take(8).map(|b| format!("{b:02x}")).collect(),
+            found: hex_head(bytes),
         });
     }
     if bytes.len() < 12 {
@@ -350,6 +359,17 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
             }
         }
         match entry.kind() {
+            // Only a section this reader may not know can be skippable.
+            Some(_) if entry.flags != 0 => {
+                return Err(ArchiveError::Corrupt {
+                    path: path(),
+                    section: name(),
+                    detail: format!(
+                        "a known section type has flags 0, found {:#06x}",
+                        entry.flags
+                    ),
+                });
+            }
             Some(_) => {}
             None if minor > VERSION_MINOR && entry.flags & FLAG_SKIPPABLE != 0 => {}
             None if minor > VERSION_MINOR => {
@@ -477,6 +497,14 @@ mod tests {
         assert!(matches!(
             parse(p, &file[..file.len() - 1]),
             Err(ArchiveError::Truncated { .. })
+        ));
+        // SKIPPABLE is for types a reader may not know, never a known one.
+        let mut flagged = file.clone();
+        flagged[HEADER_LEN + 2] = FLAG_SKIPPABLE as u8;
+        reseal_table(&mut flagged);
+        assert!(matches!(
+            parse(p, &flagged),
+            Err(ArchiveError::Corrupt { detail, .. }) if detail.contains("flags 0, found 0x0001")
         ));
         let mut bad = file.clone();
         *bad.last_mut().unwrap() ^= 1;

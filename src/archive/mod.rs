@@ -95,8 +95,10 @@ pub enum ArchiveError {
     },
     #[error("{}: {message}", path.display())]
     Key { path: PathBuf, message: String },
-    #[error("recipient {text:?}: {message}")]
-    Recipient { text: String, message: String },
+    /// `which` names the recipient (`--recipient 2`, `FILE: line 3`), never
+    /// its text, which may be a secret given by mistake.
+    #[error("{which}: {message}")]
+    Recipient { which: String, message: String },
     #[error("sealing failed: {0}")]
     Seal(String),
     #[error("{}: the layout of the original file could not be captured: {detail}", path.display())]

@@ -48,7 +48,7 @@ struct Group {
     class_rows: Vec<u32>,
 }
 
-/// An opened, checked archive over a memory map.
+/// An opened, checked archive (its bytes in memory).
 pub struct Archive {
     path: PathBuf,
     bytes: Input,
@@ -85,7 +85,7 @@ impl std::fmt::Debug for Archive {
 }
 
 impl Archive {
-    /// Opens and checks `path` (memory-mapped).
+    /// Opens and checks `path`.
     pub fn open(path: &Path, check: ClaimCheck) -> Result<Archive> {
         let bytes = Input::open(path)?;
         Archive::from_input(path, bytes, check)
@@ -93,7 +93,7 @@ impl Archive {
 
     /// Checks bytes already in memory; `path` names the file in messages.
     pub fn from_bytes(path: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
-        Archive::from_input(path, Input::Owned(bytes), check)
+        Archive::from_input(path, Input::from(bytes), check)
     }
 
     /// Opens `path` as [`Archive::open`] does and restores it as
@@ -107,7 +107,19 @@ impl Archive {
         key: Option<&Key>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<(Archive, u64)> {
-        let (archive, plain) = Archive::unsealing(path, Input::open(path)?, check, key)?;
+        Archive::from_bytes_restoring(path, Input::open(path)?.into_vec(), check, key, sink)
+    }
+
+    /// [`Archive::open_and_restore`] of bytes in memory (standard input);
+    /// `path` names the file in messages.
+    pub fn from_bytes_restoring(
+        path: &Path,
+        bytes: Vec<u8>,
+        check: ClaimCheck,
+        key: Option<&Key>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(Archive, u64)> {
+        let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
         let len = archive.restore_parts(&archive.private_parts_of(plain?)?, &mut |b| sink(&b))?;
         Ok((archive, len))
     }
@@ -120,7 +132,7 @@ impl Archive {
         check: ClaimCheck,
         key: Option<&Key>,
     ) -> Result<(Archive, Vec<u8>)> {
-        let (archive, plain) = Archive::unsealing(path, Input::Owned(bytes), check, key)?;
+        let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
         let out = archive.restore_from(archive.private_parts_of(plain?)?)?;
         Ok((archive, out))
     }

@@ -28,17 +28,36 @@ pub enum Seal {
     None,
 }
 
+/// The scrypt work factors (log2 N) a passphrase may be sealed with. scrypt
+/// takes 2^N KiB of memory: 22 is 4 GiB, the most that age's reference
+/// implementation opens by default (`maxWorkFactor`); above it a file could
+/// be sealed that no one can open, or the sealing itself fail to allocate.
+pub const WORK_FACTORS: std::ops::RangeInclusive<u8> = 1..=22;
+
 /// What is offered to open the private part.
 pub enum Key {
     Identities(Vec<Box<dyn age::Identity + Send + Sync>>),
     Passphrase(SecretString),
 }
 
-/// Parses one `age1...` recipient.
-pub fn parse_recipient(text: &str) -> Result<age::x25519::Recipient, ArchiveError> {
-    age::x25519::Recipient::from_str(text.trim()).map_err(|e| ArchiveError::Recipient {
-        text: text.to_owned(),
-        message: format!("expected an X25519 recipient (age1...): {e}"),
+/// Parses one `age1...` recipient; `which` names it in messages
+/// (`--recipient 2`, `FILE: line 3`). The text itself is never shown: a
+/// secret key or a passphrase given here by mistake must not reach a
+/// terminal or a log.
+pub fn parse_recipient(text: &str, which: &str) -> Result<age::x25519::Recipient, ArchiveError> {
+    let text = text.trim();
+    age::x25519::Recipient::from_str(text).map_err(|e| {
+        let message = if text.to_ascii_uppercase().starts_with("AGE-SECRET-KEY-") {
+            "this is a secret key (AGE-SECRET-KEY-1...), not a recipient: give its public key \
+             (age1..., as `age-keygen -y` prints it), and keep the secret key for restoring"
+                .to_owned()
+        } else {
+            format!("expected an X25519 recipient (age1...): {e}")
+        };
+        ArchiveError::Recipient {
+            which: which.to_owned(),
+            message,
+        }
     })
 }
 
@@ -52,9 +71,10 @@ pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, 
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        out.push(
-            parse_recipient(line).map_err(|e| key_error(path, format!("line {}: {e}", i + 1)))?,
-        );
+        out.push(parse_recipient(
+            line,
+            &format!("{}: line {}", path.display(), i + 1),
+        )?);
     }
     if out.is_empty() {
         return Err(key_error(path, "no recipient in the file".to_owned()));
@@ -100,7 +120,6 @@ fn key_error(path: &Path, message: String) -> ArchiveError {
     }
 }
 
-/// Seals `plain`; `None` for [`Seal::None`].
 /// The age encryptor of `how` (`None` for an unencrypted private part).
 pub fn encryptor(how: &Seal) -> Result<Option<age::Encryptor>, ArchiveError> {
     let encryptor = match how {
@@ -115,9 +134,11 @@ pub fn encryptor(how: &Seal) -> Result<Option<age::Encryptor>, ArchiveError> {
         } => {
             let mut r = age::scrypt::Recipient::new(passphrase.clone());
             if let Some(w) = work_factor {
-                if !(1..64).contains(w) {
+                if !WORK_FACTORS.contains(w) {
                     return Err(ArchiveError::Seal(format!(
-                        "scrypt work factor must be in 1..=63, found {w}"
+                        "scrypt work factor: expected {}..={}, found {w}",
+                        WORK_FACTORS.start(),
+                        WORK_FACTORS.end()
                     )));
                 }
                 r.set_work_factor(*w);
@@ -129,6 +150,7 @@ pub fn encryptor(how: &Seal) -> Result<Option<age::Encryptor>, ArchiveError> {
     Ok(Some(encryptor))
 }
 
+/// Seals `plain`; `None` for [`Seal::None`].
 pub fn seal(plain: &[u8], how: &Seal) -> Result<Option<Vec<u8>>, ArchiveError> {
     let Some(encryptor) = encryptor(how)? else {
         return Ok(None);
@@ -186,6 +208,28 @@ pub fn unseal(path: &Path, sealed: &[u8], key: &Key) -> Result<Vec<u8>, ArchiveE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_recipient_is_never_echoed() {
+        let secret = age::x25519::Identity::generate();
+        let text = secret.to_string();
+        let text = age::secrecy::ExposeSecret::expose_secret(&text);
+        let err = parse_recipient(text, "--recipient 1")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains(text) && !err.contains(&text[20..40]), "{err}");
+        assert!(
+            err.starts_with("--recipient 1: this is a secret key"),
+            "{err}"
+        );
+        let err = parse_recipient("correct horse battery", "F: line 2")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !err.contains("horse") && err.starts_with("F: line 2: expected"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn recipients_and_passphrase_round_trip_and_refuse_wrong_keys() {

@@ -27,6 +27,7 @@ use crate::cell::Cell;
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::{Config, Role, SuppressionPolicy, ValueType};
 use crate::dataset::QuasiIdentifier;
+use crate::io::Output;
 use crate::metrics::Tally;
 use crate::stream::{Schema, Stream, StreamAlgorithm, StreamError, StreamParams, Summary};
 use crate::table::{CsvError, CsvOptions, LineEnding, Table, detect_delimiter};
@@ -59,7 +60,7 @@ pub struct StreamPackReport {
 
 /// Whole records of the input, read a row group at a time.
 struct Chunks {
-    file: File,
+    file: Box<dyn Read>,
     buf: Vec<u8>,
     eof: bool,
 }
@@ -154,15 +155,22 @@ struct Sink {
     classes: FxHashMap<Vec<Cell>, u64>,
 }
 
+/// Packs the CSV at `input` (`-`: standard input) into `output`.
 pub fn pack_stream(
     config: &Config,
     input: &Path,
-    output: &Path,
+    output: &Output,
     options: &StreamPackOptions<'_>,
 ) -> Result<StreamPackReport> {
+    let file: Box<dyn Read> = if crate::io::is_std(input) {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(File::open(input).map_err(|e| Error::io(input, e))?)
+    };
+    let input = &crate::io::input_name(input);
     let io = |e: std::io::Error| Error::io(input, e);
     let mut chunks = Chunks {
-        file: File::open(input).map_err(io)?,
+        file,
         buf: Vec::new(),
         eof: false,
     };
@@ -202,12 +210,11 @@ pub fn pack_stream(
     let crlf = LineEnding::detect(&first) == LineEnding::CrLf;
     let mut stream = Stream::new(schema, options.algorithm, options.params.clone())?;
 
-    let dir = output.parent().filter(|p| !p.as_os_str().is_empty());
-    let temp = || match dir {
-        Some(d) => tempfile::tempfile_in(d),
-        None => tempfile::tempfile(),
-    };
-    let out_io = |e: std::io::Error| Error::io(output, e);
+    // Unnamed scratch files (nothing is left if the run is killed).
+    let dir = output.scratch_dir();
+    let temp = || tempfile::tempfile_in(&dir);
+    let output_name = output.name();
+    let out_io = |e: std::io::Error| Error::io(&output_name, e);
     let body_file = temp().map_err(out_io)?;
     let private_file = temp().map_err(out_io)?;
     let private_summed = summed(BufWriter::new(private_file.try_clone().map_err(out_io)?));
@@ -389,15 +396,15 @@ pub fn pack_stream(
     sections.push(sink.private.finish().map_err(out_io)?);
     sink.body.flush().map_err(out_io)?;
     let mut file_bytes = 0;
-    crate::io::write_atomically(output, |w| {
+    output.write(|w| {
         let table = format::header_and_table(&sections);
-        w.write_all(&table)?;
+        w.write_all(&table).map_err(out_io)?;
         for (_, bytes) in &head {
-            w.write_all(bytes)?;
+            w.write_all(bytes).map_err(out_io)?;
         }
         for mut f in [&body_file, &private_file] {
-            f.rewind()?;
-            std::io::copy(&mut f, w)?;
+            f.rewind().map_err(out_io)?;
+            std::io::copy(&mut f, w).map_err(out_io)?;
         }
         file_bytes = table.len() as u64 + sections.iter().map(|s| s.length).sum::<u64>();
         Ok(())

@@ -234,10 +234,12 @@ pub(crate) fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<Identifie
 /// Loads `input` with `config`, anonymizes it and packs it: `karc pack`
 /// without the command line (tests, tools and test-vector generation).
 pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Result<Vec<u8>> {
-    let data = Dataset::load(config, input)?;
+    // Read once: the table and the sealed original are the same bytes.
+    let original = crate::io::Input::open(input)?;
+    let table = Table::from_bytes(input, &original, &config.csv_options()?)?;
+    let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
-    let original = crate::io::Input::open(input)?;
     pack(
         &Anonymization {
             config,

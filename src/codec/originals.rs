@@ -526,7 +526,9 @@ pub fn encode_originals(
         // first (so that no long one starts last).
         let mut order: Vec<usize> = (0..qis.len()).collect();
         order.sort_by_key(|&q| {
-            let cost = tables.get(q).map_or(1, |values| section_cost(mode, q, values));
+            let cost = tables
+                .get(q)
+                .map_or(1, |values| section_cost(mode, q, values));
             std::cmp::Reverse((cost, q))
         });
         let next = std::sync::atomic::AtomicUsize::new(0);

@@ -138,17 +138,27 @@ pub fn compare(
     options: &CompareOptions,
     progress: &mut dyn FnMut(&CompareRow),
 ) -> Result<Vec<CompareRow>> {
-    let original = Input::open(input)?;
-    let table = Table::from_bytes(input, &original, &config.csv_options()?)?;
+    compare_bytes(config, input, &Input::open(input)?, options, progress)
+}
+
+/// [`compare`] on the input's bytes (`input` names it).
+pub fn compare_bytes(
+    config: &Config,
+    input: &Path,
+    original: &[u8],
+    options: &CompareOptions,
+    progress: &mut dyn FnMut(&CompareRow),
+) -> Result<Vec<CompareRow>> {
+    let table = Table::from_bytes(input, original, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let entry = input
         .file_name()
         .map_or("table.csv".to_owned(), |n| n.to_string_lossy().into_owned());
-    let zip_original = fastest_measure(Compressor::Zip, &original, &entry, options.repeats)?;
+    let zip_original = fastest_measure(Compressor::Zip, original, &entry, options.repeats)?;
     let other_original: Vec<Measurement> = if options.baselines {
         [Compressor::Zstd, Compressor::Xz]
             .into_iter()
-            .map(|c| fastest_measure(c, &original, &entry, 1))
+            .map(|c| fastest_measure(c, original, &entry, 1))
             .collect::<Result<_>>()?
     } else {
         Vec::new()
@@ -197,7 +207,7 @@ pub fn compare(
             for &mode in &options.modes {
                 let pack_options = PackOptions { mode, seal: &seal };
                 let (karc_pack_ms, archive) =
-                    fastest(options.repeats, || pack(&a, &original, &pack_options))?;
+                    fastest(options.repeats, || pack(&a, original, &pack_options))?;
                 let (karc_restore_ms, restored) = fastest(options.repeats, || {
                     Archive::from_bytes_and_restore(
                         input,

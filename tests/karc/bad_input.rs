@@ -266,7 +266,7 @@ fn privacy_k_zero() {
         &adult_config(),
         &adult_csv(),
         &["--k", "0"],
-        &["--k 0: k must be at least 1"],
+        &["invalid value '0' for '--k <K>': expected a whole number from 1 up, found \"0\""],
     );
 }
 

@@ -10,6 +10,7 @@ mod archive;
 mod bad_input;
 mod codec;
 mod constraints;
+mod files;
 mod incognito;
 mod mixed;
 mod partitioning;

@@ -6,11 +6,13 @@ use anyhow::Result;
 use karc::anonymize::{self, Algorithm};
 use karc::config::Config;
 use karc::dataset::Dataset;
-use karc::io::write_atomically;
+use karc::io::{Access, Input, Output, input_name};
 use karc::privacy::{ModelError, PrivacyModel};
 use karc::report::Report;
+use karc::table::Table;
 
 use crate::cli::{AnonymizeArgs, AnonymizerArgs};
+use crate::files::{config_files, refuse_overwriting};
 
 /// Loads the config and applies the command-line overrides.
 pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
@@ -22,9 +24,6 @@ pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
         config.algorithm.seed = seed;
     }
     if let Some(k) = args.k {
-        if k == 0 {
-            anyhow::bail!("--k 0: k must be at least 1");
-        }
         config.privacy.k = Some(k);
         config.privacy.constraints.clear();
     }
@@ -41,11 +40,15 @@ pub struct Anonymized {
     pub report: Report,
 }
 
-/// Loads the input, anonymizes it and measures the release.
-pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anonymized> {
-    // An unknown algorithm is refused before the table is read.
-    Algorithm::from_name(&config.algorithm.name)?;
-    let data = Dataset::load(config, input)?;
+/// Anonymizes the input's bytes (`input` names it) and measures the
+/// release.
+pub fn anonymize_input(
+    config: &Config,
+    input: &std::path::Path,
+    bytes: &[u8],
+) -> Result<Anonymized> {
+    let table = Table::from_bytes(&input_name(input), bytes, &config.csv_options()?)?;
+    let data = Dataset::bind(config, table)?;
     // Name where the model comes from: the table for a k it cannot reach,
     // the config's [privacy] section for the rest.
     let model = PrivacyModel::from_config(config, &data).map_err(|e| {
@@ -67,21 +70,47 @@ pub fn anonymize_input(config: &Config, input: &std::path::Path) -> Result<Anony
 
 pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     let config = load_config(&args.anonymizer)?;
-    let a = anonymize_input(&config, &args.input)?;
-    write_atomically(&args.output, |w| a.outcome.release.write_csv(&a.data, w))?;
-    tell_report(&a.report, args.report_json.as_deref())?;
+    let output = Output::new(&args.output, Access::Public)?;
+    let report_json = report_output(args.report_json.as_deref())?;
+    let mut inputs = config_files(&config);
+    inputs.push(args.input.clone());
+    refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
+    // An unknown algorithm is refused before the table is read.
+    Algorithm::from_name(&config.algorithm.name)?;
+    let input = Input::open_arg(&args.input)?;
+    let a = anonymize_input(&config, &args.input, &input)?;
+    output.write(|w| {
+        a.outcome
+            .release
+            .write_csv(&a.data, w)
+            .map_err(|e| karc::Error::io(output.name(), e))
+    })?;
+    tell_report(&a.report, report_json.as_ref())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--report-json` output, if asked for.
+pub fn report_output(path: Option<&std::path::Path>) -> Result<Option<Output>> {
+    Ok(path.map(|p| Output::new(p, Access::Public)).transpose()?)
 }
 
 /// Writes the report as JSON when asked (`--report-json`) and its summary
 /// on stderr: the end of `anonymize` and of `pack`.
-pub fn tell_report(report: &Report, json: Option<&std::path::Path>) -> Result<()> {
-    if let Some(path) = json {
-        write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, report)?;
-            w.write_all(b"\n")
-        })?;
+pub fn tell_report(report: &Report, json: Option<&Output>) -> Result<()> {
+    if let Some(out) = json {
+        write_json(out, report)?;
     }
     eprintln!("{}", report.summary());
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON and a newline.
+pub fn write_json(out: &Output, value: &impl serde::Serialize) -> Result<()> {
+    out.write(|w| {
+        serde_json::to_writer_pretty(&mut *w, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| w.write_all(b"\n"))
+            .map_err(|e| karc::Error::io(out.name(), e))
+    })?;
     Ok(())
 }

@@ -5,6 +5,38 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// A whole number from 1 up (k, l, delay, beta, mu, group rows): refused
+/// at parse time otherwise.
+fn count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a whole number from 1 up, found {text:?}")),
+    }
+}
+
+/// A number in 0..=1 (a fraction of rows, a loss); NaN and infinities are
+/// refused.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected a number in 0..=1, found {text:?}")),
+    }
+}
+
+/// scrypt's work factor, in the range karc seals with.
+fn work_factor() -> clap::builder::RangedI64ValueParser<u8> {
+    let range = karc::archive::seal::WORK_FACTORS;
+    clap::value_parser!(u8).range(i64::from(*range.start())..=i64::from(*range.end()))
+}
+
+/// A finite number above 0.
+fn positive(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("expected a finite number above 0, found {text:?}")),
+    }
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "karc",
@@ -12,6 +44,7 @@ use clap::{Args, Parser, Subcommand};
     about = "k-anonymized releases with a sealed, restorable original",
     long_about = "karc anonymizes a table to k-anonymity with the published algorithms, \
                   verifies privacy claims, and archives releases.\n\n\
+                  Every input and output may be `-`: standard input or standard output.\n\n\
                   Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input."
 )]
 pub struct Cli {
@@ -51,13 +84,13 @@ pub struct AnonymizerArgs {
     #[arg(long, short = 'a')]
     pub algorithm: Option<String>,
     /// k over all QIs, overriding [privacy] k and any constraint set.
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = count)]
     pub k: Option<usize>,
     /// Seed of randomized steps, overriding [algorithm] seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Fraction of rows that may be suppressed, overriding [privacy] suppression_limit.
-    #[arg(long)]
+    /// Fraction of rows that may be suppressed (0..=1), overriding [privacy] suppression_limit.
+    #[arg(long, value_parser = fraction, allow_negative_numbers = true)]
     pub suppression_limit: Option<f64>,
 }
 
@@ -65,9 +98,9 @@ pub struct AnonymizerArgs {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// The input CSV.
+    /// The input CSV (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the release CSV (written atomically).
+    /// Where to write the release CSV (written atomically; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     /// Also write the report as JSON.
@@ -77,13 +110,14 @@ pub struct AnonymizeArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A release CSV, or a .karc file (recognized by its magic; the other flags are then unused).
+    /// A release CSV, or a .karc file (recognized by its magic or extension; the other flags are then
+    /// unused); `-`: standard input.
     pub input: PathBuf,
     /// Quasi-identifier columns, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub qi: Vec<String>,
     /// k over all the --qi columns.
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = count)]
     pub k: Option<usize>,
     /// A constraint "col,col:K" (repeatable), checked on its own columns.
     #[arg(long = "constraint")]
@@ -95,7 +129,7 @@ pub struct VerifyArgs {
     #[arg(long, requires = "l")]
     pub sensitive: Option<String>,
     /// The l of distinct l-diversity.
-    #[arg(long, requires = "sensitive")]
+    #[arg(long, requires = "sensitive", value_parser = count)]
     pub l: Option<usize>,
     /// Field delimiter (detected when absent).
     #[arg(long)]
@@ -125,7 +159,7 @@ pub struct StreamArgs {
     #[arg(long, short = 'a')]
     pub algorithm: Option<String>,
     /// Distinct persons per released class, overriding [privacy] k.
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = count)]
     pub k: Option<usize>,
     /// Seed of the random choices, overriding [algorithm] seed.
     #[arg(long)]
@@ -144,19 +178,19 @@ pub struct StreamArgs {
 #[derive(Debug, Args)]
 pub struct StreamParamArgs {
     /// Delay bound delta: a row leaves before this many further rows arrive ([algorithm] delay).
-    #[arg(long)]
+    #[arg(long, value_parser = count)]
     pub delay: Option<usize>,
-    /// FADS: loss bound below which a published cluster is kept for reuse (default 0.5).
-    #[arg(long)]
+    /// FADS: loss bound (0..=1) below which a published cluster is kept for reuse (default 0.5).
+    #[arg(long, value_parser = fraction, allow_negative_numbers = true)]
     pub tau: Option<f64>,
-    /// FADS: at most c0 * delay / k reusable clusters are kept (default 1.0).
-    #[arg(long)]
+    /// FADS: at most c0 * delay / k reusable clusters are kept (c0 > 0, default 1.0).
+    #[arg(long, value_parser = positive, allow_negative_numbers = true)]
     pub c0: Option<f64>,
     /// CASTLE: most clusters under construction (default 50).
-    #[arg(long)]
+    #[arg(long, value_parser = count)]
     pub beta: Option<usize>,
     /// CASTLE: its tau is the mean loss of the last mu published clusters (default 100).
-    #[arg(long)]
+    #[arg(long, value_parser = count)]
     pub mu: Option<usize>,
     /// Column holding the person id: rows of one person count once toward k.
     #[arg(long)]
@@ -175,8 +209,9 @@ pub struct SealArgs {
     /// Seal with the passphrase on this file's first line (scrypt).
     #[arg(long, value_name = "FILE")]
     pub passphrase_file: Option<PathBuf>,
-    /// scrypt work factor log2(N) for --passphrase-file (default: about one second of work).
-    #[arg(long, value_name = "LOG_N", requires = "passphrase_file")]
+    /// scrypt work factor log2(N) for --passphrase-file, 1..=22 (scrypt takes 2^N KiB; default: about
+    /// one second of work).
+    #[arg(long, value_name = "LOG_N", requires = "passphrase_file", value_parser = work_factor())]
     pub work_factor: Option<u8>,
     /// Write the private part unencrypted: anyone with the file can restore the original.
     #[arg(long)]
@@ -210,11 +245,11 @@ pub struct PackArgs {
     #[command(flatten)]
     pub stream_params: StreamParamArgs,
     /// Rows per row group with --stream (default 65536).
-    #[arg(long, requires = "stream")]
+    #[arg(long, requires = "stream", value_parser = count)]
     pub group_rows: Option<usize>,
-    /// The input CSV.
+    /// The input CSV (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the .karc file (written atomically).
+    /// Where to write the .karc file (written atomically, readable by its owner only; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     #[command(flatten)]
@@ -226,9 +261,10 @@ pub struct PackArgs {
 
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The .karc file.
+    /// The .karc file (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the original CSV (written atomically, after its digest is checked).
+    /// Where to write the original CSV (written atomically, readable by its owner only, after its digest is
+    /// checked; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     #[command(flatten)]
@@ -240,9 +276,9 @@ pub struct RestoreArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The .karc file.
+    /// The .karc file (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the release CSV (written atomically).
+    /// Where to write the release CSV (written atomically; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     /// Open the file even if its release breaks its privacy claim (forensics only).
@@ -252,16 +288,16 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 pub struct PublishArgs {
-    /// The .karc file.
+    /// The .karc file (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the copy without private part (written atomically).
+    /// Where to write the copy without private part (written atomically; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The .karc file.
+    /// The .karc file (`-`: standard input).
     pub input: PathBuf,
     /// Print everything as JSON on stdout.
     #[arg(long)]
@@ -287,13 +323,13 @@ pub struct CompareArgs {
     /// The config, and overrides of its privacy and seed settings.
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// The input CSV.
+    /// The input CSV (`-`: standard input).
     pub input: PathBuf,
     /// Algorithms, comma-separated, or "all" (default: paper 004's five).
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Vec<String>,
     /// k values, comma-separated (default: 5,10,50,100 as in paper 004).
-    #[arg(long = "ks", value_delimiter = ',')]
+    #[arg(long = "ks", value_delimiter = ',', value_parser = count)]
     pub ks: Vec<usize>,
     /// Difference modes of the private part, comma-separated (default: all).
     #[arg(long = "mode", value_delimiter = ',')]

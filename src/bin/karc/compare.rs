@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use karc::anonymize::Algorithm;
 use karc::codec::DiffMode;
-use karc::compare::{CompareOptions, CompareRow, compare, size_chart};
-use karc::io::write_atomically;
+use karc::compare::{CompareOptions, CompareRow, compare_bytes, size_chart};
+use karc::io::{Access, Input, Output, input_name};
 
 use crate::anonymize::load_config;
 use crate::cli::{CompareArgs, OutputFormat};
@@ -196,6 +196,14 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     if args.anonymizer.k.is_some() || args.anonymizer.algorithm.is_some() {
         bail!("compare takes --ks and --algorithms (lists) instead of --k and --algorithm");
     }
+    let output = Output::new(
+        args.output.as_deref().unwrap_or(std::path::Path::new("-")),
+        Access::Public,
+    )?;
+    let chart = crate::anonymize::report_output(args.chart.as_deref())?;
+    let mut inputs = crate::files::config_files(&config);
+    inputs.push(args.input.clone());
+    crate::files::refuse_overwriting(&inputs, &[Some(&output), chart.as_ref()])?;
     let options = CompareOptions {
         algorithms: algorithms(&args.algorithms)?,
         ks: if args.ks.is_empty() {
@@ -209,7 +217,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     };
     let total = (options.algorithms.len() * options.ks.len() * options.modes.len()) as u64;
     let bar = progress::bar(total, "compare");
-    let rows = compare(&config, &args.input, &options, &mut |row| {
+    let original = Input::open_arg(&args.input)?;
+    let name = input_name(&args.input);
+    let rows = compare_bytes(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
     })?;
@@ -224,18 +234,15 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             }
         }
     };
-    match &args.output {
-        Some(path) => write_atomically(path, render)?,
-        None => render(&mut std::io::stdout().lock())?,
-    }
-    if let Some(path) = &args.chart {
+    output.write(|w| render(w).map_err(|e| karc::Error::io(output.name(), e)))?;
+    if let Some(chart) = &chart {
         let title = format!(
             "karc vs zip on {} ({} rows): bytes",
-            args.input.display(),
+            name.display(),
             rows.first().map_or(0, |r| r.rows)
         );
         let svg = size_chart(&rows, &title).to_svg();
-        write_atomically(path, |w| w.write_all(svg.as_bytes()))?;
+        chart.write_bytes(svg.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

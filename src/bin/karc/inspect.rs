@@ -3,14 +3,15 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::archive::reader::{Archive, Inspection};
+use karc::archive::reader::Inspection;
 
 use crate::cli::InspectArgs;
+use crate::files::open_archive;
 use crate::keys::{claim_check, key_from};
 
 pub fn run(args: InspectArgs) -> Result<ExitCode> {
     let key = key_from(&args.key)?;
-    let archive = Archive::open(&args.input, claim_check(args.no_privacy_check))?;
+    let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
     let info = archive.inspect(key.as_ref())?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info)?);

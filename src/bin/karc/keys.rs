@@ -19,8 +19,9 @@ pub fn seal_from(args: &SealArgs) -> Result<Seal> {
     }
     if recipients {
         let mut all = Vec::new();
-        for r in &args.recipients {
-            all.push(seal::parse_recipient(r).map_err(karc::Error::from)?);
+        for (i, r) in args.recipients.iter().enumerate() {
+            let which = format!("--recipient {}", i + 1);
+            all.push(seal::parse_recipient(r, &which).map_err(karc::Error::from)?);
         }
         for f in &args.recipients_files {
             all.extend(seal::read_recipients_file(f).map_err(karc::Error::from)?);

@@ -5,6 +5,7 @@ mod anonymize;
 mod cli;
 mod compare;
 mod export;
+mod files;
 mod inspect;
 mod keys;
 mod pack;
@@ -17,6 +18,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 use cli::{Cli, Command};
 
@@ -36,7 +38,10 @@ fn quiet_on_closed_pipe() {}
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let result = match cli.command {
         Command::Anonymize(args) => anonymize::run(args),
         Command::Verify(args) => verify::run(args),
@@ -58,6 +63,50 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// Help and version go out as clap writes them; a usage error is one line,
+/// as every other error (exit 2).
+fn usage_error(err: clap::Error) -> ExitCode {
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        err.exit();
+    }
+    // clap's first paragraph and its tips, without the usage.
+    let text = err.render().to_string();
+    let lines = text.lines().map(str::trim);
+    let first: Vec<&str> = lines.clone().take_while(|l| !l.is_empty()).collect();
+    let mut message = first.join(" ");
+    for tip in lines.filter(|l| l.starts_with("tip:")) {
+        message.push_str("; ");
+        message.push_str(tip);
+    }
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    eprintln!("karc: error: {} (see --help)", hide_secret_keys(message));
+    ExitCode::from(2)
+}
+
+/// `text` with every age secret key (a misplaced argument clap echoes)
+/// replaced by a mention of it.
+fn hide_secret_keys(text: &str) -> String {
+    const PREFIX: &str = "AGE-SECRET-KEY-";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.to_ascii_uppercase().find(PREFIX) {
+        out.push_str(&rest[..at]);
+        out.push_str("AGE-SECRET-KEY-(not shown)");
+        let key = &rest[at..];
+        let end = key
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .unwrap_or(key.len());
+        rest = &key[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The error and its causes on one line, leaving out a cause whose text the

@@ -3,13 +3,15 @@
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
+use karc::anonymize::Algorithm;
 use karc::archive::writer::{self, Anonymization, PackOptions};
 use karc::codec::DiffMode;
-use karc::io::{Input, write_atomically};
+use karc::io::{Access, Input, Output};
 use karc::privacy::PrivacyModel;
 
-use crate::anonymize::{anonymize_input, load_config};
+use crate::anonymize::{anonymize_input, load_config, report_output};
 use crate::cli::PackArgs;
+use crate::files::{config_files, refuse_overwriting, seal_files};
 use crate::keys::seal_from;
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
@@ -19,14 +21,24 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         None => DiffMode::default(),
     };
     let config = load_config(&args.anonymizer)?;
+    // The archive holds the original: readable by its owner only.
+    let output = Output::new(&args.output, Access::Private)?;
+    let report_json = report_output(args.report_json.as_deref())?;
+    let mut inputs = config_files(&config);
+    inputs.extend(seal_files(&args.seal));
+    inputs.push(args.input.clone());
+    refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     if args.stream {
-        return pack_stream(&args, &config, mode, &seal);
+        return pack_stream(&args, &config, mode, &seal, &output);
     }
+    // An unknown algorithm is refused before the table is read.
+    Algorithm::from_name(&config.algorithm.name)?;
     let spinner = crate::progress::spinner("anonymizing");
-    let a = anonymize_input(&config, &args.input)?;
+    // Read once: the table and the sealed original are the same bytes.
+    let original = Input::open_arg(&args.input)?;
+    let a = anonymize_input(&config, &args.input, &original)?;
     spinner.set_message("encoding and sealing");
     let model = PrivacyModel::from_config(&config, &a.data)?;
-    let original = Input::open(&args.input)?;
     let bytes = writer::pack(
         &Anonymization {
             config: &config,
@@ -38,24 +50,31 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         &original,
         &PackOptions { mode, seal: &seal },
     )?;
-    write_atomically(&args.output, |w| w.write_all(&bytes))?;
+    output.write_bytes(&bytes)?;
     spinner.finish_and_clear();
-    crate::anonymize::tell_report(&a.report, args.report_json.as_deref())?;
-    tell_written(&args, bytes.len() as u64, mode, original.len() as u64);
+    crate::anonymize::tell_report(&a.report, report_json.as_ref())?;
+    tell_written(
+        &args,
+        &output,
+        bytes.len() as u64,
+        mode,
+        original.len() as u64,
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 /// What every pack says at the end: the file's size against the CSV's, and
 /// the warning an unencrypted private part deserves.
-fn tell_written(args: &PackArgs, file_bytes: u64, mode: DiffMode, csv_bytes: u64) {
+fn tell_written(args: &PackArgs, output: &Output, file_bytes: u64, mode: DiffMode, csv_bytes: u64) {
+    let name = output.name();
     eprintln!(
         "{}: {file_bytes} bytes ({mode} mode) from {csv_bytes} bytes of CSV",
-        args.output.display(),
+        name.display(),
     );
     if args.seal.no_encryption {
         eprintln!(
             "karc: warning: --no-encryption: the private part is NOT encrypted; anyone with {} can restore the original data",
-            args.output.display()
+            name.display()
         );
     }
 }
@@ -66,6 +85,7 @@ fn pack_stream(
     config: &karc::config::Config,
     mode: DiffMode,
     seal: &karc::archive::seal::Seal,
+    output: &Output,
 ) -> Result<ExitCode> {
     use karc::archive::stream_pack::{self, StreamPackOptions};
     let algorithm = karc::stream::StreamAlgorithm::from_name(&config.algorithm.name)?;
@@ -80,7 +100,7 @@ fn pack_stream(
     let report = stream_pack::pack_stream(
         config,
         &args.input,
-        &args.output,
+        output,
         &StreamPackOptions {
             mode,
             seal,
@@ -101,6 +121,6 @@ fn pack_stream(
         s.avg_infoloss,
         start.elapsed().as_secs_f64() * 1e3
     );
-    tell_written(args, report.file_bytes, mode, report.original_len);
+    tell_written(args, output, report.file_bytes, mode, report.original_len);
     Ok(ExitCode::SUCCESS)
 }

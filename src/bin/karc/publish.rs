@@ -4,19 +4,22 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use karc::archive::reader::{Archive, ClaimCheck};
-use karc::io::write_atomically;
+use karc::io::{Access, Output};
 
 use crate::cli::PublishArgs;
+use crate::files::{open_archive, refuse_overwriting};
 
 pub fn run(args: PublishArgs) -> Result<ExitCode> {
-    let archive = Archive::open(&args.input, ClaimCheck::Enforce)?;
+    let output = Output::new(&args.output, Access::Public)?;
+    refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
+    let archive = open_archive(&args.input, ClaimCheck::Enforce)?;
     let bytes = archive.published();
     // The copy must open and verify as it is before it leaves.
-    Archive::from_bytes(&args.output, bytes.clone(), ClaimCheck::Enforce)?;
-    write_atomically(&args.output, |w| w.write_all(&bytes))?;
+    Archive::from_bytes(&output.name(), bytes.clone(), ClaimCheck::Enforce)?;
+    output.write_bytes(&bytes)?;
     eprintln!(
         "{}: {} bytes, release only (no private part)",
-        args.output.display(),
+        output.name().display(),
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use karc::config::Config;
-use karc::io::write_atomically;
+use karc::io::is_std;
 use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary, header_names};
 use karc::table::detect_delimiter;
 use serde::Serialize;
@@ -42,8 +42,25 @@ fn param(config: &Config, name: &str) -> Result<Option<f64>> {
     }
 }
 
+/// Reads a count (a whole number from 1 up) of the config's `[algorithm]`.
 fn count(config: &Config, name: &str) -> Result<Option<usize>> {
-    Ok(param(config, name)?.map(|x| x.max(0.0) as usize))
+    match config.algorithm.params.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_integer()
+            .and_then(|i| usize::try_from(i).ok())
+            .filter(|&i| i >= 1)
+            .map(Some)
+            .with_context(|| {
+                let found = v
+                    .as_integer()
+                    .map_or_else(|| format!("{v:?}"), |i| i.to_string());
+                format!(
+                    "{}: [algorithm] {name}: expected a whole number from 1 up, found {found}",
+                    config.path.display()
+                )
+            }),
+    }
 }
 
 /// The stream parameters from the flags, then the config's `[algorithm]`
@@ -79,6 +96,13 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
             .unwrap_or(config.algorithm.name.as_str()),
     )?;
     let params = stream_params(&config, args.k, args.seed, &args.params)?;
+    if args.report_json.as_deref().is_some_and(is_std) {
+        anyhow::bail!("--report-json -: standard output carries the rows; name a file");
+    }
+    let report_json = crate::anonymize::report_output(args.report_json.as_deref())?;
+    let mut inputs = crate::files::config_files(&config);
+    inputs.push(std::path::PathBuf::from("-"));
+    crate::files::refuse_overwriting(&inputs, &[report_json.as_ref()])?;
 
     let stdin = std::io::stdin().lock();
     let mut input = BufReader::with_capacity(1 << 16, stdin);
@@ -183,17 +207,14 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
     emit(&mut stream, &mut writer)?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     let summary = stream.summary();
-    if let Some(path) = &args.report_json {
+    if let Some(out) = &report_json {
         let report = StreamReport {
             algorithm: algorithm.name(),
             params: stream.params(),
             summary: &summary,
             elapsed_ms,
         };
-        write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &report)?;
-            w.write_all(b"\n")
-        })?;
+        crate::anonymize::write_json(out, &report)?;
     }
     eprintln!(
         "karc stream: {}: {} rows, {} suppressed, average information loss {:.4}, {} clusters, {} rows by reuse, longest delay {} arrivals, {:.0} ms",

@@ -1,9 +1,12 @@
 //! `karc verify`: checks the privacy claim of a release CSV.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use karc::archive::format::hex_head;
 use karc::config::SuppressionPolicy;
+use karc::io::{Input, input_name};
 use karc::privacy::{ClaimReport, Constraint, check_k, verify_columns};
 use karc::table::{Column, CsvOptions, Table};
 
@@ -25,16 +28,27 @@ fn parse_constraint(text: &str) -> Result<(Vec<String>, usize)> {
 }
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode> {
-    if starts_with_magic(&args.input) {
-        return verify_archive(&args);
+    let name = input_name(&args.input);
+    let bytes = Input::open_arg(&args.input)?;
+    if looks_like_karc(&args.input, &bytes) {
+        return verify_archive(&args, &name, bytes.into_vec());
+    }
+    if let Some(what) = binary(&bytes) {
+        bail!(
+            "{}: neither a karc file (it starts with {}, not the magic {}) nor a CSV table ({what})",
+            name.display(),
+            hex_head(&bytes),
+            hex_head(&karc::archive::format::MAGIC)
+        );
     }
     let delimiter = match args.delimiter {
         Some(d) if d.is_ascii() => Some(d as u8),
         Some(d) => bail!("--delimiter: expected one ASCII character, found {d:?}"),
         None => None,
     };
-    let table = Table::read(
-        &args.input,
+    let table = Table::from_bytes(
+        &name,
+        &bytes,
         &CsvOptions {
             delimiter,
             header: true,
@@ -45,7 +59,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_report(&args.input.display().to_string(), &report);
+        print_report(&name.display().to_string(), &report);
     }
     Ok(if report.holds() {
         ExitCode::SUCCESS
@@ -152,32 +166,52 @@ fn print_report(source: &str, r: &ClaimReport) {
     println!("claim {}", if r.holds() { "holds" } else { "FAILS" });
 }
 
-/// Whether the file starts with the karc magic (a file too short to tell is
-/// left to the CSV reader).
-fn starts_with_magic(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| karc::archive::format::has_magic(&head))
+/// Whether to read the input as a karc file: it has the magic, or most of
+/// it (a damaged magic is reported as such, not as a CSV error), or the
+/// `.karc` extension.
+fn looks_like_karc(path: &Path, bytes: &[u8]) -> bool {
+    let magic = &karc::archive::format::MAGIC;
+    let same = bytes.iter().zip(magic).filter(|(a, b)| a == b).count();
+    same >= 5
+        || path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("karc"))
+}
+
+/// Why `bytes` cannot be a CSV table: a NUL byte, or a first line that is
+/// not UTF-8 (the start of a binary file).
+fn binary(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(4096)];
+    if let Some(at) = head.iter().position(|&b| b == 0) {
+        return Some(format!("a NUL byte at offset {at}"));
+    }
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    match std::str::from_utf8(line) {
+        // A line cut at 4 KiB may end inside a character.
+        Err(e) if e.error_len().is_some() => Some(format!(
+            "its first line is not UTF-8 at offset {}",
+            e.valid_up_to()
+        )),
+        _ => None,
+    }
 }
 
 /// `karc verify FILE.karc`: integrity (every section's CRC, structure),
 /// then the claim recomputed from the released QI columns.
-fn verify_archive(args: &VerifyArgs) -> Result<ExitCode> {
+fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<ExitCode> {
     use karc::archive::reader::{Archive, ClaimCheck};
     if !args.qi.is_empty() || args.k.is_some() || !args.constraints.is_empty() {
         bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
-    let archive = Archive::open(&args.input, ClaimCheck::Skip)?;
+    let archive = Archive::from_bytes(name, bytes, ClaimCheck::Skip)?;
     let report = archive.check_claim()?;
     let budget = archive.meta.claim.suppression_budget;
     let within_budget = report.suppressed_rows as u64 <= budget;
     let holds = report.holds() && within_budget;
     if args.json {
         let out = serde_json::json!({
-            "file": args.input.display().to_string(),
+            "file": name.display().to_string(),
             "format": format!("{}.{}", archive.version().0, archive.version().1),
             "integrity": "ok",
             "suppression_budget": budget,
@@ -190,9 +224,9 @@ fn verify_archive(args: &VerifyArgs) -> Result<ExitCode> {
         let (major, minor) = archive.version();
         println!(
             "{}: karc format {major}.{minor}, integrity ok (every section's CRC-32)",
-            args.input.display()
+            name.display()
         );
-        print_report(&args.input.display().to_string(), &report);
+        print_report(&name.display().to_string(), &report);
         println!(
             "suppressed rows {} of at most {budget}: {}",
             report.suppressed_rows,

@@ -157,7 +157,10 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     stream_pack::pack_stream(
         &config,
         &csv,
-        &valid.join("streamed_small_groups.karc"),
+        &karc::io::Output::new(
+            &valid.join("streamed_small_groups.karc"),
+            karc::io::Access::Private,
+        )?,
         &StreamPackOptions {
             mode: DiffMode::default(),
             seal: &Seal::None,
