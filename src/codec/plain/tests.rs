@@ -310,3 +310,32 @@ fn measure() {
         );
     }
 }
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The worked examples of `spec/CODING.md` 5.2 and 5.3, byte for byte.
+#[test]
+fn spec_vectors() {
+    let blob = |values: &[&str], layout: u8| {
+        let blobs = every_layout(&strings(values));
+        let (_, b) = blobs.into_iter().find(|(l, _)| *l == layout).unwrap();
+        let back = decode_plain(&b, "c", values.len()).unwrap();
+        assert!((0..values.len()).all(|r| back.text(r) == values[r]));
+        hex(&b)
+    };
+    let cases = [
+        (blob(&["7", "8", "9", "10"], LAYOUT_NUMBERS), "02 00 00 00 00 00 0e 00 02 1b"),
+        (blob(&["1.5", "", "-0.25", "2"], LAYOUT_NUMBERS), "02 01 00 02 00 00 03 00 00 01 02 01 00 4d 58 00 31 00 08 af 00 e1"),
+        (blob(&["a", "bc"], LAYOUT_TEXTS), "03 05 28 b5 2f fd 20 05 29 00 00 01 61 02 62 63"),
+    ];
+    for (found, expected) in &cases {
+        assert_eq!(found, expected);
+    }
+    // The integers 0..1000: deltas of 1 (zigzag 2) in a single-symbol
+    // code, no bit per row.
+    let mut ids = Vec::new();
+    ints::put_integers(&mut ids, &(0..1000).collect::<Vec<i64>>());
+    assert_eq!(hex(&ids), format!("01 00 01 00 24{}", " 00".repeat(16)));
+}
