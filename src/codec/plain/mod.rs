@@ -10,6 +10,7 @@
 //! table would cost more than it saves (nearly all values distinct). The
 //! encoder builds every candidate and keeps the smallest.
 
+mod calendar;
 mod ints;
 mod numbers;
 mod texts;
@@ -21,6 +22,7 @@ use super::bytes::{ByteReader, put_coded, put_string, put_varint, unzigzag, zigz
 use crate::dictionary::Dictionary;
 use crate::huffman::{self, bit_width};
 use crate::table::Column;
+use calendar::Format;
 
 pub(crate) const LAYOUT_SINGLE: u8 = 0;
 pub(crate) const LAYOUT_DICTIONARY: u8 = 1;
@@ -28,6 +30,8 @@ pub(crate) const LAYOUT_DICTIONARY: u8 = 1;
 const LAYOUT_NUMBERS: u8 = 2;
 /// The rows' texts through zstd (`texts`).
 const LAYOUT_TEXTS: u8 = 3;
+/// Dates and times as integers (`calendar`), coded as numbers.
+const LAYOUT_DATES: u8 = 4;
 
 pub(crate) const DICT_TEXTS: u8 = 0;
 pub(crate) const DICT_INTEGERS: u8 = 1;
@@ -219,17 +223,33 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
             best.extend_from_slice(&fields);
         }
     };
-    if nesting == Nesting::Column
-        && let Some(fields) = numbers::encode(texts, indices, |t, rows| {
-            encode_rows(t, rows, Nesting::Exceptions)
-        })
-    {
-        keep(&mut best, LAYOUT_NUMBERS, fields);
+    if nesting == Nesting::Column {
+        for format in formats(texts) {
+            let nested = |t: &[&str], rows: &[u32]| encode_rows(t, rows, Nesting::Exceptions);
+            if let Some(fields) = numbers::encode(format, texts, indices, nested) {
+                match format.id() {
+                    None => keep(&mut best, LAYOUT_NUMBERS, fields),
+                    Some(id) => keep(&mut best, LAYOUT_DATES, [&[id][..], &fields].concat()),
+                }
+            }
+        }
     }
     if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
         keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
     }
     best
+}
+
+/// The formats worth trying: decimals, and each date or time format that
+/// one of the first distinct texts has.
+fn formats(texts: &[&str]) -> Vec<Format> {
+    let mut formats = vec![Format::Decimal];
+    for f in [Format::Date, Format::DateTime(b' '), Format::DateTime(b'T')] {
+        if texts.iter().take(16).any(|t| calendar::parse(f, t).is_some()) {
+            formats.push(f);
+        }
+    }
+    formats
 }
 
 /// Rows compressed per row on a sample of the first [`SAMPLE_ROWS`]: zstd
@@ -315,7 +335,20 @@ fn decode_rows(bytes: &[u8], rows: usize, nesting: Nesting) -> Result<(Dictionar
             indices.iter().map(|&i| codes_of[i as usize]).collect()
         }
         LAYOUT_NUMBERS if nesting == Nesting::Column => {
-            let (d, codes) = numbers::decode(&mut r, rows, |nested, n| {
+            let (d, codes) = numbers::decode(&mut r, Format::Decimal, rows, |nested, n| {
+                decode_rows(nested, n, Nesting::Exceptions)
+            })?;
+            dict = d;
+            codes
+        }
+        LAYOUT_DATES if nesting == Nesting::Column => {
+            let id = r.byte("date format")?;
+            let format = Format::from_id(id).ok_or(CodecError::UnknownLayout {
+                what: "date format",
+                id,
+                known: "0 date, 1 date and time, 2 date T time",
+            })?;
+            let (d, codes) = numbers::decode(&mut r, format, rows, |nested, n| {
                 decode_rows(nested, n, Nesting::Exceptions)
             })?;
             dict = d;
@@ -331,7 +364,7 @@ fn decode_rows(bytes: &[u8], rows: usize, nesting: Nesting) -> Result<(Dictionar
                 what: "plain column layout",
                 id,
                 known: if nesting == Nesting::Column {
-                    "0 single value, 1 dictionary, 2 numbers, 3 texts"
+                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates"
                 } else {
                     "0 single value, 1 dictionary, 3 texts (in a numeric column's exceptions)"
                 },

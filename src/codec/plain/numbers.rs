@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use super::super::CodecError;
 use super::super::bytes::{ByteReader, put_varint};
+use super::calendar::{self, Format};
 use super::ints::{put_integers, put_symbols, read_integers, read_symbols};
 use crate::dictionary::Dictionary;
 
@@ -74,11 +75,18 @@ pub(super) fn render(out: &mut String, mantissa: i64, decimals: u8) {
 /// codes the exceptions (their distinct texts and each one's index) as a
 /// nested plain blob.
 pub(super) fn encode(
+    format: Format,
     texts: &[&str],
     rows: &[u32],
     exceptions: impl FnOnce(&[&str], &[u32]) -> Vec<u8>,
 ) -> Option<Vec<u8>> {
-    let parsed: Vec<Option<(i64, u8)>> = texts.iter().map(|t| parse(t)).collect();
+    let parsed: Vec<Option<(i64, u8)>> = texts
+        .iter()
+        .map(|t| match format {
+            Format::Decimal => parse(t),
+            _ => calendar::parse(format, t).map(|v| (v, 0)),
+        })
+        .collect();
     let max = parsed.iter().flatten().map(|&(_, d)| d).max()?;
     // Each text's mantissa at the largest scale: comparable across rows.
     let scaled: Vec<Option<(i64, u8)>> = parsed
@@ -135,6 +143,7 @@ pub(super) fn encode(
 /// codes; `exceptions(bytes, count)` decodes the nested blob.
 pub(super) fn decode(
     r: &mut ByteReader<'_>,
+    format: Format,
     rows: usize,
     exceptions: impl FnOnce(&[u8], usize) -> Result<(Dictionary, Vec<u32>), CodecError>,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
@@ -205,7 +214,14 @@ pub(super) fn decode(
         }
         let (&v, &d) = numbers.next().expect("rows less exceptions are the numbers");
         text.clear();
-        render(&mut text, v / 10i64.pow(u32::from(max) - d), d as u8);
+        if format == Format::Decimal {
+            render(&mut text, v / 10i64.pow(u32::from(max) - d), d as u8);
+        } else if max > 0 || calendar::render(&mut text, format, v).is_none() {
+            return Err(CodecError::Invalid {
+                what: "date or time",
+                detail: format!("value {v} with {max} decimals (expected a day or second of the years 0000 to 9999, no decimals)"),
+            });
+        }
         codes.push(dict.intern(&text));
     }
     Ok((dict, codes))
