@@ -323,7 +323,9 @@ fn plain_integers_cost_less_than_their_texts() {
     // dictionary and 8-bit indices take this much; the chooser may find
     // smaller.
     let values: Vec<String> = (0..2000)
-        .map(|i: u64| (100_000 + 3_037 * ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 300)).to_string())
+        .map(|i: u64| {
+            (100_000 + 3_037 * ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 300)).to_string()
+        })
         .collect();
     let col = column("fnlwgt", &values);
     let bytes = encode_plain(&col);

@@ -65,7 +65,9 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 }
 
 fn digits(b: &[u8]) -> Option<i64> {
-    b.iter().try_fold(0i64, |v, &c| c.is_ascii_digit().then(|| v * 10 + i64::from(c - b'0')))
+    b.iter().try_fold(0i64, |v, &c| {
+        c.is_ascii_digit().then(|| v * 10 + i64::from(c - b'0'))
+    })
 }
 
 /// The value of `s` in `format` when `s` is exactly its rendering.
@@ -80,9 +82,26 @@ pub(super) fn parse(format: Format, s: &str) -> Option<i64> {
     if date[4] != b'-' || date[7] != b'-' {
         return None;
     }
-    let (y, m, d) = (digits(&date[..4])?, digits(&date[5..7])?, digits(&date[8..])?);
+    let (y, m, d) = (
+        digits(&date[..4])?,
+        digits(&date[5..7])?,
+        digits(&date[8..])?,
+    );
     let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
         return None;
     }
@@ -111,7 +130,8 @@ pub(super) fn render(out: &mut String, format: Format, value: i64) -> Option<()>
     write!(out, "{y:04}-{m:02}-{d:02}").expect("writing to a String");
     if let (Format::DateTime(sep), Some(s)) = (format, secs) {
         out.push(char::from(sep));
-        write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60).expect("writing to a String");
+        write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+            .expect("writing to a String");
     }
     Some(())
 }
@@ -127,14 +147,29 @@ mod tests {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(days_from_civil(0, 1, 1), FIRST_DAY);
         assert_eq!(days_from_civil(10000, 1, 1), END_DAY);
-        assert_eq!(parse(Format::Date, "2024-02-29"), Some(days_from_civil(2024, 2, 29)));
+        assert_eq!(
+            parse(Format::Date, "2024-02-29"),
+            Some(days_from_civil(2024, 2, 29))
+        );
         let t = Format::DateTime(b' ');
         assert_eq!(parse(t, "1970-01-01 00:00:01"), Some(1));
         assert_eq!(parse(t, "1969-12-31 23:59:59"), Some(-1));
         for bad in [
-            "2023-02-29", "2024-13-01", "2024-00-10", "2024-01-32", "2024-1-01", "24-01-01", "2024/01/01",
-            "2024-01-01 24:00:00", "2024-01-01 12:60:00", "2024-01-01 12:00:60", "2024-01-01T12:00:00", "",
-            "2024-01-01 12:00:0", "+024-01-01", "2024-01-01 12:00:00Z",
+            "2023-02-29",
+            "2024-13-01",
+            "2024-00-10",
+            "2024-01-32",
+            "2024-1-01",
+            "24-01-01",
+            "2024/01/01",
+            "2024-01-01 24:00:00",
+            "2024-01-01 12:60:00",
+            "2024-01-01 12:00:60",
+            "2024-01-01T12:00:00",
+            "",
+            "2024-01-01 12:00:0",
+            "+024-01-01",
+            "2024-01-01 12:00:00Z",
         ] {
             assert_eq!(parse(t, bad), None, "{bad}");
             assert_eq!(parse(Format::Date, bad), None, "{bad}");

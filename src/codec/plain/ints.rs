@@ -63,11 +63,19 @@ fn transformed(values: &[i64], transform: u8) -> Option<(i64, Vec<u64>)> {
     match transform {
         OFFSETS => {
             let min = *values.iter().min()?;
-            Some((min, values.iter().map(|&v| v.wrapping_sub(min) as u64).collect()))
+            Some((
+                min,
+                values.iter().map(|&v| v.wrapping_sub(min) as u64).collect(),
+            ))
         }
-        DELTAS => Some((first, pairs.map(|(a, b)| zigzag(b.wrapping_sub(a))).collect())),
+        DELTAS => Some((
+            first,
+            pairs.map(|(a, b)| zigzag(b.wrapping_sub(a))).collect(),
+        )),
         _ => {
-            let steps: Option<Vec<u64>> = pairs.map(|(a, b)| (b >= a).then(|| b.wrapping_sub(a) as u64)).collect();
+            let steps: Option<Vec<u64>> = pairs
+                .map(|(a, b)| (b >= a).then(|| b.wrapping_sub(a) as u64))
+                .collect();
             Some((first, steps?))
         }
     }
@@ -234,13 +242,19 @@ pub(super) fn read_integers(r: &mut ByteReader<'_>, n: usize) -> Result<Vec<i64>
                     detail: format!("{width} bits (expected at most 64)"),
                 });
             }
-            let bytes = r.take((count as u64 * u64::from(width)).div_ceil(8), "packed integers")?;
+            let bytes = r.take(
+                (count as u64 * u64::from(width)).div_ceil(8),
+                "packed integers",
+            )?;
             if width == 0 {
                 vec![0; count]
             } else {
                 let mut br = huffman::reader(bytes);
                 (0..count)
-                    .map(|_| br.read_var::<u64>(width).map_err(|_| truncated("packed integers")))
+                    .map(|_| {
+                        br.read_var::<u64>(width)
+                            .map_err(|_| truncated("packed integers"))
+                    })
                     .collect::<Result<_, _>>()?
             }
         }
@@ -256,7 +270,8 @@ pub(super) fn read_integers(r: &mut ByteReader<'_>, n: usize) -> Result<Vec<i64>
                     let low = if bits == 0 {
                         0
                     } else {
-                        br.read_var::<u64>(bits).map_err(|_| truncated("integer raw bits"))?
+                        br.read_var::<u64>(bits)
+                            .map_err(|_| truncated("integer raw bits"))?
                     };
                     Ok(from_bucket(s, low))
                 })
@@ -277,7 +292,11 @@ pub(super) fn read_integers(r: &mut ByteReader<'_>, n: usize) -> Result<Vec<i64>
             let mut v = base;
             values.push(v);
             for &u in &numbers {
-                v = v.wrapping_add(if transform == DELTAS { unzigzag(u) } else { u as i64 });
+                v = v.wrapping_add(if transform == DELTAS {
+                    unzigzag(u)
+                } else {
+                    u as i64
+                });
                 values.push(v);
             }
         }
@@ -310,7 +329,11 @@ mod tests {
                 let (s, bits) = bucket(u);
                 assert!((s as usize) < BUCKET_SYMBOLS);
                 assert_eq!(raw_bits(s), bits);
-                let low = if bits == 0 { 0 } else { u & ((1u64 << bits) - 1) };
+                let low = if bits == 0 {
+                    0
+                } else {
+                    u & ((1u64 << bits) - 1)
+                };
                 assert_eq!(from_bucket(s, low), u, "{u}");
             }
         }

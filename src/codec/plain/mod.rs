@@ -1,7 +1,8 @@
 //! Text columns kept as they are (sensitive, insensitive, identifier), in
-//! the smallest of four layouts by encoded size: one value; a dictionary of
+//! the smallest of five layouts by encoded size: one value; a dictionary of
 //! the distinct texts and each row's index into it; numbers as scaled
-//! integers (`numbers`); the rows' texts through zstd (`texts`).
+//! integers (`numbers`); the rows' texts through zstd (`texts`); dates and
+//! times as numbers (`calendar`).
 //!
 //! The dictionary is stored as texts, or, when every text is an integer in
 //! canonical form, as sorted integers with varint gaps (raw Adult's
@@ -245,7 +246,11 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
 fn formats(texts: &[&str]) -> Vec<Format> {
     let mut formats = vec![Format::Decimal];
     for f in [Format::Date, Format::DateTime(b' '), Format::DateTime(b'T')] {
-        if texts.iter().take(16).any(|t| calendar::parse(f, t).is_some()) {
+        if texts
+            .iter()
+            .take(16)
+            .any(|t| calendar::parse(f, t).is_some())
+        {
             formats.push(f);
         }
     }
@@ -308,7 +313,11 @@ pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, Cod
     })
 }
 
-fn decode_rows(bytes: &[u8], rows: usize, nesting: Nesting) -> Result<(Dictionary, Vec<u32>), CodecError> {
+fn decode_rows(
+    bytes: &[u8],
+    rows: usize,
+    nesting: Nesting,
+) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let mut r = ByteReader::new(bytes);
     let mut dict = Dictionary::new();
     let codes = match r.byte("plain column layout")? {

@@ -61,8 +61,13 @@ pub(super) fn render(out: &mut String, mantissa: i64, decimals: u8) {
         out.push('-');
     }
     let start = out.len();
-    write!(out, "{:0>width$}", mantissa.unsigned_abs(), width = usize::from(decimals) + 1)
-        .expect("writing to a String");
+    write!(
+        out,
+        "{:0>width$}",
+        mantissa.unsigned_abs(),
+        width = usize::from(decimals) + 1
+    )
+    .expect("writing to a String");
     if decimals > 0 {
         out.insert(out.len() - usize::from(decimals), '.');
     }
@@ -164,7 +169,9 @@ pub(super) fn decode(
             if row <= prev || row >= rows as i64 {
                 return Err(CodecError::Invalid {
                     what: "exception rows",
-                    detail: format!("row {row} after row {prev} (rows strictly increase, below {rows})"),
+                    detail: format!(
+                        "row {row} after row {prev} (rows strictly increase, below {rows})"
+                    ),
                 });
             }
             prev = row;
@@ -212,14 +219,18 @@ pub(super) fn decode(
             codes.push(code);
             continue;
         }
-        let (&v, &d) = numbers.next().expect("rows less exceptions are the numbers");
+        let (&v, &d) = numbers
+            .next()
+            .expect("rows less exceptions are the numbers");
         text.clear();
         if format == Format::Decimal {
             render(&mut text, v / 10i64.pow(u32::from(max) - d), d as u8);
         } else if max > 0 || calendar::render(&mut text, format, v).is_none() {
             return Err(CodecError::Invalid {
                 what: "date or time",
-                detail: format!("value {v} with {max} decimals (expected a day or second of the years 0000 to 9999, no decimals)"),
+                detail: format!(
+                    "value {v} with {max} decimals (expected a day or second of the years 0000 to 9999, no decimals)"
+                ),
             });
         }
         codes.push(dict.intern(&text));
@@ -242,8 +253,24 @@ mod tests {
         assert_eq!(parse("-9223372036854775808"), Some((i64::MIN, 0)));
         assert_eq!(parse("9223372036854775807"), Some((i64::MAX, 0)));
         for bad in [
-            "", "-", "-0", "-0.0", "007", "+5", "1e5", "1,000", ".5", "5.", "NA", " 1", "1 ",
-            "9223372036854775808", "-9223372036854775809", "1.0000000000000000000", "0x1F", "١",
+            "",
+            "-",
+            "-0",
+            "-0.0",
+            "007",
+            "+5",
+            "1e5",
+            "1,000",
+            ".5",
+            "5.",
+            "NA",
+            " 1",
+            "1 ",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "1.0000000000000000000",
+            "0x1F",
+            "١",
         ] {
             assert_eq!(parse(bad), None, "{bad:?}");
         }

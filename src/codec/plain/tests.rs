@@ -41,7 +41,10 @@ fn every_layout(values: &[String]) -> Vec<(u8, Vec<u8>)> {
         }
     }
     if !texts.is_empty() {
-        blobs.push((LAYOUT_TEXTS, [&[LAYOUT_TEXTS][..], &texts::encode(&texts, &rows)].concat()));
+        blobs.push((
+            LAYOUT_TEXTS,
+            [&[LAYOUT_TEXTS][..], &texts::encode(&texts, &rows)].concat(),
+        ));
     }
     blobs.push((255, encode_plain(&col)));
     blobs
@@ -58,7 +61,10 @@ fn round_trip(values: &[String]) -> Vec<u8> {
     }
     let (_, chosen) = blobs.last().unwrap();
     let sizes: Vec<(u8, usize)> = blobs.iter().map(|(l, b)| (*l, b.len())).collect();
-    assert!(blobs.iter().all(|(_, b)| chosen.len() <= b.len()), "{sizes:?} on {values:?}");
+    assert!(
+        blobs.iter().all(|(_, b)| chosen.len() <= b.len()),
+        "{sizes:?} on {values:?}"
+    );
     chosen.clone()
 }
 
@@ -69,7 +75,13 @@ fn awkward_columns_round_trip_in_every_layout() {
         strings(&["-5", "-0", "0", "-0.0", "0.0", "7", "-12"]),
         strings(&["0.10", "0.1", "0.100", "1", "10", "-0.01"]),
         strings(&["1e5", "1E5", "+5", "1,000", "007", "5.", ".5", "12"]),
-        strings(&["9223372036854775807", "-9223372036854775808", "9223372036854775808", "123456789012345678901234567890", "1"]),
+        strings(&[
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "123456789012345678901234567890",
+            "1",
+        ]),
         strings(&["", "NA", "3", "", "4", "5", "", "6"]),
         strings(&["é", "日本語", "", "a\nb", "\"q\"", "x,y"]),
         strings(&["42"]),
@@ -77,8 +89,21 @@ fn awkward_columns_round_trip_in_every_layout() {
         strings(&["00501", "02134", "90210", "10001", "00501"]),
         strings(&["0.000000000000000001", "1", "2.5"]),
         strings(&["2024-03-01 12:34:56", "2024-03-01", "1", "2"]),
-        strings(&["2024-03-01", "1999-12-31", "", "2024-02-30", "0000-01-01", "9999-12-31"]),
-        strings(&["2024-03-01 12:34:56", "2024-03-01T12:34:56", "1969-12-31 23:59:59", "NA", "2024-03-01 12:34:56"]),
+        strings(&[
+            "2024-03-01",
+            "1999-12-31",
+            "",
+            "2024-02-30",
+            "0000-01-01",
+            "9999-12-31",
+        ]),
+        strings(&[
+            "2024-03-01 12:34:56",
+            "2024-03-01T12:34:56",
+            "1969-12-31 23:59:59",
+            "NA",
+            "2024-03-01 12:34:56",
+        ]),
     ];
     for values in &columns {
         round_trip(values);
@@ -113,13 +138,22 @@ fn nine_decimal_ratios_cost_their_entropy() {
     let blob = round_trip(&ratios);
     assert_eq!(blob[0], LAYOUT_NUMBERS);
     let entropy = n as f64 * 9.0 * 10f64.log2() / 8.0;
-    assert!((blob.len() as f64) < entropy * 1.03, "{} bytes, entropy {entropy}", blob.len());
+    assert!(
+        (blob.len() as f64) < entropy * 1.03,
+        "{} bytes, entropy {entropy}",
+        blob.len()
+    );
     let text = ratios.join("\n");
     let mut xz = Vec::new();
     liblzma::read::XzEncoder::new(text.as_bytes(), 6)
         .read_to_end(&mut xz)
         .unwrap();
-    assert!(blob.len() < xz.len(), "{} against xz's {}", blob.len(), xz.len());
+    assert!(
+        blob.len() < xz.len(),
+        "{} against xz's {}",
+        blob.len(),
+        xz.len()
+    );
 }
 
 #[test]
@@ -130,11 +164,15 @@ fn the_chooser_keeps_dictionaries_and_takes_zstd_for_free_text() {
         .map(|_| few[(rng.next_u32() % 4) as usize].to_string())
         .collect();
     assert_eq!(round_trip(&cats)[0], LAYOUT_DICTIONARY);
-    let words = ["the", "of", "and", "river", "north", "quiet", "stone", "light"];
+    let words = [
+        "the", "of", "and", "river", "north", "quiet", "stone", "light",
+    ];
     let notes: Vec<String> = (0..20_000)
         .map(|i| {
             let n = 3 + rng.next_u32() % 6;
-            let w: Vec<&str> = (0..n).map(|_| words[(rng.next_u32() % 8) as usize]).collect();
+            let w: Vec<&str> = (0..n)
+                .map(|_| words[(rng.next_u32() % 8) as usize])
+                .collect();
             format!("{} #{i}", w.join(" "))
         })
         .collect();
@@ -151,7 +189,12 @@ fn timestamps_cost_their_bits() {
     let stamps: Vec<String> = (0..20_000)
         .map(|_| {
             let mut s = String::new();
-            calendar::render(&mut s, Format::DateTime(b' '), start + (rng.next_u64() % (366 * 86_400)) as i64).unwrap();
+            calendar::render(
+                &mut s,
+                Format::DateTime(b' '),
+                start + (rng.next_u64() % (366 * 86_400)) as i64,
+            )
+            .unwrap();
             s
         })
         .collect();
@@ -180,7 +223,9 @@ fn corrupt_blobs_are_refused_without_panic() {
         strings(&["3", "", "4", "5", "007", "6", "-0.5", "NA"]),
         strings(&["free text", "more free text", "é", ""]),
         (0..40).map(|i| (i * 3).to_string()).collect(),
-        (0..40).map(|i| format!("{}.{:02}", i * 37 % 11, i % 7)).collect(),
+        (0..40)
+            .map(|i| format!("{}.{:02}", i * 37 % 11, i % 7))
+            .collect(),
     ];
     columns.push(columns[0].iter().chain(&columns[3]).cloned().collect());
     for values in &columns {
@@ -243,7 +288,10 @@ fn forged_counts_are_refused_in_bounded_memory() {
     b.extend_from_slice(&[1, LAYOUT_NUMBERS]);
     assert!(matches!(
         decode_plain(&b, "c", 1),
-        Err(CodecError::UnknownLayout { id: LAYOUT_NUMBERS, .. })
+        Err(CodecError::UnknownLayout {
+            id: LAYOUT_NUMBERS,
+            ..
+        })
     ));
 }
 
@@ -310,7 +358,10 @@ fn measure() {
         let nested = |t: &[&str], r: &[u32]| encode_rows(t, r, Nesting::Exceptions);
         let numbers = formats(&texts)
             .into_iter()
-            .filter_map(|f| numbers::encode(f, &texts, &rows, nested).map(|b| b.len() + 1 + usize::from(f.id().is_some())))
+            .filter_map(|f| {
+                numbers::encode(f, &texts, &rows, nested)
+                    .map(|b| b.len() + 1 + usize::from(f.id().is_some()))
+            })
             .min();
         let t_num = t.elapsed();
         let t = Instant::now();
@@ -341,7 +392,11 @@ fn measure() {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The worked examples of `spec/CODING.md` 5.2 and 5.3, byte for byte.
@@ -355,13 +410,25 @@ fn spec_vectors() {
         hex(&b)
     };
     let cases = [
-        (blob(&["7", "8", "9", "10"], LAYOUT_NUMBERS), "02 00 00 00 00 00 0e 00 02 1b"),
-        (blob(&["1.5", "", "-0.25", "2"], LAYOUT_NUMBERS), "02 01 00 02 00 00 03 00 00 01 02 01 00 4d 58 00 31 00 08 af 00 e1"),
         (
-            blob(&["1970-01-01 00:00:01", "1969-12-31 23:59:59"], LAYOUT_DATES),
+            blob(&["7", "8", "9", "10"], LAYOUT_NUMBERS),
+            "02 00 00 00 00 00 0e 00 02 1b",
+        ),
+        (
+            blob(&["1.5", "", "-0.25", "2"], LAYOUT_NUMBERS),
+            "02 01 00 02 00 00 03 00 00 01 02 01 00 4d 58 00 31 00 08 af 00 e1",
+        ),
+        (
+            blob(
+                &["1970-01-01 00:00:01", "1969-12-31 23:59:59"],
+                LAYOUT_DATES,
+            ),
             "04 01 00 00 00 00 00 01 00 02 80",
         ),
-        (blob(&["a", "bc"], LAYOUT_TEXTS), "03 05 28 b5 2f fd 20 05 29 00 00 61 ff 62 63 ff"),
+        (
+            blob(&["a", "bc"], LAYOUT_TEXTS),
+            "03 05 28 b5 2f fd 20 05 29 00 00 61 ff 62 63 ff",
+        ),
     ];
     for (found, expected) in &cases {
         assert_eq!(found, expected);

@@ -38,7 +38,10 @@ pub(super) fn encode(texts: &[&str], rows: &[u32]) -> Vec<u8> {
 /// Decodes what [`encode`] wrote (the rest of `r`) into `rows` rows. The
 /// frame is decompressed as a stream, never past the length stated, so a
 /// forged length costs no more memory than the frame really holds.
-pub(super) fn decode(r: &mut ByteReader<'_>, rows: usize) -> Result<(Dictionary, Vec<u32>), CodecError> {
+pub(super) fn decode(
+    r: &mut ByteReader<'_>,
+    rows: usize,
+) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let len = r.varint("text stream length")?;
     if len < rows as u64 {
         return Err(CodecError::Invalid {
@@ -54,7 +57,12 @@ pub(super) fn decode(r: &mut ByteReader<'_>, rows: usize) -> Result<(Dictionary,
     // The frame must fill the rest: nothing left over after it.
     match zstd::zstd_safe::find_frame_compressed_size(frame) {
         Ok(size) if size == frame.len() => {}
-        Ok(size) => return Err(CodecError::TrailingBytes { what: "zstd text stream", count: (frame.len() - size.min(frame.len())) as u64 }),
+        Ok(size) => {
+            return Err(CodecError::TrailingBytes {
+                what: "zstd text stream",
+                count: (frame.len() - size.min(frame.len())) as u64,
+            });
+        }
         Err(code) => return Err(invalid(zstd::zstd_safe::get_error_name(code).to_owned())),
     }
     let mut stream = Vec::new();
@@ -72,7 +80,9 @@ pub(super) fn decode(r: &mut ByteReader<'_>, rows: usize) -> Result<(Dictionary,
         });
     }
     let Some(body) = stream.strip_suffix(&[END]) else {
-        return Err(invalid("the stream does not end with a text's end (0xff)".to_owned()));
+        return Err(invalid(
+            "the stream does not end with a text's end (0xff)".to_owned(),
+        ));
     };
     let mut dict = Dictionary::new();
     let mut codes = Vec::with_capacity(rows);
