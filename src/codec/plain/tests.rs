@@ -228,6 +228,15 @@ fn corrupt_blobs_are_refused_without_panic() {
             .collect(),
     ];
     columns.push(columns[0].iter().chain(&columns[3]).cloned().collect());
+    columns.push(strings(&[
+        "2024-03-01 12:34:56",
+        "",
+        "1999-12-31 00:00:00",
+        "2024-02-30 01:00:00",
+        "2024-03-01 12:34:57",
+    ]));
+    let dates = every_layout(columns.last().unwrap());
+    assert!(dates.iter().any(|(layout, _)| *layout == LAYOUT_DATES));
     for values in &columns {
         for (layout, blob) in every_layout(values) {
             for cut in 0..blob.len() {
