@@ -1,5 +1,8 @@
-//! Text columns kept as they are (sensitive, insensitive, identifier): a
-//! dictionary of the distinct texts and each row's index into it.
+//! Text columns kept as they are (sensitive, insensitive, identifier), in
+//! the smallest of five layouts by encoded size: one value; a dictionary of
+//! the distinct texts and each row's index into it; numbers as scaled
+//! integers (`numbers`); the rows' texts through zstd (`texts`); dates and
+//! times as numbers (`calendar`).
 //!
 //! The dictionary is stored as texts, or, when every text is an integer in
 //! canonical form, as sorted integers with varint gaps (raw Adult's
@@ -8,6 +11,11 @@
 //! table would cost more than it saves (nearly all values distinct). The
 //! encoder builds every candidate and keeps the smallest.
 
+mod calendar;
+mod ints;
+mod numbers;
+mod texts;
+
 use bitstream_io::{BitRead, BitWrite};
 
 use super::CodecError;
@@ -15,9 +23,16 @@ use super::bytes::{ByteReader, put_coded, put_string, put_varint, unzigzag, zigz
 use crate::dictionary::Dictionary;
 use crate::huffman::{self, bit_width};
 use crate::table::Column;
+use calendar::Format;
 
 pub(crate) const LAYOUT_SINGLE: u8 = 0;
 pub(crate) const LAYOUT_DICTIONARY: u8 = 1;
+/// Integers and decimals as scaled integers, with exceptions (`numbers`).
+const LAYOUT_NUMBERS: u8 = 2;
+/// The rows' texts through zstd (`texts`).
+const LAYOUT_TEXTS: u8 = 3;
+/// Dates and times as integers (`calendar`), coded as numbers.
+const LAYOUT_DATES: u8 = 4;
 
 pub(crate) const DICT_TEXTS: u8 = 0;
 pub(crate) const DICT_INTEGERS: u8 = 1;
@@ -162,7 +177,16 @@ fn read_flat(r: &mut ByteReader<'_>, n: usize, rows: usize) -> Result<Vec<u32>, 
         .collect()
 }
 
-/// A plain column blob (`spec/CODING.md`, "Plain columns").
+/// Which layouts a blob may use: the exceptions of a numeric column are
+/// coded by the other layouts only, so blobs never nest deeper than one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nesting {
+    Column,
+    Exceptions,
+}
+
+/// A plain column blob (`spec/CODING.md` 5): the smallest of the layouts
+/// that can hold the column, by their encoded size.
 pub fn encode_plain(col: &Column) -> Vec<u8> {
     // Only the texts rows use, in order of first use.
     let mut remap = vec![u32::MAX; col.dict.len()];
@@ -179,16 +203,82 @@ pub fn encode_plain(col: &Column) -> Vec<u8> {
             *slot
         })
         .collect();
+    encode_rows(&texts, &indices, Nesting::Column)
+}
+
+/// The smallest blob of rows `indices` into the distinct `texts`.
+fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
+    let mut best = encode_dictionary(texts, indices);
     if texts.len() == 1 {
-        let mut out = vec![LAYOUT_SINGLE];
-        put_string(&mut out, texts[0]);
-        put_varint(&mut out, indices.len() as u64);
-        return out;
+        let mut single = vec![LAYOUT_SINGLE];
+        put_string(&mut single, texts[0]);
+        put_varint(&mut single, indices.len() as u64);
+        if single.len() <= best.len() {
+            best = single;
+        }
     }
+    let keep = |best: &mut Vec<u8>, layout: u8, fields: Vec<u8>| {
+        if fields.len() + 1 < best.len() {
+            best.clear();
+            best.push(layout);
+            best.extend_from_slice(&fields);
+        }
+    };
+    if nesting == Nesting::Column {
+        for format in formats(texts) {
+            let nested = |t: &[&str], rows: &[u32]| encode_rows(t, rows, Nesting::Exceptions);
+            if let Some(fields) = numbers::encode(format, texts, indices, nested) {
+                match format.id() {
+                    None => keep(&mut best, LAYOUT_NUMBERS, fields),
+                    Some(id) => keep(&mut best, LAYOUT_DATES, [&[id][..], &fields].concat()),
+                }
+            }
+        }
+    }
+    if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
+        keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
+    }
+    best
+}
+
+/// The formats worth trying: decimals, and each date or time format that
+/// one of the first distinct texts has.
+fn formats(texts: &[&str]) -> Vec<Format> {
+    let mut formats = vec![Format::Decimal];
+    for f in [Format::Date, Format::DateTime(b' '), Format::DateTime(b'T')] {
+        if texts
+            .iter()
+            .take(16)
+            .any(|t| calendar::parse(f, t).is_some())
+        {
+            formats.push(f);
+        }
+    }
+    formats
+}
+
+/// Rows compressed per row on a sample of the first [`SAMPLE_ROWS`]: zstd
+/// compresses a whole column at least as well as its start, so a column
+/// whose sample takes a quarter more than the best blob so far (scaled to
+/// all rows) is not compressed whole. zstd is the slowest candidate: this
+/// saves its time on numeric columns.
+const SAMPLE_ROWS: usize = 1 << 16;
+
+fn texts_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
+    if indices.len() <= 2 * SAMPLE_ROWS {
+        return true;
+    }
+    let sample = texts::encode(texts, &indices[..SAMPLE_ROWS]).len() as f64;
+    sample * (indices.len() as f64 / SAMPLE_ROWS as f64) < best as f64 * 1.25
+}
+
+/// The smallest dictionary blob (layout 1): both dictionary kinds, both
+/// index codings.
+fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
     let mut best: Option<Vec<u8>> = None;
     for allow_integers in [false, true] {
         let mut head = vec![LAYOUT_DICTIONARY];
-        let order = put_dictionary(&mut head, &texts, allow_integers);
+        let order = put_dictionary(&mut head, texts, allow_integers);
         if allow_integers && head[1] != DICT_INTEGERS {
             continue;
         }
@@ -215,14 +305,27 @@ pub fn encode_plain(col: &Column) -> Vec<u8> {
 
 /// Decodes a blob of [`encode_plain`] holding `rows` rows.
 pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, CodecError> {
+    let (dict, codes) = decode_rows(bytes, rows, Nesting::Column)?;
+    Ok(Column {
+        name: name.to_owned(),
+        dict,
+        codes,
+    })
+}
+
+fn decode_rows(
+    bytes: &[u8],
+    rows: usize,
+    nesting: Nesting,
+) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let mut r = ByteReader::new(bytes);
-    let mut col = Column::new(name);
-    match r.byte("plain column layout")? {
+    let mut dict = Dictionary::new();
+    let codes = match r.byte("plain column layout")? {
         LAYOUT_SINGLE => {
             let text = r.string("plain value")?;
             r.varint_equal("plain value count (rows)", rows as u64)?;
-            let code = col.dict.intern(text);
-            col.codes = vec![code; rows];
+            let code = dict.intern(text);
+            vec![code; rows]
         }
         LAYOUT_DICTIONARY => {
             let texts = read_dictionary(&mut r)?;
@@ -237,19 +340,49 @@ pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, Cod
                     });
                 }
             };
-            let mut dict = Dictionary::new();
             let codes_of: Vec<u32> = texts.iter().map(|t| dict.intern(t)).collect();
-            col.codes = indices.iter().map(|&i| codes_of[i as usize]).collect();
-            col.dict = dict;
+            indices.iter().map(|&i| codes_of[i as usize]).collect()
+        }
+        LAYOUT_NUMBERS if nesting == Nesting::Column => {
+            let (d, codes) = numbers::decode(&mut r, Format::Decimal, rows, |nested, n| {
+                decode_rows(nested, n, Nesting::Exceptions)
+            })?;
+            dict = d;
+            codes
+        }
+        LAYOUT_DATES if nesting == Nesting::Column => {
+            let id = r.byte("date format")?;
+            let format = Format::from_id(id).ok_or(CodecError::UnknownLayout {
+                what: "date format",
+                id,
+                known: "0 date, 1 date and time, 2 date T time",
+            })?;
+            let (d, codes) = numbers::decode(&mut r, format, rows, |nested, n| {
+                decode_rows(nested, n, Nesting::Exceptions)
+            })?;
+            dict = d;
+            codes
+        }
+        LAYOUT_TEXTS => {
+            let (d, codes) = texts::decode(&mut r, rows)?;
+            dict = d;
+            codes
         }
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "plain column layout",
                 id,
-                known: "0 single value, 1 dictionary",
+                known: if nesting == Nesting::Column {
+                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates"
+                } else {
+                    "0 single value, 1 dictionary, 3 texts (in a numeric column's exceptions)"
+                },
             });
         }
-    }
+    };
     r.finish("plain column")?;
-    Ok(col)
+    Ok((dict, codes))
 }
+
+#[cfg(test)]
+mod tests;

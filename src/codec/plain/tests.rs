@@ -1,0 +1,450 @@
+//! Plain columns: every layout round-trips awkward columns, the chooser
+//! picks the expected layout, and corrupt blobs are refused cleanly.
+
+use proptest::prelude::*;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+use std::io::Read;
+
+use super::*;
+
+fn column(values: &[String]) -> Column {
+    let mut c = Column::new("c");
+    for v in values {
+        c.push(v);
+    }
+    c
+}
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|v| v.to_string()).collect()
+}
+
+/// The column's distinct texts in order of first use and each row's index.
+fn rows_of(col: &Column) -> (Vec<&str>, Vec<u32>) {
+    let texts: Vec<&str> = col.dict.values().collect();
+    (texts, col.codes.clone())
+}
+
+/// Each layout that can hold `values`, as a whole blob.
+fn every_layout(values: &[String]) -> Vec<(u8, Vec<u8>)> {
+    let col = column(values);
+    let (texts, rows) = rows_of(&col);
+    let mut blobs = vec![(LAYOUT_DICTIONARY, encode_dictionary(&texts, &rows))];
+    let nested = |t: &[&str], r: &[u32]| encode_rows(t, r, Nesting::Exceptions);
+    for format in formats(&texts) {
+        if let Some(fields) = numbers::encode(format, &texts, &rows, nested) {
+            blobs.push(match format.id() {
+                None => (LAYOUT_NUMBERS, [&[LAYOUT_NUMBERS][..], &fields].concat()),
+                Some(id) => (LAYOUT_DATES, [&[LAYOUT_DATES, id][..], &fields].concat()),
+            });
+        }
+    }
+    if !texts.is_empty() {
+        blobs.push((
+            LAYOUT_TEXTS,
+            [&[LAYOUT_TEXTS][..], &texts::encode(&texts, &rows)].concat(),
+        ));
+    }
+    blobs.push((255, encode_plain(&col)));
+    blobs
+}
+
+/// Every layout of `values` decodes to `values`; returns the chosen blob.
+fn round_trip(values: &[String]) -> Vec<u8> {
+    let blobs = every_layout(values);
+    for (layout, blob) in &blobs {
+        let back = decode_plain(blob, "c", values.len())
+            .unwrap_or_else(|e| panic!("layout {layout}: {e} on {values:?}"));
+        let back: Vec<&str> = (0..values.len()).map(|r| back.text(r)).collect();
+        assert_eq!(back, values, "layout {layout}");
+    }
+    let (_, chosen) = blobs.last().unwrap();
+    let sizes: Vec<(u8, usize)> = blobs.iter().map(|(l, b)| (*l, b.len())).collect();
+    assert!(
+        blobs.iter().all(|(_, b)| chosen.len() <= b.len()),
+        "{sizes:?} on {values:?}"
+    );
+    chosen.clone()
+}
+
+#[test]
+fn awkward_columns_round_trip_in_every_layout() {
+    let columns: Vec<Vec<String>> = vec![
+        strings(&["0", "1", "2", "3", "4"]),
+        strings(&["-5", "-0", "0", "-0.0", "0.0", "7", "-12"]),
+        strings(&["0.10", "0.1", "0.100", "1", "10", "-0.01"]),
+        strings(&["1e5", "1E5", "+5", "1,000", "007", "5.", ".5", "12"]),
+        strings(&[
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "123456789012345678901234567890",
+            "1",
+        ]),
+        strings(&["", "NA", "3", "", "4", "5", "", "6"]),
+        strings(&["é", "日本語", "", "a\nb", "\"q\"", "x,y"]),
+        strings(&["42"]),
+        strings(&[]),
+        strings(&["00501", "02134", "90210", "10001", "00501"]),
+        strings(&["0.000000000000000001", "1", "2.5"]),
+        strings(&["2024-03-01 12:34:56", "2024-03-01", "1", "2"]),
+        strings(&[
+            "2024-03-01",
+            "1999-12-31",
+            "",
+            "2024-02-30",
+            "0000-01-01",
+            "9999-12-31",
+        ]),
+        strings(&[
+            "2024-03-01 12:34:56",
+            "2024-03-01T12:34:56",
+            "1969-12-31 23:59:59",
+            "NA",
+            "2024-03-01 12:34:56",
+        ]),
+    ];
+    for values in &columns {
+        round_trip(values);
+    }
+}
+
+#[test]
+fn a_sequential_id_costs_a_few_bytes() {
+    let ids: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    let blob = round_trip(&ids);
+    assert_eq!(blob[0], LAYOUT_NUMBERS);
+    assert!(blob.len() < 40, "{} bytes", blob.len());
+    // Row numbers from 1000 down, with a few missing cells.
+    let mut down: Vec<String> = (0..50_000).map(|i| (1000 - i).to_string()).collect();
+    for i in (0..down.len()).step_by(997) {
+        down[i].clear();
+    }
+    let blob = round_trip(&down);
+    assert_eq!(blob[0], LAYOUT_NUMBERS);
+    assert!(blob.len() < 300, "{} bytes", blob.len());
+}
+
+/// Uniform 9-decimal ratios in [0, 1): within 3% of their entropy
+/// (log2(10^9) bits a row) and below xz -6 of their text.
+#[test]
+fn nine_decimal_ratios_cost_their_entropy() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let n = 50_000;
+    let ratios: Vec<String> = (0..n)
+        .map(|_| format!("0.{:09}", rng.next_u64() % 1_000_000_000))
+        .collect();
+    let blob = round_trip(&ratios);
+    assert_eq!(blob[0], LAYOUT_NUMBERS);
+    let entropy = n as f64 * 9.0 * 10f64.log2() / 8.0;
+    assert!(
+        (blob.len() as f64) < entropy * 1.03,
+        "{} bytes, entropy {entropy}",
+        blob.len()
+    );
+    let text = ratios.join("\n");
+    let mut xz = Vec::new();
+    liblzma::read::XzEncoder::new(text.as_bytes(), 6)
+        .read_to_end(&mut xz)
+        .unwrap();
+    assert!(
+        blob.len() < xz.len(),
+        "{} against xz's {}",
+        blob.len(),
+        xz.len()
+    );
+}
+
+#[test]
+fn the_chooser_keeps_dictionaries_and_takes_zstd_for_free_text() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let few = ["Private", "Self-emp", "State-gov", "?"];
+    let cats: Vec<String> = (0..20_000)
+        .map(|_| few[(rng.next_u32() % 4) as usize].to_string())
+        .collect();
+    assert_eq!(round_trip(&cats)[0], LAYOUT_DICTIONARY);
+    let words = [
+        "the", "of", "and", "river", "north", "quiet", "stone", "light",
+    ];
+    let notes: Vec<String> = (0..20_000)
+        .map(|i| {
+            let n = 3 + rng.next_u32() % 6;
+            let w: Vec<&str> = (0..n)
+                .map(|_| words[(rng.next_u32() % 8) as usize])
+                .collect();
+            format!("{} #{i}", w.join(" "))
+        })
+        .collect();
+    let blob = round_trip(&notes);
+    assert_eq!(blob[0], LAYOUT_TEXTS);
+}
+
+/// Random seconds of a year cost about their 25 bits, far below their
+/// 20 bytes of text.
+#[test]
+fn timestamps_cost_their_bits() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let start = calendar::parse(Format::DateTime(b' '), "2024-01-01 00:00:00").unwrap();
+    let stamps: Vec<String> = (0..20_000)
+        .map(|_| {
+            let mut s = String::new();
+            calendar::render(
+                &mut s,
+                Format::DateTime(b' '),
+                start + (rng.next_u64() % (366 * 86_400)) as i64,
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let blob = round_trip(&stamps);
+    assert_eq!(blob[..2], [LAYOUT_DATES, 1]);
+    assert!(blob.len() < 20_000 * 26 / 8, "{} bytes", blob.len());
+}
+
+/// Zip-code-like codes keep their leading zeros exactly.
+#[test]
+fn zero_padded_codes_round_trip() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let zips: Vec<String> = (0..20_000)
+        .map(|_| format!("{:05}", rng.next_u32() % 100_000))
+        .collect();
+    let blob = round_trip(&zips);
+    // Below the texts' 6 bytes a row (with their newline), whatever layout.
+    assert!(blob.len() < 20_000 * 3, "{} bytes", blob.len());
+}
+
+/// Blobs of every layout: every cut is refused, every byte changed (a few
+/// ways) decodes or is refused without a panic.
+#[test]
+fn corrupt_blobs_are_refused_without_panic() {
+    let mut columns = vec![
+        strings(&["3", "", "4", "5", "007", "6", "-0.5", "NA"]),
+        strings(&["free text", "more free text", "é", ""]),
+        (0..40).map(|i| (i * 3).to_string()).collect(),
+        (0..40)
+            .map(|i| format!("{}.{:02}", i * 37 % 11, i % 7))
+            .collect(),
+    ];
+    columns.push(columns[0].iter().chain(&columns[3]).cloned().collect());
+    columns.push(strings(&[
+        "2024-03-01 12:34:56",
+        "",
+        "1999-12-31 00:00:00",
+        "2024-02-30 01:00:00",
+        "2024-03-01 12:34:57",
+    ]));
+    let dates = every_layout(columns.last().unwrap());
+    assert!(dates.iter().any(|(layout, _)| *layout == LAYOUT_DATES));
+    for values in &columns {
+        for (layout, blob) in every_layout(values) {
+            for cut in 0..blob.len() {
+                assert!(
+                    decode_plain(&blob[..cut], "c", values.len()).is_err(),
+                    "layout {layout} cut at {cut} of {} decoded",
+                    blob.len()
+                );
+            }
+            for at in 0..blob.len() {
+                for xor in [1u8, 0x80, 0xff, 0x55] {
+                    let mut b = blob.clone();
+                    b[at] ^= xor;
+                    let _ = decode_plain(&b, "c", values.len());
+                }
+            }
+            // A wrong row count is refused, never a panic or a huge allocation.
+            let _ = decode_plain(&blob, "c", values.len() + 1);
+            let _ = decode_plain(&blob, "c", values.len().saturating_sub(1));
+        }
+    }
+}
+
+#[test]
+fn forged_counts_are_refused_in_bounded_memory() {
+    // Layout 2 claiming 2^40 exceptions in 3 rows.
+    let mut b = vec![LAYOUT_NUMBERS];
+    put_varint(&mut b, 1 << 40);
+    assert!(decode_plain(&b, "c", 3).is_err());
+    // Layout 3 claiming a 2^60-byte stream: the frame holds a few bytes.
+    let col = column(&strings(&["a", "b", "c"]));
+    let (texts, rows) = rows_of(&col);
+    let fields = texts::encode(&texts, &rows);
+    let frame = &fields[1..];
+    let mut b = vec![LAYOUT_TEXTS];
+    put_varint(&mut b, 1 << 60);
+    b.extend_from_slice(frame);
+    assert!(matches!(
+        decode_plain(&b, "c", 3),
+        Err(CodecError::CountMismatch { .. })
+    ));
+    // A stream shorter than the rows' lengths.
+    let mut b = vec![LAYOUT_TEXTS];
+    put_varint(&mut b, 2);
+    b.extend_from_slice(frame);
+    assert!(decode_plain(&b, "c", 3).is_err());
+    // Trailing bytes after the zstd frame.
+    let mut b = [&[LAYOUT_TEXTS][..], &fields].concat();
+    b.push(0);
+    assert!(matches!(
+        decode_plain(&b, "c", 3),
+        Err(CodecError::TrailingBytes { .. })
+    ));
+    // Numbers nested in a numeric column's exceptions are refused.
+    let mut b = vec![LAYOUT_NUMBERS];
+    put_varint(&mut b, 1);
+    b.extend_from_slice(&[0, 0, 0, 0]); // one exception at row 0 (offsets, base 0, packed, width 0)
+    b.extend_from_slice(&[1, LAYOUT_NUMBERS]);
+    assert!(matches!(
+        decode_plain(&b, "c", 1),
+        Err(CodecError::UnknownLayout {
+            id: LAYOUT_NUMBERS,
+            ..
+        })
+    ));
+}
+
+fn cell() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (-1000i64..1000).prop_map(|v| v.to_string()),
+        any::<i64>().prop_map(|v| v.to_string()),
+        (any::<i32>(), 0u32..6).prop_map(|(m, d)| {
+            let mut s = String::new();
+            numbers::render(&mut s, i64::from(m), d as u8);
+            s
+        }),
+        "0[0-9]{1,4}",
+        "-0(\\.0+)?",
+        "[0-9]{1,3}(e|E|,)[0-9]{1,3}",
+        "[0-9]{20,25}",
+        Just(String::new()),
+        "[a-zé日,\" \n]{0,6}",
+        "(19|20)[0-9]{2}-[01][0-9]-[0-3][0-9]( [0-2][0-9]:[0-6][0-9]:[0-6][0-9])?",
+    ]
+}
+
+proptest! {
+    #[test]
+    fn mixed_columns_round_trip(values in prop::collection::vec(cell(), 0..200), repeat in 1usize..50) {
+        // Repeat a prefix so that some columns have few distinct texts.
+        let values: Vec<String> = (0..values.len()).map(|i| values[i % repeat.min(values.len())].clone()).collect();
+        round_trip(&values);
+        // Mostly numbers with some odd cells.
+        let mostly: Vec<String> = values.iter().enumerate().map(|(i, v)| if i % 5 == 0 { v.clone() } else { (i as i64 * 7 - 300).to_string() }).collect();
+        round_trip(&mostly);
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200), rows in 0usize..40, layout in 0u8..5) {
+        let mut b = bytes;
+        if let Some(first) = b.first_mut() {
+            *first = layout;
+        }
+        let _ = decode_plain(&b, "c", rows);
+    }
+}
+
+/// Sizes of each layout for every column of a CSV file (`KARC_PLAIN_CSV`,
+/// `KARC_PLAIN_TRIM=1` to strip spaces): the figures of `spec/CODING.md` 5.
+#[test]
+#[ignore = "a measurement: cargo test --release --lib plain::tests::measure -- --ignored --nocapture"]
+fn measure() {
+    use std::time::Instant;
+    let path = std::env::var("KARC_PLAIN_CSV").expect("KARC_PLAIN_CSV");
+    let options = crate::table::CsvOptions {
+        trim: std::env::var("KARC_PLAIN_TRIM").is_ok(),
+        ..Default::default()
+    };
+    let table = crate::table::Table::read(std::path::Path::new(&path), &options).unwrap();
+    println!("column\trows\ttext\tdictionary\tnumbers\ttexts\tchosen\tencode MB/s\tdecode MB/s");
+    for col in &table.columns {
+        let text: usize = col.codes.iter().map(|&c| col.dict.value(c).len() + 1).sum();
+        let (texts, rows) = rows_of(col);
+        let t = Instant::now();
+        let dictionary = encode_dictionary(&texts, &rows).len();
+        let t_dict = t.elapsed();
+        let t = Instant::now();
+        let nested = |t: &[&str], r: &[u32]| encode_rows(t, r, Nesting::Exceptions);
+        let numbers = formats(&texts)
+            .into_iter()
+            .filter_map(|f| {
+                numbers::encode(f, &texts, &rows, nested)
+                    .map(|b| b.len() + 1 + usize::from(f.id().is_some()))
+            })
+            .min();
+        let t_num = t.elapsed();
+        let t = Instant::now();
+        let zstd = texts::encode(&texts, &rows).len() + 1;
+        let t_zstd = t.elapsed();
+        let t = Instant::now();
+        let blob = encode_plain(col);
+        let encode = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let back = decode_plain(&blob, &col.name, col.codes.len()).unwrap();
+        let decode = t.elapsed().as_secs_f64();
+        assert!((0..col.codes.len()).all(|r| back.text(r) == col.text(r)));
+        let mb = text as f64 / 1e6;
+        println!(
+            "{}\t{}\t{text}\t{dictionary} ({:.0} ms)\t{} ({:.0} ms)\t{zstd} ({:.0} ms)\t{} layout {}\t{:.0}\t{:.0}",
+            col.name,
+            col.codes.len(),
+            t_dict.as_secs_f64() * 1e3,
+            numbers.map_or("-".into(), |n| n.to_string()),
+            t_num.as_secs_f64() * 1e3,
+            t_zstd.as_secs_f64() * 1e3,
+            blob.len(),
+            blob[0],
+            mb / encode,
+            mb / decode,
+        );
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The worked examples of `spec/CODING.md` 5.2 and 5.3, byte for byte.
+#[test]
+fn spec_vectors() {
+    let blob = |values: &[&str], layout: u8| {
+        let blobs = every_layout(&strings(values));
+        let (_, b) = blobs.into_iter().find(|(l, _)| *l == layout).unwrap();
+        let back = decode_plain(&b, "c", values.len()).unwrap();
+        assert!((0..values.len()).all(|r| back.text(r) == values[r]));
+        hex(&b)
+    };
+    let cases = [
+        (
+            blob(&["7", "8", "9", "10"], LAYOUT_NUMBERS),
+            "02 00 00 00 00 00 0e 00 02 1b",
+        ),
+        (
+            blob(&["1.5", "", "-0.25", "2"], LAYOUT_NUMBERS),
+            "02 01 00 02 00 00 03 00 00 01 02 01 00 4d 58 00 31 00 08 af 00 e1",
+        ),
+        (
+            blob(
+                &["1970-01-01 00:00:01", "1969-12-31 23:59:59"],
+                LAYOUT_DATES,
+            ),
+            "04 01 00 00 00 00 00 01 00 02 80",
+        ),
+        (
+            blob(&["a", "bc"], LAYOUT_TEXTS),
+            "03 05 28 b5 2f fd 20 05 29 00 00 61 ff 62 63 ff",
+        ),
+    ];
+    for (found, expected) in &cases {
+        assert_eq!(found, expected);
+    }
+    // The integers 0..1000: deltas of 1 (zigzag 2) in a single-symbol
+    // code, no bit per row.
+    let mut ids = Vec::new();
+    ints::put_integers(&mut ids, &(0..1000).collect::<Vec<i64>>());
+    assert_eq!(hex(&ids), format!("01 00 01 00 24{}", " 00".repeat(16)));
+}
