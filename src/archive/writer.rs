@@ -31,7 +31,10 @@ pub struct Anonymization<'a> {
     pub config: &'a Config,
     pub data: &'a Dataset,
     pub model: &'a PrivacyModel,
-    pub outcome: &'a Outcome,
+    /// The released QI columns ([`released_columns`] of the outcome): the
+    /// outcome's cells, a dozen bytes a row and QI, can be dropped before
+    /// the pack, which is where its memory peaks.
+    pub released: &'a [ReleasedColumn],
     pub report: &'a Report,
 }
 
@@ -76,10 +79,10 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         // them from the classes: the same columns, since both number the
         // symbols in order of first use by the rows (a class's first row is
         // where its symbols first occur). The classes are built beside.
-        let released = released_columns(data, a.outcome);
+        let released = a.released;
         let (public, originals) = std::thread::scope(|scope| {
             let public = scope.spawn(|| {
-                let classes = ReleasedClasses::from_columns(&released);
+                let classes = ReleasedClasses::from_columns(released);
                 debug_assert!(
                     classes.to_columns() == released,
                     "symbols in first-use order"
@@ -87,7 +90,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
                 public_sections(a, &classes)
             });
             let originals =
-                codec::encode_originals(options.mode, &QiOriginal::of_dataset(data), &released);
+                codec::encode_originals(options.mode, &QiOriginal::of_dataset(data), released);
             let public = public
                 .join()
                 .expect("coding the public part does not panic");
@@ -240,12 +243,14 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let released = released_columns(&data, &outcome);
+    drop(outcome);
     pack(
         &Anonymization {
             config,
             data: &data,
             model: &model,
-            outcome: &outcome,
+            released: &released,
             report: &report,
         },
         &original,

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::anonymize::Algorithm;
 use crate::archive::reader::{Archive, ClaimCheck};
 use crate::archive::seal::{Key, Seal};
-use crate::archive::writer::{Anonymization, PackOptions, pack};
+use crate::archive::writer::{Anonymization, PackOptions, pack, released_columns};
 use crate::codec::DiffMode;
 use crate::config::Config;
 use crate::dataset::Dataset;
@@ -197,11 +197,12 @@ pub fn compare_bytes(
                     })
                 })
                 .collect::<Result<_>>()?;
+            let released = released_columns(&data, &outcome);
             let a = Anonymization {
                 config: &config,
                 data: &data,
                 model: &model,
-                outcome: &outcome,
+                released: &released,
                 report: &report,
             };
             for &mode in &options.modes {

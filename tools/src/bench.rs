@@ -9,10 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
 use std::time::Instant;
 
-use karc::anonymize::{self, Algorithm, Outcome};
+use karc::anonymize::{self, Algorithm};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{Key, Seal};
-use karc::archive::writer::{self, Anonymization, PackOptions};
+use karc::archive::writer::{self, Anonymization, PackOptions, released_columns};
+use karc::codec::ReleasedColumn;
 use karc::codec::DiffMode;
 use karc::compare::baseline::Compressor;
 use karc::config::Config;
@@ -66,7 +67,9 @@ pub struct Prepared {
     pub config: Config,
     pub data: Dataset,
     pub model: PrivacyModel,
-    pub outcome: Outcome,
+    /// The released QI columns, which `writer::pack` codes (the outcome's
+    /// cells are dropped, as `karc pack` drops them).
+    pub released: Vec<ReleasedColumn>,
     pub report: Report,
 }
 
@@ -81,11 +84,12 @@ impl Prepared {
     pub fn of(config: Config, data: Dataset) -> Result<Prepared, BoxError> {
         let model = PrivacyModel::from_config(&config, &data)?;
         let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+        let released = released_columns(&data, &outcome);
         Ok(Prepared {
             config,
             data,
             model,
-            outcome,
+            released,
             report,
         })
     }
@@ -95,7 +99,7 @@ impl Prepared {
             config: &self.config,
             data: &self.data,
             model: &self.model,
-            outcome: &self.outcome,
+            released: &self.released,
             report: &self.report,
         }
     }

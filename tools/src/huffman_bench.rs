@@ -28,7 +28,6 @@ use karc::huffman::{self, BitWindow, DECODE_TABLE_BITS, HuffmanCode, MAX_CODE_LE
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
-use karc::archive::writer::released_columns;
 use karc::codec::{DiffMode, QiOriginal, QiSchema, decode_originals, encode_originals};
 
 use crate::bench::{BoxError, Prepared, median};
@@ -270,7 +269,7 @@ pub fn sections_report(
     let runs = runs.max(1);
     let config = Config::load(config)?;
     let p = Prepared::new(config, csv)?;
-    let released = released_columns(&p.data, &p.outcome);
+    let released = p.released.as_slice();
     let originals = QiOriginal::of_dataset(&p.data);
     let mut report = String::new();
     writeln!(
@@ -291,7 +290,7 @@ pub fn sections_report(
     }
     writeln!(report)?;
     let mut totals = vec![0.0; modes.len()];
-    for (q, (qi, rel)) in originals.iter().zip(&released).enumerate() {
+    for (q, (qi, rel)) in originals.iter().zip(released).enumerate() {
         if only.is_some_and(|name| name != qi.name) {
             continue;
         }

@@ -228,7 +228,7 @@ fn round_trip(config: &Path, csv: &Path, rows: usize) {
     let data = Dataset::load(&config, csv).unwrap();
     assert_eq!(data.rows(), rows);
     let p = Prepared::of(config, data).unwrap();
-    assert!(p.outcome.release.cells.iter().all(|c| c.len() == rows));
+    assert!(p.released.iter().all(|c| c.rows.len() == rows));
     let original = std::fs::read(csv).unwrap();
     let options = PackOptions {
         mode: DiffMode::default(),
