@@ -26,6 +26,7 @@
 pub mod anonymize;
 pub mod archive;
 pub mod cell;
+pub mod civil;
 pub mod classes;
 pub mod codec;
 pub mod compare;

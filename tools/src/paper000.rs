@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
+use karc::civil::{civil_from_days, days_from_civil};
+
 /// The attributes in table order.
 pub const ATTRIBUTES: [&str; 9] = [
     "Race", "Birth", "Sex", "ZIP", "Height", "Weight", "Work_Hrs", "Salary", "Edu",
@@ -82,37 +84,6 @@ const EDUCATION: [(&str, &str, &str); 16] = [
 const FIRST_YEAR: i64 = 1940;
 const LAST_YEAR: i64 = 1989;
 
-/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The civil date of a day count since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
-}
 
 /// The birth dates of the domain, in order.
 fn birth_days() -> impl Iterator<Item = (i64, i64, i64)> {

@@ -569,16 +569,7 @@ const START: i64 = 1_672_531_200;
 /// Writes `t` (seconds since the epoch) as `YYYY-MM-DDTHH:MM:SSZ`.
 fn push_timestamp(out: &mut String, t: i64) {
     let (days, secs) = (t.div_euclid(86_400), t.rem_euclid(86_400));
-    // Civil date from days (Howard Hinnant's `civil_from_days`).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = karc::civil::civil_from_days(days);
     let _ = write!(
         out,
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",

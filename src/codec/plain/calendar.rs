@@ -4,6 +4,8 @@
 //! A numeric column's machinery (exceptions, integer sequences) then codes
 //! them: a year of random seconds costs its 25 bits, not 20 bytes of text.
 
+use crate::civil::{civil_from_days, days_from_civil};
+
 /// How a column's texts spell its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Format {
@@ -41,28 +43,6 @@ const DAY: i64 = 86_400;
 const FIRST_DAY: i64 = -719_528;
 const END_DAY: i64 = 2_932_897;
 
-/// Days since 1970-01-01 of a valid date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day since 1970-01-01 (`civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
 
 fn digits(b: &[u8]) -> Option<i64> {
     b.iter().try_fold(0i64, |v, &c| {
