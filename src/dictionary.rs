@@ -1,6 +1,7 @@
 //! A column's dictionary: each distinct text once, addressed by a dense `u32` code.
 
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -14,17 +15,36 @@ use rustc_hash::FxBuildHasher;
 /// the index holds codes only (hashed by their text): a column of a million
 /// distinct numbers costs its text and about ten bytes a value, not two
 /// allocations and a map entry each, which took half of a restore's time
-/// and most of a pack's memory on such columns.
+/// and most of a pack's memory on such columns. A decoder that knows its
+/// values are distinct appends them with [`Dictionary::push_new`]; the
+/// index is then built only if something looks a text up.
 #[derive(Clone, Default)]
 pub struct Dictionary {
     texts: String,
     /// `ends[c]`: where value `c`'s text ends in `texts`.
     ends: Vec<usize>,
-    index: HashTable<u32>,
+    index: OnceLock<HashTable<u32>>,
 }
 
 fn hash(text: &str) -> u64 {
     FxBuildHasher.hash_one(text)
+}
+
+/// Value `c`'s text in the buffers of a dictionary.
+fn text_of<'a>(texts: &'a str, ends: &[usize], c: u32) -> &'a str {
+    let c = c as usize;
+    &texts[if c == 0 { 0 } else { ends[c - 1] }..ends[c]]
+}
+
+/// The index of every value in the buffers.
+fn index_of(texts: &str, ends: &[usize]) -> HashTable<u32> {
+    let mut index = HashTable::with_capacity(ends.len());
+    for c in 0..ends.len() as u32 {
+        index.insert_unique(hash(text_of(texts, ends, c)), c, |&c| {
+            hash(text_of(texts, ends, c))
+        });
+    }
+    index
 }
 
 impl Dictionary {
@@ -36,35 +56,59 @@ impl Dictionary {
     /// to grow its buffers, never per value.
     pub fn intern(&mut self, value: &str) -> u32 {
         let h = hash(value);
+        if self.index.get().is_none() {
+            let index = index_of(&self.texts, &self.ends);
+            self.index = OnceLock::from(index);
+        }
         let Dictionary { texts, ends, index } = self;
-        let text_of = |c: u32| {
-            let c = c as usize;
-            &texts[if c == 0 { 0 } else { ends[c - 1] }..ends[c]]
-        };
-        if let Some(&code) = index.find(h, |&c| text_of(c) == value) {
+        let index = index.get_mut().expect("built above");
+        if let Some(&code) = index.find(h, |&c| text_of(texts, ends, c) == value) {
             return code;
         }
+        Self::append(texts, ends, value, Some((index, h)))
+    }
+
+    /// Appends `value`, which the caller knows is not in the dictionary
+    /// yet (a decoder that deduplicated its values by number), without
+    /// hashing it unless the index is built already. A value appended
+    /// twice is held twice: [`Dictionary::code`] then finds one of them.
+    pub fn push_new(&mut self, value: &str) -> u32 {
+        let Dictionary { texts, ends, index } = self;
+        let index = index.get_mut().map(|index| (index, hash(value)));
+        Self::append(texts, ends, value, index)
+    }
+
+    /// Reserves room for `values` more values of `bytes` bytes in all.
+    pub fn reserve(&mut self, values: usize, bytes: usize) {
+        self.ends.reserve(values);
+        self.texts.reserve(bytes);
+    }
+
+    fn append(
+        texts: &mut String,
+        ends: &mut Vec<usize>,
+        value: &str,
+        index: Option<(&mut HashTable<u32>, u64)>,
+    ) -> u32 {
         let code = u32::try_from(ends.len()).expect("more than 2^32 distinct values");
         texts.push_str(value);
         ends.push(texts.len());
-        let (texts, ends) = (&*texts, &*ends);
-        index.insert_unique(h, code, |&c| {
-            let c = c as usize;
-            hash(&texts[if c == 0 { 0 } else { ends[c - 1] }..ends[c]])
-        });
+        if let Some((index, h)) = index {
+            let (texts, ends) = (&*texts, &*ends);
+            index.insert_unique(h, code, |&c| hash(text_of(texts, ends, c)));
+        }
         code
     }
 
     pub fn code(&self, value: &str) -> Option<u32> {
         self.index
+            .get_or_init(|| index_of(&self.texts, &self.ends))
             .find(hash(value), |&c| self.value(c) == value)
             .copied()
     }
 
     pub fn value(&self, code: u32) -> &str {
-        let c = code as usize;
-        let start = if c == 0 { 0 } else { self.ends[c - 1] };
-        &self.texts[start..self.ends[c]]
+        text_of(&self.texts, &self.ends, code)
     }
 
     pub fn len(&self) -> usize {
@@ -144,5 +188,24 @@ mod tests {
         let distinct: std::collections::HashSet<&String> = texts.iter().collect();
         assert_eq!(d.len(), distinct.len());
         assert_eq!(d.clone(), d);
+    }
+
+    /// Values appended without the index are found once it is built, by
+    /// `code` or by `intern`, and values appended after it are indexed.
+    #[test]
+    fn values_pushed_new_are_found_later() {
+        let mut d = Dictionary::new();
+        let a = d.push_new("a");
+        let b = d.push_new("");
+        assert_eq!(d.code(""), Some(b));
+        assert_eq!(d.intern("a"), a);
+        let c = d.push_new("c");
+        assert_eq!(d.code("c"), Some(c));
+        assert_eq!(d.intern("d"), 3);
+        let mut e = Dictionary::new();
+        e.push_new("x");
+        assert_eq!(e.intern("y"), 1);
+        assert_eq!(e.intern("x"), 0);
+        assert_eq!(d.len(), 4);
     }
 }

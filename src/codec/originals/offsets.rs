@@ -27,6 +27,7 @@ use crate::codec::numbers::{
     BitReader, BitWriter, MAX_DECIMALS, canonical, decimals, parse_scaled, render,
 };
 use crate::codec::released::{ReleasedSymbol, node_label};
+use crate::dictionary::Dictionary;
 use crate::table::Column;
 
 /// The widest span (largest less smallest number) a section codes: a
@@ -245,9 +246,25 @@ pub(super) fn decode(
     let mut unchanged = vec![u32::MAX; m];
     let mut bits = BitReader::new(s.rest());
     let mut buf = String::new();
-    // Each number's code: a number is rendered and interned once, later
-    // rows find it by the integer (hashing a word, not its text).
-    let mut codes: FxHashMap<i64, u32> = FxHashMap::default();
+    // Each distinct text is appended once, found again by its number (a
+    // word to hash) or, for a text that is not a canonical number, by
+    // itself: the dictionary needs no index of its own.
+    let mut numbers: FxHashMap<i64, u32> = FxHashMap::default();
+    numbers.reserve(rows.min(1 << 20));
+    let mut others: FxHashMap<String, u32> = FxHashMap::default();
+    let mut code_of_text = |t: &str, dict: &mut Dictionary, numbers: &mut FxHashMap<i64, u32>| {
+        match canonical(t, scale, &mut String::new()) {
+            Some(v) => *numbers.entry(v).or_insert_with(|| dict.push_new(t)),
+            None => match others.get(t) {
+                Some(&code) => code,
+                None => {
+                    let code = dict.push_new(t);
+                    others.insert(t.to_owned(), code);
+                    code
+                }
+            },
+        }
+    };
     let mut exceptions = exceptions.into_iter().peekable();
     for (r, &id) in rel.rows.iter().enumerate() {
         let g = symbol_of(id);
@@ -256,11 +273,11 @@ pub(super) fn decode(
                 let ReleasedSymbol::Value(t) = &rel.symbols[g] else {
                     unreachable!("rules checked above")
                 };
-                unchanged[g] = column.dict.intern(t);
+                unchanged[g] = code_of_text(t, &mut column.dict, &mut numbers);
             }
             unchanged[g]
         } else if let Some((_, text)) = exceptions.next_if(|&(row, _)| row == r) {
-            column.dict.intern(text)
+            code_of_text(text, &mut column.dict, &mut numbers)
         } else {
             let (start, size) = frames[g];
             let offset = bits.truncated(size);
@@ -270,10 +287,10 @@ pub(super) fn decode(
                 )));
             }
             let dict = &mut column.dict;
-            *codes.entry(start + offset as i64).or_insert_with_key(|&v| {
+            *numbers.entry(start + offset as i64).or_insert_with_key(|&v| {
                 buf.clear();
                 render(v, scale, &mut buf);
-                dict.intern(&buf)
+                dict.push_new(&buf)
             })
         };
         column.codes.push(code);

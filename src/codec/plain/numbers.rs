@@ -8,10 +8,13 @@
 
 use std::fmt::Write;
 
+use rustc_hash::FxHashMap;
+
 use super::super::CodecError;
 use super::super::bytes::{ByteReader, put_varint};
 use super::calendar::{self, Format};
 use super::ints::{put_integers, put_symbols, read_integers, read_symbols};
+
 use crate::dictionary::Dictionary;
 
 /// At most this many decimals: `10^18` still fits an `i64`, so every
@@ -212,6 +215,11 @@ pub(super) fn decode(
     let mantissas = read_integers(r, m)?;
     let mut codes = Vec::with_capacity(rows);
     let mut text = String::new();
+    // Each distinct number's text is appended once and found again by the
+    // number (words to hash, not texts); an exception is never a number's
+    // canonical text, so none is appended twice.
+    let mut seen: FxHashMap<(i64, u32), u32> = FxHashMap::default();
+    seen.reserve(m.min(1 << 20));
     let mut next_exception = exception_rows.iter().zip(&exception_codes).peekable();
     let mut numbers = mantissas.iter().zip(&decimals);
     for row in 0..rows {
@@ -222,6 +230,10 @@ pub(super) fn decode(
         let (&v, &d) = numbers
             .next()
             .expect("rows less exceptions are the numbers");
+        if let Some(&code) = seen.get(&(v, d)) {
+            codes.push(code);
+            continue;
+        }
         text.clear();
         if format == Format::Decimal {
             render(&mut text, v / 10i64.pow(u32::from(max) - d), d as u8);
@@ -233,7 +245,9 @@ pub(super) fn decode(
                 ),
             });
         }
-        codes.push(dict.intern(&text));
+        let code = dict.push_new(&text);
+        seen.insert((v, d), code);
+        codes.push(code);
     }
     Ok((dict, codes))
 }
