@@ -168,6 +168,45 @@ pub(super) fn encode(
     Some(w.finish())
 }
 
+/// Each number's code in the decoded column: a table indexed by the
+/// number's offset from the section's smallest when the span is at most a
+/// few entries a row (a lookup, not a hash, a row), else a map.
+struct NumberCodes {
+    min: i64,
+    dense: Vec<u32>,
+    sparse: FxHashMap<i64, u32>,
+}
+
+impl NumberCodes {
+    fn new(min: i64, span: u64, rows: usize) -> Self {
+        let dense = if span < 4 * rows as u64 + (1 << 16) {
+            vec![u32::MAX; span as usize + 1]
+        } else {
+            Vec::new()
+        };
+        NumberCodes {
+            min,
+            dense,
+            sparse: FxHashMap::default(),
+        }
+    }
+
+    /// The code of number `v`, made by `make` the first time.
+    #[inline]
+    fn get_or_insert(&mut self, v: i64, make: impl FnOnce() -> u32) -> u32 {
+        let i = v.wrapping_sub(self.min) as u64;
+        match usize::try_from(i).ok().and_then(|i| self.dense.get_mut(i)) {
+            Some(slot) => {
+                if *slot == u32::MAX {
+                    *slot = make();
+                }
+                *slot
+            }
+            None => *self.sparse.entry(v).or_insert_with(make),
+        }
+    }
+}
+
 fn invalid(detail: String) -> CodecError {
     CodecError::Invalid {
         what: "offsets section",
@@ -249,12 +288,11 @@ pub(super) fn decode(
     // Each distinct text is appended once, found again by its number (a
     // word to hash) or, for a text that is not a canonical number, by
     // itself: the dictionary needs no index of its own.
-    let mut numbers: FxHashMap<i64, u32> = FxHashMap::default();
-    numbers.reserve(rows.min(1 << 20));
+    let mut numbers = NumberCodes::new(min, span, rows);
     let mut others: FxHashMap<String, u32> = FxHashMap::default();
-    let mut code_of_text = |t: &str, dict: &mut Dictionary, numbers: &mut FxHashMap<i64, u32>| {
+    let mut code_of_text = |t: &str, dict: &mut Dictionary, numbers: &mut NumberCodes| {
         match canonical(t, scale, &mut String::new()) {
-            Some(v) => *numbers.entry(v).or_insert_with(|| dict.push_new(t)),
+            Some(v) => numbers.get_or_insert(v, || dict.push_new(t)),
             None => match others.get(t) {
                 Some(&code) => code,
                 None => {
@@ -287,7 +325,8 @@ pub(super) fn decode(
                 )));
             }
             let dict = &mut column.dict;
-            *numbers.entry(start + offset as i64).or_insert_with_key(|&v| {
+            let v = start + offset as i64;
+            numbers.get_or_insert(v, || {
                 buf.clear();
                 render(v, scale, &mut buf);
                 dict.push_new(&buf)
