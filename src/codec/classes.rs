@@ -301,7 +301,11 @@ fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
             }
         })
         .collect();
-    let mut ends: Vec<i64> = numbered.iter().flatten().flat_map(|&(a, b)| [a, b]).collect();
+    let mut ends: Vec<i64> = numbered
+        .iter()
+        .flatten()
+        .flat_map(|&(a, b)| [a, b])
+        .collect();
     ends.sort_unstable();
     ends.dedup();
     let mut out = vec![SYMBOLS_NUMBERS];
@@ -373,7 +377,10 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
     };
     let scale = r.varint("numbered symbols scale")?;
     if scale > u64::from(numbers::MAX_DECIMALS) {
-        return Err(invalid(format!("scale {scale} above {}", numbers::MAX_DECIMALS)));
+        return Err(invalid(format!(
+            "scale {scale} above {}",
+            numbers::MAX_DECIMALS
+        )));
     }
     let scale = scale as u32;
     let count = r.count("numbered symbols ends", 1)?;
@@ -409,9 +416,12 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
             tag @ (NUMBERED_VALUE | NUMBERED_INTERVAL) if size > 0 => {
                 let a = bits.truncated(size);
                 if tag == NUMBERED_VALUE {
-                    ReleasedSymbol::Value(texts.get(a as usize).cloned().ok_or_else(|| {
-                        invalid(format!("symbol {g}: end {a} of {size}"))
-                    })?)
+                    ReleasedSymbol::Value(
+                        texts
+                            .get(a as usize)
+                            .cloned()
+                            .ok_or_else(|| invalid(format!("symbol {g}: end {a} of {size}")))?,
+                    )
                 } else {
                     let b = bits
                         .exp_golomb()
@@ -474,6 +484,25 @@ pub fn decode_classes(
     qis: usize,
     rows: usize,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
+    let (mut classes, sizes) = decode_classes_lazily(bytes, qis, rows)?;
+    if classes.rows.is_empty() {
+        // One class (or no row).
+        classes.rows = vec![0; rows];
+    }
+    Ok((classes, sizes))
+}
+
+/// [`decode_classes`], except that a blob of one class leaves
+/// `ReleasedClasses::rows` empty (every row's class is 0). Every coding
+/// codes the rows of a single class in no bits, so the blob's bytes do not
+/// bound `rows`: a reader that needs only the class sizes (the claim
+/// check) then holds nothing per row, and a forged row count costs nothing
+/// until something asks for the rows.
+pub fn decode_classes_lazily(
+    bytes: &[u8],
+    qis: usize,
+    rows: usize,
+) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
@@ -500,6 +529,9 @@ pub fn decode_classes(
         require_all_used(&column, s.len(), "released symbol")?;
         table.push(column);
     }
+    // One class: its stream is the same for any row count (no bits per
+    // row), so it is checked as the stream of one row.
+    let rows = if classes == 1 { 1 } else { rows };
     let rows_start = r.position();
     let row_classes = match r.byte("row classes coding")? {
         ROWS_HUFFMAN => {
@@ -542,7 +574,11 @@ pub fn decode_classes(
         ReleasedClasses {
             symbols,
             table,
-            rows: row_classes,
+            rows: if classes == 1 {
+                Vec::new()
+            } else {
+                row_classes
+            },
         },
         ClassesBytes {
             columns: column_bytes,
@@ -608,8 +644,9 @@ mod tests {
         odd.push(ReleasedSymbol::Value(String::new()));
         odd.push(ReleasedSymbol::Node { level: 1, node: 0 });
         odd.push(interval("-3.00", "-4.00"));
-        let words: Vec<ReleasedSymbol> =
-            ["a", "", "b"].map(|t| ReleasedSymbol::Value(t.into())).to_vec();
+        let words: Vec<ReleasedSymbol> = ["a", "", "b"]
+            .map(|t| ReleasedSymbol::Value(t.into()))
+            .to_vec();
         for (symbols, kind) in [
             (&numbered, SYMBOLS_NUMBERS),
             (&odd, SYMBOLS_NUMBERS),
@@ -628,14 +665,22 @@ mod tests {
                 for s in symbols.iter() {
                     put_symbol(&mut listed, s);
                 }
-                assert!(out.len() * 2 < listed.len(), "{} vs {}", out.len(), listed.len());
+                assert!(
+                    out.len() * 2 < listed.len(),
+                    "{} vs {}",
+                    out.len(),
+                    listed.len()
+                );
             }
         }
         // Every truncation of a numbered list is an error, never a panic.
         let mut out = Vec::new();
         put_symbols(&mut out, &numbered);
         for cut in 0..out.len() {
-            assert!(read_symbols(&mut ByteReader::new(&out[..cut])).is_err(), "cut {cut}");
+            assert!(
+                read_symbols(&mut ByteReader::new(&out[..cut])).is_err(),
+                "cut {cut}"
+            );
         }
     }
 

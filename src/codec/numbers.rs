@@ -266,7 +266,19 @@ mod tests {
 
     #[test]
     fn bit_fields_round_trip_at_every_width() {
-        let sizes = [1u64, 2, 3, 5, 7, 8, 9, 1000, 1 << 20, (1 << 33) + 7, 1 << 62];
+        let sizes = [
+            1u64,
+            2,
+            3,
+            5,
+            7,
+            8,
+            9,
+            1000,
+            1 << 20,
+            (1 << 33) + 7,
+            1 << 62,
+        ];
         let mut w = BitWriter::after(vec![0xAB]);
         let mut expected = Vec::new();
         for &size in &sizes {

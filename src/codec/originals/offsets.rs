@@ -37,10 +37,7 @@ const MAX_SPAN: u64 = (1 << 62) - 1;
 /// hierarchy node labelled `a-b` / `a~b`.
 fn bounds(symbol: &ReleasedSymbol, schema: &QiSchema<'_>, scale: u32) -> Option<(i64, i64)> {
     let (lo, hi) = match symbol {
-        ReleasedSymbol::Interval { lo, hi } => (
-            parse_scaled(lo, scale)?,
-            parse_scaled(hi, scale)?,
-        ),
+        ReleasedSymbol::Interval { lo, hi } => (parse_scaled(lo, scale)?, parse_scaled(hi, scale)?),
         ReleasedSymbol::Node { level, node } => {
             let label = node_label(schema.hierarchy, *level, *node).ok()?.trim();
             // The separator is the first `-` or `~` after the first
@@ -62,7 +59,11 @@ fn bounds(symbol: &ReleasedSymbol, schema: &QiSchema<'_>, scale: u32) -> Option<
 /// Writes the section's body (after its kind byte) for `qi`, or `None`
 /// when the column is not numbers: no decimal text at all, a span beyond
 /// [`MAX_SPAN`], or more exceptions than one row in eight.
-pub(super) fn encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, schema: &QiSchema<'_>) -> Option<Vec<u8>> {
+pub(super) fn encode(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    schema: &QiSchema<'_>,
+) -> Option<Vec<u8>> {
     let col = qi.column;
     let scale = col.dict.values().filter_map(decimals).max()?;
     if scale > MAX_DECIMALS {
@@ -102,7 +103,8 @@ pub(super) fn encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, schema: &QiSchem
             None => exceptions += 1,
         }
     }
-    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_some_and(|s| s as u64 > MAX_SPAN) {
+    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_some_and(|s| s as u64 > MAX_SPAN)
+    {
         return None;
     }
     if min > max {
@@ -231,7 +233,9 @@ pub(super) fn decode(
             .ok_or_else(|| invalid(format!("an exception past the last of {rows} rows")))?;
         let text = s.string("offsets exception text")?;
         if rules[symbol_of(rel.rows[row as usize])] == RULE_UNCHANGED {
-            return Err(invalid(format!("exception at row {row}, released unchanged")));
+            return Err(invalid(format!(
+                "exception at row {row}, released unchanged"
+            )));
         }
         exceptions.push((row as usize, text));
         next = row + 1;
@@ -261,7 +265,9 @@ pub(super) fn decode(
             let (start, size) = frames[g];
             let offset = bits.truncated(size);
             if offset >= size {
-                return Err(invalid(format!("row {r}: offset {offset} beyond {size} values")));
+                return Err(invalid(format!(
+                    "row {r}: offset {offset} beyond {size} values"
+                )));
             }
             let dict = &mut column.dict;
             *codes.entry(start + offset as i64).or_insert_with_key(|&v| {
