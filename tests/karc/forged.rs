@@ -108,11 +108,20 @@ fn with_rows(bytes: &[u8], rows: u64) -> Vec<u8> {
     reassemble(&sections)
 }
 
+/// A file to forge: its name, bytes, key, and original (none for a
+/// published copy).
+struct Forgeable {
+    name: String,
+    bytes: Vec<u8>,
+    key: Option<Key>,
+    original: Option<Vec<u8>>,
+}
+
 /// The files forged: the unsealed small vectors (one row group, its rows'
 /// classes in Huffman or rANS), the published one, the streamed one (row
 /// groups, sealed: its public part is what is forged), and a file of one
 /// class (whose rows take no bits), each with its key and original.
-fn originals() -> Vec<(String, Vec<u8>, Option<Key>, Option<Vec<u8>>)> {
+fn originals() -> Vec<Forgeable> {
     let small = std::fs::read(fixture("archive/source/small.csv")).unwrap();
     let mut files: Vec<_> = [
         "plain_small.karc",
@@ -130,10 +139,20 @@ fn originals() -> Vec<(String, Vec<u8>, Option<Key>, Option<Vec<u8>>)> {
             })
         });
         let original = (!name.starts_with("published")).then(|| small.clone());
-        (name.to_owned(), bytes, key, original)
+        Forgeable {
+            name: name.to_owned(),
+            bytes,
+            key,
+            original,
+        }
     })
     .collect();
-    files.push(("one class".to_owned(), one_class(), None, Some(small)));
+    files.push(Forgeable {
+        name: "one class".to_owned(),
+        bytes: one_class(),
+        key: None,
+        original: Some(small),
+    });
     files
 }
 
@@ -175,7 +194,13 @@ fn check(what: &str, bytes: Vec<u8>, key: Option<&Key>, original: Option<&[u8]>)
 #[ignore = "run by forged_counts_are_refused_in_bounded_memory, under a memory limit"]
 fn every_forged_count_in_a_child_process() {
     let mut forged_files = 0usize;
-    for (name, bytes, key, original) in originals() {
+    for Forgeable {
+        name,
+        bytes,
+        key,
+        original,
+    } in originals()
+    {
         let key = key.as_ref();
         let original = original.as_deref();
         let rows = meta::from_bytes::<PublicMeta>(&sections_of(&bytes)[0].1)
