@@ -684,6 +684,34 @@ mod tests {
         }
     }
 
+    /// One class codes its rows in no bits in every coding: read lazily,
+    /// any row count decodes without a row held (2^31 here), the same blob
+    /// read eagerly gives every row class 0, and two classes over rows the
+    /// stream cannot back are refused.
+    #[test]
+    fn one_class_is_read_without_its_rows() {
+        let symbol = ReleasedSymbol::Value("x".into());
+        let column = |rows: Vec<u32>, symbols: usize| ReleasedColumn {
+            symbols: vec![symbol.clone(); symbols],
+            rows,
+        };
+        let one = ReleasedClasses::from_columns(&[column(vec![0; 6], 1)]);
+        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+            let bytes = encode_classes_as(&one, coding).unwrap();
+            let (lazy, _) = decode_classes_lazily(&bytes, 1, 1 << 31).unwrap();
+            assert!(lazy.rows.is_empty() && lazy.classes() == 1, "{coding:?}");
+            assert_eq!(decode_classes(&bytes, 1, 6).unwrap().0, one, "{coding:?}");
+        }
+        let two = ReleasedClasses::from_columns(&[column(vec![0, 1, 0, 1, 0, 1], 2)]);
+        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+            let bytes = encode_classes_as(&two, coding).unwrap();
+            assert!(
+                decode_classes_lazily(&bytes, 1, 1 << 31).is_err(),
+                "{coding:?}"
+            );
+        }
+    }
+
     /// Tuples packed in one word and tuples hashed whole (symbols too many
     /// for 64 bits) give the classes of a direct count.
     #[test]

@@ -339,8 +339,15 @@ mod tests {
             let bytes = round_trip(&symbols, alphabet);
             for n in [symbols.len() + 1, symbols.len() * 2, 1 << 30, usize::MAX] {
                 let started = std::time::Instant::now();
-                assert!(decode(&mut ByteReader::new(&bytes), alphabet, n).is_err(), "{n}");
-                assert!(started.elapsed().as_millis() < 200, "{n}: {:?}", started.elapsed());
+                assert!(
+                    decode(&mut ByteReader::new(&bytes), alphabet, n).is_err(),
+                    "{n}"
+                );
+                assert!(
+                    started.elapsed().as_millis() < 200,
+                    "{n}: {:?}",
+                    started.elapsed()
+                );
             }
         }
     }

@@ -39,5 +39,8 @@ fn every_crash_input_is_a_clean_error() {
         ("hierarchy", karc::fuzzing::hierarchy),
     ];
     let files: usize = targets.iter().map(|&(t, entry)| replay(t, entry)).sum();
-    assert!(files >= 3, "{files} regression files (the forged row counts at least)");
+    assert!(
+        files >= 3,
+        "{files} regression files (the forged row counts at least)"
+    );
 }
