@@ -271,6 +271,8 @@ fn forged_counts_are_refused_in_bounded_memory() {
         code == 0 && stdout.contains("1 passed") && stdout.contains("forged files checked"),
         "exit {code}\n{stdout}\n{stderr}"
     );
+    let counted = stdout.lines().find(|l| l.contains("forged files checked"));
+    eprintln!("{}", counted.unwrap_or_default());
 }
 
 /// The case of the issue through the CLI: `META.rows` forged on a file
