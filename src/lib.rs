@@ -35,6 +35,8 @@ pub mod dataset;
 pub mod dictionary;
 pub mod error;
 pub mod frequency;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hierarchy;
 pub mod huffman;
 pub mod io;

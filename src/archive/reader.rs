@@ -44,8 +44,9 @@ struct Group {
     /// claim check works on these, not on every row.
     class_table: Vec<ReleasedColumn>,
     class_sizes: Vec<u32>,
-    /// Each row's class.
-    class_rows: Vec<u32>,
+    /// Each row's class: decoded on open, or for a group of one class
+    /// (whose row count its bytes do not bound) made on first use.
+    class_rows: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// An opened, checked archive (its bytes in memory).
@@ -365,7 +366,8 @@ impl Archive {
             .iter()
             .map(|table| ReleasedRows {
                 symbols: &table.symbols,
-                rows: &group.class_rows,
+                // Unset only for a group of one class.
+                rows: group.class_rows.get_or_init(|| vec![0; group.rows]),
                 class_symbols: Some(&table.rows),
             })
             .collect()
@@ -443,6 +445,12 @@ impl Archive {
     /// which needs every row's sensitive value.
     pub fn check_claim(&self) -> Result<ClaimReport> {
         let by_class = self.meta.claim.l_diversity.is_none();
+        // The sensitive column before the QIs' rows (as in
+        // `release_columns`).
+        let sensitive = match self.meta.claim.l_diversity {
+            Some((col, l)) => Some((self.plain_column(col as usize)?, l as usize)),
+            None => None,
+        };
         let labels: Vec<Column> = (0..self.meta.qis.len())
             .map(|q| {
                 if by_class {
@@ -476,10 +484,6 @@ impl Archive {
                 self.meta.claim.policy,
             ));
         }
-        let sensitive = match self.meta.claim.l_diversity {
-            Some((col, l)) => Some((self.plain_column(col as usize)?, l as usize)),
-            None => None,
-        };
         Ok(verify_columns(
             &refs,
             &constraints,
@@ -490,15 +494,25 @@ impl Archive {
 
     /// Every released column (identifiers left out), in file order.
     pub fn release_columns(&self) -> Result<Vec<Column>> {
-        (0..self.meta.columns.len())
-            .filter(|&i| self.meta.columns[i].role != Role::Identifier)
-            .map(
-                |i| match self.meta.qis.iter().position(|&c| c as usize == i) {
-                    Some(q) => self.qi_labels(q),
-                    None => self.plain_column(i),
-                },
-            )
-            .collect()
+        let released = || {
+            (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].role != Role::Identifier)
+        };
+        let qi = |i: usize| self.meta.qis.iter().position(|&c| c as usize == i);
+        // The other columns first: their blobs hold (or count) every row, so
+        // a forged row count fails there before a QI of one class is made
+        // row by row.
+        let mut columns = released()
+            .map(|i| match qi(i) {
+                Some(_) => Ok(None),
+                None => self.plain_column(i).map(Some),
+            })
+            .collect::<Result<Vec<Option<Column>>>>()?;
+        for (slot, i) in columns.iter_mut().zip(released()) {
+            if let Some(q) = qi(i) {
+                *slot = Some(self.qi_labels(q)?);
+            }
+        }
+        Ok(columns.into_iter().flatten().collect())
     }
 
     /// Writes the release as CSV, byte-equal to `karc anonymize`'s output.
@@ -582,6 +596,15 @@ impl Archive {
         }
         let part = |bytes: &[u8]| meta::from_bytes::<PrivatePart>(bytes);
         let check_layout = |part: &PrivatePart, g: usize| {
+            // Every row of the original but the last ends with at least a
+            // byte: checked before the rows are decoded.
+            let rows = self.groups[g].rows as u64;
+            if rows > part.original_len.saturating_add(1) {
+                return Err(corrupt(
+                    format!("{label} (row group {g})"),
+                    format!("{rows} rows in an original of {} bytes", part.original_len),
+                ));
+            }
             part.layout
                 .validate(self.meta.columns.len(), self.groups[g].rows)
                 .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
@@ -623,6 +646,15 @@ impl Archive {
             .get_or_init(|| public_digest_of(&self.container, &self.bytes))
     }
 
+    /// The bytes to reserve for an original of `original_len` bytes, as
+    /// the (unchecked, perhaps forged) private part says: at most 1,024
+    /// times this file's bytes (16 MiB at least). A restore past it grows
+    /// its buffer as it goes.
+    fn reservation(&self, original_len: u64) -> usize {
+        let cap = (self.bytes.len() as u64).saturating_mul(1024).max(16 << 20);
+        original_len.min(cap) as usize
+    }
+
     /// Restores the original file's bytes, checked against its digest
     /// (and, in a file of several row groups, each group's).
     pub fn restore(&self, key: Option<&Key>) -> Result<Vec<u8>> {
@@ -633,7 +665,7 @@ impl Archive {
     /// group hands over its group's bytes as they are, without a copy.
     fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        let expected = parts.original_len.min(1 << 32) as usize;
+        let expected = self.reservation(parts.original_len);
         self.restore_parts(&parts, &mut |bytes| {
             if out.is_empty() {
                 out = bytes;
@@ -712,6 +744,11 @@ impl Archive {
 
     /// Restores row group `g`'s bytes of the original from its private part.
     fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
+        if self.groups[g].class_sizes.len() == 1 {
+            // One class, whose rows take no bits: the columns of the
+            // private part confirm their number before they are made.
+            self.other_columns(g, part)?;
+        }
         let schemas: Vec<QiSchema<'_>> = self
             .meta
             .qis
@@ -728,7 +765,7 @@ impl Archive {
         let released = self.group_rows(g);
         let decoding = codec::OriginalsDecoding::new(&part.originals, &schemas, &released)
             .map_err(|e| self.originals_corrupt(g, e))?;
-        let expected_len = part.original_len.min(1 << 32) as usize;
+        let expected_len = self.reservation(part.original_len);
         let (out, crc) = if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
             self.restore_on_two_threads(g, part, &decoding, expected_len)?
         } else {
@@ -1100,6 +1137,12 @@ pub struct SectionInfo {
     pub column: Option<String>,
 }
 
+/// The most rows a row group may hold (`spec/FORMAT.md` §4): class sizes
+/// and row indices are 32-bit. Checked before anything is decoded, so that
+/// a forged row count cannot make a reader reserve more than the format
+/// allows.
+pub const MAX_GROUP_ROWS: u64 = u32::MAX as u64;
+
 /// The row groups of a file, walked from its section table: each group's
 /// sections, the sections' checksums, and the released QI columns decoded.
 struct RowGroups {
@@ -1155,6 +1198,21 @@ impl RowGroups {
             }
             _ => vec![meta.rows],
         };
+        if let Some((g, &rows)) = group_rows
+            .iter()
+            .enumerate()
+            .find(|&(_, &r)| r > MAX_GROUP_ROWS)
+        {
+            let (i, what) = match framed {
+                true => (known[0], format!("row group {g} holds")),
+                false => (0, "META.rows is".to_owned()),
+            };
+            return Err(corrupt(
+                format::section_label(i, &entries[i], None),
+                format!("{what} {rows} rows, above the limit of {MAX_GROUP_ROWS} rows a row group"),
+            )
+            .into());
+        }
         let mut groups = Vec::with_capacity(group_rows.len());
         for (g, &rows) in group_rows.iter().enumerate() {
             let classes_section = match walk.next() {
@@ -1204,7 +1262,7 @@ impl RowGroups {
                 classes_bytes: None,
                 class_table: Vec::new(),
                 class_sizes: Vec::new(),
-                class_rows: Vec::new(),
+                class_rows: std::sync::OnceLock::new(),
             });
         }
         let private_section = match walk.next() {
@@ -1243,14 +1301,35 @@ impl RowGroups {
 
         for group in &mut groups {
             let i = group.classes_section;
-            let (classes, classes_bytes) =
-                codec::decode_classes(&bytes[entries[i].range()], meta.qis.len(), group.rows)
-                    .map_err(|e| {
-                        corrupt(format::section_label(i, &entries[i], None), e.to_string())
-                    })?;
+            let (classes, classes_bytes) = codec::decode_classes_lazily(
+                &bytes[entries[i].range()],
+                meta.qis.len(),
+                group.rows,
+            )
+            .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e.to_string()))?;
             group.class_table = classes.table_columns();
-            group.class_sizes = classes.sizes();
-            group.class_rows = classes.rows;
+            if classes.rows.is_empty() && group.rows > 0 {
+                // One class, whose rows take no bits: the group's first
+                // released column, whose blob holds or counts each row,
+                // confirms their number (at most MAX_GROUP_ROWS).
+                if let Some((c, i)) = group
+                    .column_section
+                    .iter()
+                    .enumerate()
+                    .find_map(|(c, s)| Some((c, (*s)?)))
+                {
+                    codec::decode_plain(
+                        &bytes[entries[i].range()],
+                        &meta.columns[c].name,
+                        group.rows,
+                    )
+                    .map_err(|e| column_corrupt_in(path, entries, group, meta, c, e.to_string()))?;
+                }
+                group.class_sizes = vec![group.rows as u32];
+            } else {
+                group.class_sizes = classes.sizes();
+                group.class_rows = classes.rows.into();
+            }
             group.classes_bytes = Some(classes_bytes);
         }
         Ok(RowGroups {

@@ -484,6 +484,25 @@ pub fn decode_classes(
     qis: usize,
     rows: usize,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
+    let (mut classes, sizes) = decode_classes_lazily(bytes, qis, rows)?;
+    if classes.rows.is_empty() {
+        // One class (or no row).
+        classes.rows = vec![0; rows];
+    }
+    Ok((classes, sizes))
+}
+
+/// [`decode_classes`], except that a blob of one class leaves
+/// `ReleasedClasses::rows` empty (every row's class is 0). Every coding
+/// codes the rows of a single class in no bits, so the blob's bytes do not
+/// bound `rows`: a reader that needs only the class sizes (the claim
+/// check) then holds nothing per row, and a forged row count costs nothing
+/// until something asks for the rows.
+pub fn decode_classes_lazily(
+    bytes: &[u8],
+    qis: usize,
+    rows: usize,
+) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
     let mut r = ByteReader::new(bytes);
     r.varint_equal("QIs in the classes blob", qis as u64)?;
     let mut column_bytes = Vec::with_capacity(qis);
@@ -510,6 +529,9 @@ pub fn decode_classes(
         require_all_used(&column, s.len(), "released symbol")?;
         table.push(column);
     }
+    // One class: its stream is the same for any row count (no bits per
+    // row), so it is checked as the stream of one row.
+    let rows = if classes == 1 { 1 } else { rows };
     let rows_start = r.position();
     let row_classes = match r.byte("row classes coding")? {
         ROWS_HUFFMAN => {
@@ -552,7 +574,11 @@ pub fn decode_classes(
         ReleasedClasses {
             symbols,
             table,
-            rows: row_classes,
+            rows: if classes == 1 {
+                Vec::new()
+            } else {
+                row_classes
+            },
         },
         ClassesBytes {
             columns: column_bytes,
@@ -654,6 +680,34 @@ mod tests {
             assert!(
                 read_symbols(&mut ByteReader::new(&out[..cut])).is_err(),
                 "cut {cut}"
+            );
+        }
+    }
+
+    /// One class codes its rows in no bits in every coding: read lazily,
+    /// any row count decodes without a row held (2^31 here), the same blob
+    /// read eagerly gives every row class 0, and two classes over rows the
+    /// stream cannot back are refused.
+    #[test]
+    fn one_class_is_read_without_its_rows() {
+        let symbol = ReleasedSymbol::Value("x".into());
+        let column = |rows: Vec<u32>, symbols: usize| ReleasedColumn {
+            symbols: vec![symbol.clone(); symbols],
+            rows,
+        };
+        let one = ReleasedClasses::from_columns(&[column(vec![0; 6], 1)]);
+        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+            let bytes = encode_classes_as(&one, coding).unwrap();
+            let (lazy, _) = decode_classes_lazily(&bytes, 1, 1 << 31).unwrap();
+            assert!(lazy.rows.is_empty() && lazy.classes() == 1, "{coding:?}");
+            assert_eq!(decode_classes(&bytes, 1, 6).unwrap().0, one, "{coding:?}");
+        }
+        let two = ReleasedClasses::from_columns(&[column(vec![0, 1, 0, 1, 0, 1], 2)]);
+        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+            let bytes = encode_classes_as(&two, coding).unwrap();
+            assert!(
+                decode_classes_lazily(&bytes, 1, 1 << 31).is_err(),
+                "{coding:?}"
             );
         }
     }

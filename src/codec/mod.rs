@@ -18,7 +18,8 @@ mod released;
 
 pub use bytes::{ByteReader, put_varint};
 pub use classes::{
-    ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, encode_classes, encode_classes_as,
+    ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, decode_classes_lazily,
+    encode_classes, encode_classes_as,
 };
 pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,

@@ -218,7 +218,7 @@ fn sealed_part_edited_with_crc_recomputed_fails_authentication() {
 }
 
 /// The sections of an archive, owned, for editing.
-fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
+pub fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
     let c = format::parse(Path::new("t"), bytes).unwrap();
     c.entries
         .iter()
@@ -227,7 +227,7 @@ fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
 }
 
 /// Writes sections back with fresh CRCs.
-fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
+pub fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
     let refs: Vec<(SectionKind, &[u8])> =
         sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
     format::assemble(&refs)
@@ -749,7 +749,7 @@ const INVALID: &[(&str, Step, Expect)] = &[
     }),
 ];
 
-fn vector_key(name: &str) -> Option<Key> {
+pub fn vector_key(name: &str) -> Option<Key> {
     if name.contains("passphrase") {
         let p = karc::archive::seal::read_passphrase_file(&fixture("archive/keys/passphrase.txt"));
         Some(Key::Passphrase(p.unwrap()))

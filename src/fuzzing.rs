@@ -1,0 +1,109 @@
+//! The entry points of the fuzz targets (`fuzz/`), shared with the stable
+//! regression test that replays their crash files (`tests/karc/fuzzed.rs`):
+//! each reads untrusted bytes the way the program does and must return,
+//! whatever the bytes, without a panic and in memory the input can back.
+//! Errors are the expected outcome; what they say is checked elsewhere.
+
+use std::path::Path;
+
+use crate::archive::reader::{Archive, ClaimCheck};
+use crate::config::Config;
+use crate::hierarchy::Hierarchy;
+use crate::table::{CsvOptions, Table};
+
+/// An archive from bytes: opened without the claim check (so that a mutant
+/// whose claim no longer holds still reaches the decoders), the claim
+/// re-checked, the release exported, the file inspected and restored (an
+/// unsealed private part), as `verify`, `export`, `inspect` and `restore`
+/// do.
+pub fn archive(data: &[u8]) {
+    archive_as_is(data);
+    if let Some(resealed) = crcs_recomputed(data) {
+        archive_as_is(&resealed);
+    }
+}
+
+/// `data` with every section's CRC and the table's recomputed (where the
+/// table lies inside it): a mutant that the CRCs would stop reaches the
+/// decoders, as a forger's file does.
+fn crcs_recomputed(data: &[u8]) -> Option<Vec<u8>> {
+    use crate::archive::format::{ENTRY_LEN, HEADER_LEN, crc32, reseal_table};
+    let count = u32::from_le_bytes(data.get(16..20)?.try_into().ok()?) as usize;
+    let table_end = HEADER_LEN.checked_add(ENTRY_LEN.checked_mul(count)?)?;
+    if table_end > data.len() {
+        return None;
+    }
+    let mut out = data.to_vec();
+    for e in 0..count {
+        let at = HEADER_LEN + e * ENTRY_LEN;
+        let field = |o: usize| u64::from_le_bytes(data[at + o..at + o + 8].try_into().unwrap());
+        let (offset, length) = (field(8), field(16));
+        if let Some(body) = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(length).ok())
+            .and_then(|(o, l)| data.get(o..o.checked_add(l)?))
+        {
+            out[at + 4..at + 8].copy_from_slice(&crc32(body).to_le_bytes());
+        }
+    }
+    reseal_table(&mut out);
+    Some(out)
+}
+
+fn archive_as_is(data: &[u8]) {
+    let path = Path::new("fuzz.karc");
+    let Ok(archive) = Archive::from_bytes(path, data.to_vec(), ClaimCheck::Skip) else {
+        return;
+    };
+    let _ = archive.check_claim();
+    let _ = archive.export_csv(&mut std::io::sink());
+    let _ = archive.inspect(None);
+    let _ = archive.restore(None);
+    let _ = archive.published();
+}
+
+/// A table from CSV bytes; the first byte picks the options (header, trim,
+/// delimiter detected or given).
+pub fn csv(data: &[u8]) {
+    let Some((&first, bytes)) = data.split_first() else {
+        return;
+    };
+    let options = CsvOptions {
+        delimiter: [None, Some(b','), Some(b';'), Some(b'\t')][usize::from(first & 3)],
+        header: first & 4 != 0,
+        trim: first & 8 != 0,
+    };
+    let _ = Table::from_bytes(Path::new("fuzz.csv"), bytes, &options);
+}
+
+/// A config from TOML text, and the options derived from it.
+pub fn config(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(c) = Config::parse(Path::new("fuzz.toml"), text) {
+        let _ = c.csv_options();
+        for column in &c.columns {
+            let _ = c.hierarchy_path(column);
+        }
+    }
+}
+
+/// A hierarchy from ARX CSV bytes, then (when valid) through its archive
+/// record and back; and the same bytes as an archive's `HIERARCHIES`
+/// section.
+pub fn hierarchy(data: &[u8]) {
+    let path = Path::new("fuzz.csv");
+    if let Ok(h) = Hierarchy::from_bytes(path, data) {
+        let record = crate::archive::meta::HierarchyRecord::from_hierarchy(&h);
+        let back = record
+            .into_hierarchy(path)
+            .expect("a valid hierarchy's record rebuilds it");
+        assert_eq!(back.to_tree(), h.to_tree(), "the record keeps the tree");
+    }
+    if let Ok(records) = crate::archive::meta::hierarchies_from_bytes(data) {
+        for r in records {
+            let _ = r.into_hierarchy(path);
+        }
+    }
+}
