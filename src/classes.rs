@@ -103,6 +103,26 @@ impl Partition {
         self.sizes.len()
     }
 
+    /// How many distinct `codes` (a sensitive column's, one per entry) each
+    /// class holds: what distinct l-diversity counts. Entries outside every
+    /// class are left out.
+    pub fn distinct_per_class(&self, codes: &[u32]) -> Vec<usize> {
+        let mut pairs: Vec<(u32, u32)> = self
+            .class_of
+            .iter()
+            .zip(codes)
+            .filter(|&(&c, _)| c != NO_CLASS)
+            .map(|(&c, &v)| (c, v))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut distinct = vec![0usize; self.classes()];
+        for (c, _) in pairs {
+            distinct[c as usize] += 1;
+        }
+        distinct
+    }
+
     /// The smallest class, `None` when every row is exempt.
     pub fn min_class(&self) -> Option<u32> {
         self.sizes.iter().copied().min()

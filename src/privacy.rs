@@ -447,16 +447,7 @@ fn verify(
         let all: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
         // Only reached without weights: entries are rows.
         let p = Partition::new(&all, entries, exclude);
-        let mut pairs: Vec<(u32, u32)> = (0..entries)
-            .filter(|&r| p.class_of[r] != crate::classes::NO_CLASS)
-            .map(|r| (p.class_of[r], sensitive.codes[r]))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut distinct = vec![0usize; p.classes()];
-        for (c, _) in pairs {
-            distinct[c as usize] += 1;
-        }
+        let distinct = p.distinct_per_class(&sensitive.codes[..entries]);
         let violating = distinct.iter().filter(|&&d| d < l).count();
         LDiversityReport {
             sensitive: sensitive.name.clone(),

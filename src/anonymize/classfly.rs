@@ -136,16 +136,7 @@ pub(crate) trait TupleFilter {
 fn move_out_undiverse(columns: &[Vec<u32>], codes: &[u32], l: usize, out: &mut [bool]) -> bool {
     let cols: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
     let p = Partition::new(&cols, out.len(), Some(out));
-    let mut pairs: Vec<(u32, u32)> = (0..out.len())
-        .filter(|&i| p.class_of[i] != crate::classes::NO_CLASS)
-        .map(|i| (p.class_of[i], codes[i]))
-        .collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut distinct = vec![0usize; p.classes()];
-    for (c, _) in pairs {
-        distinct[c as usize] += 1;
-    }
+    let distinct = p.distinct_per_class(&codes[..out.len()]);
     let mut moved = false;
     for (i, o) in out.iter_mut().enumerate() {
         let c = p.class_of[i];
