@@ -974,10 +974,12 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
                 .all(|&(x, _)| values.texts[x as usize] == *t),
             _ => false,
         };
-        let start = interval_start(symbol, qi.value_type, qi.hierarchy).filter(|_| {
-            counts[g]
-                .iter()
-                .all(|&(x, _)| canonical_integer(&values.texts[x as usize]).is_some())
+        // An interval whose rows' differences all fit 64 bits (numbers near
+        // both ends of `i64` are ranked instead).
+        let start = interval_start(symbol, qi.value_type, qi.hierarchy).filter(|&a| {
+            counts[g].iter().all(|&(x, _)| {
+                canonical_integer(&values.texts[x as usize]).is_some_and(|v| v.checked_sub(a).is_some())
+            })
         });
         if unchanged {
             rules[g] = RULE_UNCHANGED;

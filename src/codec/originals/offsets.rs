@@ -104,13 +104,15 @@ pub(super) fn encode(
             None => exceptions += 1,
         }
     }
-    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_some_and(|s| s as u64 > MAX_SPAN)
-    {
-        return None;
-    }
     if min > max {
         // No number at all: every cell an exception or unchanged.
         (min, max) = (0, 0);
+    }
+    // A span that leaves 64 bits (numbers near both ends of `i64`) is not
+    // coded here either.
+    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_none_or(|s| s as u64 > MAX_SPAN)
+    {
+        return None;
     }
     // Each symbol's rule and the start and size of its rows' offsets.
     let mut rules = Vec::with_capacity(m);
