@@ -138,10 +138,18 @@ fn cell_cost(
             glm: span,
         };
     }
-    let h = qi
-        .hierarchy
-        .as_ref()
-        .expect("categorical QI has a hierarchy");
+    let Some(h) = qi.hierarchy.as_ref() else {
+        // A numeric QI without a hierarchy and without a single number
+        // (every cell missing): a value released as it is costs nothing,
+        // anything generalized the whole (empty) domain.
+        let cost = if matches!(cell, Cell::Value(_)) { 0.0 } else { 1.0 };
+        return CellCost {
+            level,
+            ncp: cost,
+            ncp_kaylode,
+            glm: cost,
+        };
+    };
     let root = h.leaf_count() as f64;
     let leaves = match *cell {
         Cell::Value(_) => 1.0,
