@@ -142,7 +142,11 @@ fn cell_cost(
         // A numeric QI without a hierarchy and without a single number
         // (every cell missing): a value released as it is costs nothing,
         // anything generalized the whole (empty) domain.
-        let cost = if matches!(cell, Cell::Value(_)) { 0.0 } else { 1.0 };
+        let cost = if matches!(cell, Cell::Value(_)) {
+            0.0
+        } else {
+            1.0
+        };
         return CellCost {
             level,
             ncp: cost,

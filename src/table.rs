@@ -52,7 +52,10 @@ pub fn trim_blanks(text: &str) -> &str {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let bytes = text.as_bytes();
     let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
+    let end = bytes
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |e| e + 1);
     // Both ends are next to ASCII bytes (or the string's ends): char
     // boundaries.
     &text[start..end]
@@ -282,7 +285,11 @@ impl Table {
                     },
                     valid_up_to: e.valid_up_to(),
                 })?;
-                let text = if options.trim { trim_blanks(text) } else { text };
+                let text = if options.trim {
+                    trim_blanks(text)
+                } else {
+                    text
+                };
                 if header_row {
                     columns[i].name = text.to_owned();
                 } else {

@@ -978,7 +978,8 @@ fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, 
         // both ends of `i64` are ranked instead).
         let start = interval_start(symbol, qi.value_type, qi.hierarchy).filter(|&a| {
             counts[g].iter().all(|&(x, _)| {
-                canonical_integer(&values.texts[x as usize]).is_some_and(|v| v.checked_sub(a).is_some())
+                canonical_integer(&values.texts[x as usize])
+                    .is_some_and(|v| v.checked_sub(a).is_some())
             })
         });
         if unchanged {

@@ -787,6 +787,10 @@ fn numbers_spanning_the_64_bit_range_round_trip() {
     let g = std::slice::from_ref(&g);
     for &mode in DiffMode::ALL {
         let bytes = encode_all(mode, g).bytes;
-        assert_eq!(texts(&decode_all(&bytes, g).unwrap()[0]), texts(&g[0].original), "{mode}");
+        assert_eq!(
+            texts(&decode_all(&bytes, g).unwrap()[0]),
+            texts(&g[0].original),
+            "{mode}"
+        );
     }
 }

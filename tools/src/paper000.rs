@@ -84,7 +84,6 @@ const EDUCATION: [(&str, &str, &str); 16] = [
 const FIRST_YEAR: i64 = 1940;
 const LAST_YEAR: i64 = 1989;
 
-
 /// The birth dates of the domain, in order.
 fn birth_days() -> impl Iterator<Item = (i64, i64, i64)> {
     let first = days_from_civil(FIRST_YEAR, 1, 1);

@@ -110,8 +110,7 @@ pub(super) fn encode(
     }
     // A span that leaves 64 bits (numbers near both ends of `i64`) is not
     // coded here either.
-    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_none_or(|s| s as u64 > MAX_SPAN)
-    {
+    if exceptions > rel.rows.len() / 8 || max.checked_sub(min).is_none_or(|s| s as u64 > MAX_SPAN) {
         return None;
     }
     // Each symbol's rule and the start and size of its rows' offsets.
@@ -292,8 +291,12 @@ pub(super) fn decode(
     // itself: the dictionary needs no index of its own.
     let mut numbers = NumberCodes::new(min, span, rows);
     let mut others: FxHashMap<String, u32> = FxHashMap::default();
-    let mut code_of_text = |t: &str, dict: &mut Dictionary, numbers: &mut NumberCodes| {
-        match canonical(t, scale, &mut String::new()) {
+    let mut code_of_text =
+        |t: &str, dict: &mut Dictionary, numbers: &mut NumberCodes| match canonical(
+            t,
+            scale,
+            &mut String::new(),
+        ) {
             Some(v) => numbers.get_or_insert(v, || dict.push_new(t)),
             None => match others.get(t) {
                 Some(&code) => code,
@@ -303,8 +306,7 @@ pub(super) fn decode(
                     code
                 }
             },
-        }
-    };
+        };
     let mut exceptions = exceptions.into_iter().peekable();
     for (r, &id) in rel.rows.iter().enumerate() {
         let g = symbol_of(id);

@@ -43,7 +43,6 @@ const DAY: i64 = 86_400;
 const FIRST_DAY: i64 = -719_528;
 const END_DAY: i64 = 2_932_897;
 
-
 fn digits(b: &[u8]) -> Option<i64> {
     b.iter().try_fold(0i64, |v, &c| {
         c.is_ascii_digit().then(|| v * 10 + i64::from(c - b'0'))
