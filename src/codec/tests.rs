@@ -550,6 +550,29 @@ proptest! {
     }
 }
 
+/// A numeric QI without a hierarchy over `original`.
+fn numeric_qi(original: &Column, value_type: ValueType) -> QuasiIdentifier {
+    QuasiIdentifier {
+        column: 0,
+        name: "q".into(),
+        value_type,
+        leaf_of: Vec::new(),
+        numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
+        hierarchy: None,
+    }
+}
+
+/// `original` as a numeric QI without a hierarchy, released as `cells`.
+fn numbers_released(original: Column, value_type: ValueType, cells: &[Cell]) -> Generated {
+    let qi = numeric_qi(&original, value_type);
+    Generated {
+        value_type,
+        hierarchy: None,
+        released: ReleasedColumn::from_cells(&qi, &original.dict, cells),
+        original,
+    }
+}
+
 /// A column of distinct numbers released as three wide intervals (each
 /// row's value among a thousand): every mode round-trips, and
 /// per-value-rans, whose tables are uniform here, stores no table.
@@ -561,14 +584,6 @@ fn distinct_numbers_under_wide_intervals() {
         .map(|r| (100_000 + 7 * ((r * 1103) % n) as i64).to_string())
         .collect();
     let original = column("q", &values);
-    let qi = QuasiIdentifier {
-        column: 0,
-        name: "q".into(),
-        value_type: ValueType::Integer,
-        leaf_of: Vec::new(),
-        numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
-        hierarchy: None,
-    };
     let third = |x: i64| ((x - 100_000) / 7) as usize * 3 / n;
     let code_of = |x: i64| original.dict.code(&x.to_string()).unwrap();
     let cells: Vec<Cell> = values
@@ -580,12 +595,7 @@ fn distinct_numbers_under_wide_intervals() {
             Cell::interval(code_of(lo), code_of(hi))
         })
         .collect();
-    let g = Generated {
-        value_type: ValueType::Integer,
-        hierarchy: None,
-        released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
-        original,
-    };
+    let g = numbers_released(original, ValueType::Integer, &cells);
     let g = std::slice::from_ref(&g);
     let mut sizes = std::collections::HashMap::new();
     for &mode in DiffMode::ALL {
@@ -653,18 +663,12 @@ fn awkward_numbers() -> impl Strategy<Value = Generated> {
                 })
                 .collect();
             let original = column("q", &values);
-            let qi = QuasiIdentifier {
-                column: 0,
-                name: "q".into(),
-                value_type: if scale > 0 {
-                    ValueType::Decimal
-                } else {
-                    ValueType::Integer
-                },
-                leaf_of: Vec::new(),
-                numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
-                hierarchy: None,
+            let value_type = if scale > 0 {
+                ValueType::Decimal
+            } else {
+                ValueType::Integer
             };
+            let qi = numeric_qi(&original, value_type);
             let mut numbers: Vec<(f64, u32)> = qi
                 .numbers
                 .iter()
@@ -686,12 +690,7 @@ fn awkward_numbers() -> impl Strategy<Value = Generated> {
                     }
                 })
                 .collect();
-            Generated {
-                value_type: qi.value_type,
-                hierarchy: None,
-                released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
-                original,
-            }
+            numbers_released(original, value_type, &cells)
         })
 }
 
@@ -720,14 +719,6 @@ fn distinct_decimals_are_coded_as_offsets() {
         .map(|r| format!("0.{:09}", (r * 7_919_993 + 12345) % 1_000_000_000))
         .collect();
     let original = column("q", &values);
-    let qi = QuasiIdentifier {
-        column: 0,
-        name: "q".into(),
-        value_type: ValueType::Decimal,
-        leaf_of: Vec::new(),
-        numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
-        hierarchy: None,
-    };
     // Classes of ten neighbours in value order.
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| values[a].cmp(&values[b]));
@@ -738,12 +729,7 @@ fn distinct_decimals_are_coded_as_offsets() {
             cells[r] = Cell::interval(code(class[0]), code(class[class.len() - 1]));
         }
     }
-    let g = Generated {
-        value_type: ValueType::Decimal,
-        hierarchy: None,
-        released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
-        original,
-    };
+    let g = numbers_released(original, ValueType::Decimal, &cells);
     let g = std::slice::from_ref(&g);
     let bytes = encode_all(DiffMode::PerValueRans, g).bytes;
     // Mode id, QI count, section length (a varint), then the kind byte.
@@ -767,23 +753,10 @@ fn numbers_spanning_the_64_bit_range_round_trip() {
         .map(|s| s.to_string())
         .collect();
     let original = column("q", &values);
-    let qi = QuasiIdentifier {
-        column: 0,
-        name: "q".into(),
-        value_type: ValueType::Integer,
-        leaf_of: Vec::new(),
-        numbers: original.dict.values().map(|v| v.parse().ok()).collect(),
-        hierarchy: None,
-    };
     let lo = original.dict.code("-9000000000000000000").unwrap();
     let hi = original.dict.code("9000000000000000000").unwrap();
     let cells = vec![Cell::interval(lo, hi); values.len()];
-    let g = Generated {
-        value_type: ValueType::Integer,
-        hierarchy: None,
-        released: ReleasedColumn::from_cells(&qi, &original.dict, &cells),
-        original,
-    };
+    let g = numbers_released(original, ValueType::Integer, &cells);
     let g = std::slice::from_ref(&g);
     for &mode in DiffMode::ALL {
         let bytes = encode_all(mode, g).bytes;
