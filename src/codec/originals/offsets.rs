@@ -118,22 +118,16 @@ pub(super) fn encode(
     let mut frames = Vec::with_capacity(m);
     for (g, symbol) in rel.symbols.iter().enumerate() {
         let (lo, hi) = range[g];
-        let rule = if same[g] && symbol_code[g].is_some() {
-            RULE_UNCHANGED
-        } else {
-            match bounds(symbol, schema, scale) {
-                Some((a, b)) if a <= lo && hi <= b || lo > hi => RULE_INTERVAL,
-                _ => RULE_ANY,
-            }
+        // Unchanged, or inside its interval (read once), or anywhere.
+        let interval =
+            bounds(symbol, schema, scale).filter(|&(a, b)| a <= lo && hi <= b || lo > hi);
+        let (rule, frame) = match interval {
+            _ if same[g] && symbol_code[g].is_some() => (RULE_UNCHANGED, (min, 1)),
+            Some((a, b)) => (RULE_INTERVAL, (a, (b - a) as u64 + 1)),
+            None => (RULE_ANY, (min, (max - min) as u64 + 1)),
         };
         rules.push(rule);
-        frames.push(match rule {
-            RULE_INTERVAL => {
-                let (a, b) = bounds(symbol, schema, scale).expect("checked above");
-                (a, (b - a) as u64 + 1)
-            }
-            _ => (min, (max - min) as u64 + 1),
-        });
+        frames.push(frame);
     }
     let mut out = Vec::new();
     put_varint(&mut out, u64::from(scale));

@@ -6,8 +6,6 @@
 //!
 //! Each distinct text is parsed once; rows map to their text's number.
 
-use std::fmt::Write;
-
 use rustc_hash::FxHashMap;
 
 use super::super::CodecError;
@@ -60,21 +58,7 @@ pub(super) fn parse(s: &str) -> Option<(i64, u8)> {
 
 /// Appends the canonical text of `mantissa / 10^decimals`.
 pub(super) fn render(out: &mut String, mantissa: i64, decimals: u8) {
-    if mantissa < 0 {
-        out.push('-');
-    }
-    let start = out.len();
-    write!(
-        out,
-        "{:0>width$}",
-        mantissa.unsigned_abs(),
-        width = usize::from(decimals) + 1
-    )
-    .expect("writing to a String");
-    if decimals > 0 {
-        out.insert(out.len() - usize::from(decimals), '.');
-    }
-    debug_assert!(out.len() > start);
+    crate::codec::numbers::render(mantissa, u32::from(decimals), out);
 }
 
 /// A numeric column blob's fields after its layout byte, or `None` when
