@@ -197,14 +197,8 @@ pub struct PrivateParts {
     pub public_digest: [u8; 32],
 }
 
-/// Appends one frame of a private part of several row groups: the
-/// structure's postcard length as a varint, then its bytes.
-pub fn put_frame(out: &mut Vec<u8>, bytes: &[u8]) {
-    crate::codec::put_varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
-
-/// Takes one frame of [`put_frame`] from the front of `rest`.
+/// Takes one frame (a varint length, then that many bytes: a row group's
+/// `PrivatePart`, `spec/FORMAT.md` §7.4) from the front of `rest`.
 pub fn take_frame<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], String> {
     let mut r = crate::codec::ByteReader::new(rest);
     let n = r.varint("frame length").map_err(|e| e.to_string())?;

@@ -10,13 +10,16 @@
 //! Modules follow the format's structure: [`format`] (magic, version,
 //! section table, CRC-32), [`meta`] (the postcard structures), [`layout`]
 //! (how the original CSV's bytes are re-rendered), [`seal`] (the age
-//! envelope), [`writer`] and [`reader`] (which checks integrity and the
-//! privacy claim every time a file is opened).
+//! envelope), [`pipeline`] (row groups in, a file out: the one writer of
+//! both [`writer`], a batch pack, and [`stream_pack`], a streamed one) and
+//! [`reader`] (which checks integrity and the privacy claim every time a
+//! file is opened).
 
 pub mod digest;
 pub mod format;
 pub mod layout;
 pub mod meta;
+pub mod pipeline;
 pub mod reader;
 pub mod seal;
 pub mod stream_pack;

@@ -1,34 +1,33 @@
 //! Packing a stream (`karc pack --stream`): a streaming anonymizer (FADS or
-//! CASTLE) feeds the archive writer one row group at a time.
+//! CASTLE) feeds the pack pipeline ([`super::pipeline`]) one row group at a
+//! time.
 //!
 //! Memory holds one row group of the input (its bytes and columns), the rows
 //! the anonymizer still delays, and per-group summaries; never the table.
-//! Each group's public sections go to a temporary file as soon as every row
-//! of the group is published, its private part through the age stream to a
-//! second one; the container (whose metadata needs the whole stream's
-//! metrics) is assembled at the end by copying both after the header.
+//! A group is handed to the pipeline's [`GroupWriter`] as soon as every row
+//! of it is published; `META`, whose metrics need the whole stream, is
+//! written when the stream ends.
 
-use std::fs::File;
-use std::io::{BufWriter, Read, Seek, Write};
-use std::path::Path;
+use std::collections::VecDeque;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
-use super::ArchiveError;
-use super::digest::PublicDigest;
-use super::format::{self, SectionKind, SectionSummary};
-use super::layout::{self, Layout, Padding};
+use super::layout;
 use super::meta::{
-    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, MetricsMeta, PrivatePart, PrivateTrailer,
-    PublicMeta,
+    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
-use super::seal::{self, Seal};
+use super::pipeline::{Group, GroupWriter, Scratch};
+use super::seal::Seal;
 use crate::cell::Cell;
-use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
-use crate::config::{Config, Role, SuppressionPolicy, ValueType};
+use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
+use crate::config::{Config, SuppressionPolicy, ValueType};
 use crate::dataset::QuasiIdentifier;
 use crate::io::Output;
-use crate::metrics::Tally;
+use crate::metrics::{Metrics, Tally};
+use crate::report::{ConstraintSummary, Report};
 use crate::stream::{Schema, Stream, StreamAlgorithm, StreamError, StreamParams, Summary};
 use crate::table::{CsvError, CsvOptions, LineEnding, Table, detect_delimiter};
 use crate::{Error, Result};
@@ -52,7 +51,11 @@ pub struct StreamPackOptions<'a> {
 /// What a streamed pack did.
 #[derive(Debug, Clone)]
 pub struct StreamPackReport {
+    /// The anonymizer's own figures (delay, clusters, reuse).
     pub summary: Summary,
+    /// The release's report, as a batch pack reports its own (one schema
+    /// for `--report-json`); its time is the whole run's.
+    pub report: Report,
     pub groups: usize,
     pub original_len: u64,
     pub file_bytes: u64,
@@ -101,32 +104,166 @@ impl Chunks {
     }
 }
 
-/// A writer that counts and checksums what passes through it (a section
-/// written piece by piece).
-struct Summed<W: Write> {
-    inner: W,
-    crc: crc32fast::Hasher,
-    len: u64,
+/// The input, read a row group at a time, and what its CSV errors name.
+struct Source {
+    chunks: Chunks,
+    input: PathBuf,
+    /// How row groups after the first are read (no header).
+    csv: CsvOptions,
+    /// Whether the file's first record is its header.
+    header: bool,
+    group_rows: usize,
+    /// Lines before the next chunk: its CSV errors count lines from there.
+    lines_read: u64,
 }
 
-impl<W: Write> Write for Summed<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.crc.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
+impl Source {
+    /// Opens `input` (`-`: standard input) and reads its first row group
+    /// (with the header, when the file has one).
+    fn open(config: &Config, input: &Path, group_rows: usize) -> Result<(Source, Vec<u8>, Table)> {
+        let file: Box<dyn Read> = if crate::io::is_std(input) {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::fs::File::open(input).map_err(|e| Error::io(input, e))?)
+        };
+        let input = crate::io::input_name(input);
+        let io = |e: std::io::Error| Error::io(&input, e);
+        let mut chunks = Chunks {
+            file,
+            buf: Vec::new(),
+            eof: false,
+        };
+        let delimiter = match config.delimiter()? {
+            Some(d) => d,
+            None => detect_delimiter(chunks.peek().map_err(io)?),
+        };
+        let header = config.input.header;
+        let csv = CsvOptions {
+            delimiter: Some(delimiter),
+            header,
+            trim: config.input.trim,
+        };
+        let group_rows = group_rows.max(1);
+        let Some(first) = chunks
+            .next(group_rows + usize::from(header), delimiter)
+            .map_err(io)?
+        else {
+            return Err(CsvError::Empty { path: input }.into());
+        };
+        let table = Table::from_bytes(&input, &first, &csv)?;
+        let lines_read = newlines(&first);
+        let csv = CsvOptions {
+            header: false,
+            ..csv
+        };
+        let source = Source {
+            chunks,
+            input,
+            csv,
+            header,
+            group_rows,
+            lines_read,
+        };
+        Ok((source, first, table))
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
+
+    /// The next row group's bytes and table (no header), `None` at the end.
+    fn next_group(&mut self) -> Result<Option<(Vec<u8>, Table)>> {
+        let delimiter = self.csv.delimiter.expect("set by open");
+        let Some(bytes) = self
+            .chunks
+            .next(self.group_rows, delimiter)
+            .map_err(|e| Error::io(&self.input, e))?
+        else {
+            return Ok(None);
+        };
+        let table = Table::from_bytes(&self.input, &bytes, &self.csv).map_err(|e| match e {
+            Error::Csv(e) => Error::Csv(e.after_lines(self.lines_read)),
+            e => e,
+        })?;
+        self.lines_read += newlines(&bytes);
+        Ok(Some((bytes, table)))
     }
 }
 
-fn summed<W: Write>(inner: W) -> Summed<W> {
-    Summed {
-        inner,
-        crc: crc32fast::Hasher::new(),
-        len: 0,
+/// Line feeds in `bytes` (how the CSV reader counts lines).
+fn newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Packs the CSV at `input` (`-`: standard input) into `output`.
+pub fn pack_stream(
+    config: &Config,
+    input: &Path,
+    output: &Output,
+    options: &StreamPackOptions<'_>,
+) -> Result<StreamPackReport> {
+    let start = Instant::now();
+    let (mut source, first, first_table) = Source::open(config, input, options.group_rows)?;
+    let names: Vec<String> = first_table.columns.iter().map(|c| c.name.clone()).collect();
+    let mut schema = Schema::bind(config, &names, options.pid)?;
+    schema.source = source.input.clone();
+    if config.privacy.l.is_some() {
+        return Err(StreamError::LDiversityUnsupported {
+            config: config.path.clone(),
+        }
+        .into());
     }
+    let crlf = LineEnding::detect(&first) == LineEnding::CrLf;
+    let mut stream = Stream::new(schema, options.algorithm, options.params.clone())?;
+    let schema = stream.schema();
+    let scratch = Scratch::Beside(output);
+    let mut writer = GroupWriter::new(
+        options.mode,
+        options.seal,
+        &schema.roles,
+        schema.trim,
+        scratch,
+    )?;
+    let mut run = Run::new(schema.qis.len());
+    let mut next = Some((first, first_table));
+    while let Some((bytes, table)) = next.take() {
+        run.feed(&mut stream, bytes, table, &source)?;
+        run.write_complete(stream.schema(), &mut writer)?;
+        next = source.next_group()?;
+    }
+    stream.finish();
+    run.take_published(&mut stream);
+    run.write_complete(stream.schema(), &mut writer)?;
+    assert!(
+        run.pending.is_empty(),
+        "the {} anonymizer publishes every row by the end of the stream",
+        options.algorithm.name()
+    );
+    let summary = stream.summary();
+    if config.privacy.suppressed == SuppressionPolicy::Strict
+        && summary.suppressed > 0
+        && (summary.suppressed as usize) < options.params.k
+    {
+        return Err(StreamError::StrictLeftover {
+            suppressed: summary.suppressed,
+            k: options.params.k,
+        }
+        .into());
+    }
+    let dialect = Dialect {
+        delimiter: source.csv.delimiter.expect("set by open"),
+        header: config.input.header,
+        crlf,
+    };
+    let (public, hierarchies, metrics) =
+        stream_meta(config, &stream, &run.release, options, dialect);
+    let packed = writer.finish(&public, &hierarchies)?;
+    let (groups, original_len, file_bytes) = (packed.groups, packed.len, packed.file_len());
+    output.write(|w| packed.write_to(w))?;
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(StreamPackReport {
+        report: stream_report(&stream, &run.release, metrics, elapsed_ms),
+        summary,
+        groups,
+        original_len,
+        file_bytes,
+    })
 }
 
 /// A row group read but not yet written: its bytes, its table, and the
@@ -138,345 +275,124 @@ struct Pending {
     published: usize,
 }
 
-/// Everything the writer accumulates over the groups.
-struct Sink {
-    body: BufWriter<File>,
-    sections: Vec<SectionSummary>,
-    private: PrivateStream,
-    group_rows: Vec<u64>,
-    padding: Option<Vec<Padding>>,
-    /// The BLAKE3 hash of each section in `sections`, for the public
-    /// part's digest.
-    section_hashes: Vec<[u8; 32]>,
-    /// The whole original's CRC-32.
-    checksum: crc32fast::Hasher,
-    original_len: u64,
+/// The release as the anonymizer publishes it: what `META`'s metrics and
+/// the report are measured on.
+struct Release {
     tally: Tally,
+    /// Rows per released class (suppressed rows left out).
     classes: FxHashMap<Vec<Cell>, u64>,
 }
 
-/// Packs the CSV at `input` (`-`: standard input) into `output`.
-pub fn pack_stream(
-    config: &Config,
-    input: &Path,
-    output: &Output,
-    options: &StreamPackOptions<'_>,
-) -> Result<StreamPackReport> {
-    let file: Box<dyn Read> = if crate::io::is_std(input) {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(File::open(input).map_err(|e| Error::io(input, e))?)
-    };
-    let input = &crate::io::input_name(input);
-    let io = |e: std::io::Error| Error::io(input, e);
-    let mut chunks = Chunks {
-        file,
-        buf: Vec::new(),
-        eof: false,
-    };
-    let delimiter = match config.delimiter()? {
-        Some(d) => d,
-        None => detect_delimiter(chunks.peek().map_err(io)?),
-    };
-    let header = config.input.header;
-    let group_rows = options.group_rows.max(1);
-    let csv = |header: bool| CsvOptions {
-        delimiter: Some(delimiter),
-        header,
-        trim: config.input.trim,
-    };
-    let Some(first) = chunks
-        .next(group_rows + usize::from(header), delimiter)
-        .map_err(io)?
-    else {
-        return Err(CsvError::Empty {
-            path: input.to_owned(),
+/// The groups on their way from the anonymizer to the writer.
+struct Run {
+    pending: VecDeque<Pending>,
+    /// The data row number of `pending[0]`'s first row.
+    first_row: u64,
+    release: Release,
+    record: csv::StringRecord,
+}
+
+impl Run {
+    fn new(qis: usize) -> Run {
+        Run {
+            pending: VecDeque::new(),
+            first_row: 1,
+            release: Release {
+                tally: Tally::new(qis),
+                classes: FxHashMap::default(),
+            },
+            record: csv::StringRecord::new(),
         }
-        .into());
-    };
-    let first_table = Table::from_bytes(input, &first, &csv(header))?;
-    // Lines before the next chunk: its CSV errors count lines from there.
-    let mut lines_read = newlines(&first);
-    let names: Vec<String> = first_table.columns.iter().map(|c| c.name.clone()).collect();
-    let mut schema = Schema::bind(config, &names, options.pid)?;
-    schema.source = input.to_owned();
-    let names = schema.names.clone();
-    if config.privacy.l.is_some() {
-        return Err(StreamError::LDiversityUnsupported {
-            config: config.path.clone(),
-        }
-        .into());
     }
-    let crlf = LineEnding::detect(&first) == LineEnding::CrLf;
-    let mut stream = Stream::new(schema, options.algorithm, options.params.clone())?;
 
-    // Unnamed scratch files (nothing is left if the run is killed).
-    let dir = output.scratch_dir();
-    let temp = || tempfile::tempfile_in(&dir);
-    let output_name = output.name();
-    let out_io = |e: std::io::Error| Error::io(&output_name, e);
-    let body_file = temp().map_err(out_io)?;
-    let private_file = temp().map_err(out_io)?;
-    let private_summed = summed(BufWriter::new(private_file.try_clone().map_err(out_io)?));
-    let private = match seal::encryptor(options.seal)? {
-        Some(e) => PrivateStream::Sealed(
-            e.wrap_output(private_summed)
-                .map_err(|e| ArchiveError::Seal(e.to_string()))?,
-        ),
-        None => PrivateStream::Plain(private_summed),
-    };
-    let q = stream.schema().qis.len();
-    let mut sink = Sink {
-        body: BufWriter::new(body_file.try_clone().map_err(out_io)?),
-        sections: Vec::new(),
-        private,
-        group_rows: Vec::new(),
-        padding: None,
-        section_hashes: Vec::new(),
-        checksum: crc32fast::Hasher::new(),
-        original_len: 0,
-        tally: Tally::new(q),
-        classes: FxHashMap::default(),
-    };
-
-    let mut pending: std::collections::VecDeque<Pending> = Default::default();
-    let mut first_row: u64 = 1; // data row number of pending[0]'s first row
-    let mut next_chunk = Some((first, first_table));
-    let mut record = csv::StringRecord::new();
-    while let Some((bytes, mut table)) = next_chunk.take() {
+    /// Files a row group and pushes its rows into the anonymizer.
+    fn feed(
+        &mut self,
+        stream: &mut Stream,
+        bytes: Vec<u8>,
+        mut table: Table,
+        source: &Source,
+    ) -> Result<()> {
+        let names = &stream.schema().names;
+        let header = u64::from(source.header);
         if table.columns.len() != names.len() {
             return Err(CsvError::Ragged {
-                path: input.to_owned(),
-                line: stream.arrivals() + 1 + u64::from(header),
+                path: source.input.clone(),
+                line: stream.arrivals() + 1 + header,
                 expected: names.len(),
                 found: table.columns.len(),
-                reference: if header { "header" } else { "first row" },
+                reference: if header == 1 { "header" } else { "first row" },
             }
             .into());
         }
-        for (c, name) in table.columns.iter_mut().zip(&names) {
+        for (c, name) in table.columns.iter_mut().zip(names) {
             c.name.clone_from(name);
         }
         let rows = table.rows;
         // Filed before its rows go in: the anonymizer may publish some of
         // them at once.
-        pending.push_back(Pending {
+        self.pending.push_back(Pending {
             bytes,
             table,
             cells: vec![None; rows],
             published: 0,
         });
         for r in 0..rows {
-            record.clear();
-            let table = &pending.back().expect("just filed").table;
+            self.record.clear();
+            let table = &self.pending.back().expect("just filed").table;
             for c in &table.columns {
-                record.push_field(c.text(r));
+                self.record.push_field(c.text(r));
             }
-            let line = stream.arrivals() + 1 + u64::from(header);
-            stream.push(line, &record)?;
-            take_published(&mut stream, &mut pending, first_row, &mut sink);
+            let line = stream.arrivals() + 1 + header;
+            stream.push(line, &self.record)?;
+            self.take_published(stream);
         }
-        write_complete(&mut pending, &mut first_row, &stream, options, &mut sink)?;
-        if let Some(bytes) = chunks.next(group_rows, delimiter).map_err(io)? {
-            let table = Table::from_bytes(input, &bytes, &csv(false)).map_err(|e| match e {
-                crate::Error::Csv(e) => crate::Error::Csv(e.after_lines(lines_read)),
-                e => e,
-            })?;
-            lines_read += newlines(&bytes);
-            next_chunk = Some((bytes, table));
-        }
-    }
-    stream.finish();
-    take_published(&mut stream, &mut pending, first_row, &mut sink);
-    write_complete(&mut pending, &mut first_row, &stream, options, &mut sink)?;
-    assert!(
-        pending.is_empty(),
-        "the {} anonymizer publishes every row by the end of the stream",
-        options.algorithm.name()
-    );
-
-    let summary = stream.summary();
-    let schema = stream.schema();
-    let k = options.params.k;
-    if config.privacy.suppressed == SuppressionPolicy::Strict
-        && summary.suppressed > 0
-        && (summary.suppressed as usize) < k
-    {
-        return Err(StreamError::StrictLeftover {
-            suppressed: summary.suppressed,
-            k,
-        }
-        .into());
-    }
-
-    // Public metadata, now that the stream's figures are known.
-    let (columns, hierarchies) =
-        meta::columns_and_hierarchies(names.iter().enumerate().map(|(i, name)| {
-            let sq = schema.qis.iter().find(|s| s.qi.column == i);
-            let value_type = sq.map_or_else(
-                || {
-                    config
-                        .columns
-                        .iter()
-                        .find(|c| &c.name == name)
-                        .map_or(ValueType::Categorical, |c| c.value_type)
-                },
-                |s| s.qi.value_type,
-            );
-            let hierarchy = sq.and_then(|s| s.qi.hierarchy.as_ref());
-            (name.clone(), schema.roles[i], value_type, hierarchy)
-        }));
-    let qis: Vec<&QuasiIdentifier> = schema.qis.iter().map(|s| &s.qi).collect();
-    let metrics = sink.tally.metrics(&qis, sink.classes.values().copied(), k);
-    let public = PublicMeta {
-        writer: meta::WRITER.to_owned(),
-        rows: sink.group_rows.iter().sum(),
-        columns,
-        qis: schema.qis.iter().map(|s| s.qi.column as u32).collect(),
-        claim: Claim {
-            constraints: vec![ConstraintMeta {
-                qis: (0..q as u32).collect(),
-                k: k as u64,
-            }],
-            policy: config.privacy.suppressed,
-            suppression_limit: config.privacy.suppression_limit,
-            suppression_budget: summary.suppressed,
-            l_diversity: None,
-        },
-        algorithm: AlgorithmMeta {
-            name: options.algorithm.name().to_owned(),
-            seed: options.params.seed,
-            params: serde_json::to_string(&options.params).unwrap_or_default(),
-            levels: None,
-            minimal_levels: None,
-        },
-        metrics: MetricsMeta::from(&metrics),
-        dialect: Dialect {
-            delimiter,
-            header,
-            crlf,
-        },
-        missing: config.input.missing.clone(),
-    };
-    let meta_bytes = meta::to_bytes(&public);
-    let hierarchy_bytes = meta::hierarchies_to_bytes(&hierarchies);
-    let groups_bytes = meta::to_bytes(&sink.group_rows);
-    let head = [
-        (SectionKind::Meta, &meta_bytes),
-        (SectionKind::Hierarchies, &hierarchy_bytes),
-        (SectionKind::RowGroups, &groups_bytes),
-    ];
-    let mut sections: Vec<SectionSummary> = head
-        .iter()
-        .map(|(kind, bytes)| SectionSummary {
-            kind: *kind,
-            crc: format::crc32(bytes),
-            length: bytes.len() as u64,
-        })
-        .collect();
-    sections.extend_from_slice(&sink.sections);
-
-    // The private part's trailer (the whole file's checksum), then the
-    // public part's digest (§7.5), now that every public section is known.
-    let mut public_digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
-    for (kind, bytes) in &head {
-        public_digest.section(kind.code(), 0, bytes);
-    }
-    for (s, hash) in sink.sections.iter().zip(&sink.section_hashes) {
-        public_digest.hashed_section(s.kind.code(), 0, s.length, *hash);
-    }
-    let trailer = meta::to_bytes(&PrivateTrailer {
-        digest: sink.checksum.finalize(),
-        original_len: sink.original_len,
-    });
-    sink.private.write_all(&trailer).map_err(out_io)?;
-    sink.private
-        .write_all(&public_digest.finish())
-        .map_err(out_io)?;
-    sections.push(sink.private.finish().map_err(out_io)?);
-    sink.body.flush().map_err(out_io)?;
-    let mut file_bytes = 0;
-    output.write(|w| {
-        let table = format::header_and_table(&sections);
-        w.write_all(&table).map_err(out_io)?;
-        for (_, bytes) in &head {
-            w.write_all(bytes).map_err(out_io)?;
-        }
-        for mut f in [&body_file, &private_file] {
-            f.rewind().map_err(out_io)?;
-            std::io::copy(&mut f, w).map_err(out_io)?;
-        }
-        file_bytes = table.len() as u64 + sections.iter().map(|s| s.length).sum::<u64>();
         Ok(())
-    })?;
-    Ok(StreamPackReport {
-        summary,
-        groups: sink.group_rows.len(),
-        original_len: sink.original_len,
-        file_bytes,
-    })
-}
+    }
 
-/// Files the rows the anonymizer published with their pending group.
-fn take_published(
-    stream: &mut Stream,
-    pending: &mut std::collections::VecDeque<Pending>,
-    first_row: u64,
-    sink: &mut Sink,
-) {
-    for p in stream.take_published() {
-        let suppressed = p.is_suppressed();
-        for (counts, cell) in sink.tally.cells.iter_mut().zip(&p.cells) {
-            *counts.entry(*cell).or_default() += 1;
-        }
-        sink.tally.rows += 1;
-        if suppressed {
-            sink.tally.suppressed += 1;
-        } else {
-            *sink.classes.entry(p.cells.clone()).or_default() += 1;
-        }
-        let mut offset = (p.row - first_row) as usize;
-        for group in pending.iter_mut() {
-            if offset < group.cells.len() {
-                group.cells[offset] = Some(p.cells);
-                group.published += 1;
-                break;
+    /// Files the rows the anonymizer published with their pending group.
+    fn take_published(&mut self, stream: &mut Stream) {
+        for p in stream.take_published() {
+            let tally = &mut self.release.tally;
+            for (counts, cell) in tally.cells.iter_mut().zip(&p.cells) {
+                *counts.entry(*cell).or_default() += 1;
             }
-            offset -= group.cells.len();
+            tally.rows += 1;
+            if p.is_suppressed() {
+                tally.suppressed += 1;
+            } else {
+                *self.release.classes.entry(p.cells.clone()).or_default() += 1;
+            }
+            let mut offset = (p.row - self.first_row) as usize;
+            for group in self.pending.iter_mut() {
+                if offset < group.cells.len() {
+                    group.cells[offset] = Some(p.cells);
+                    group.published += 1;
+                    break;
+                }
+                offset -= group.cells.len();
+            }
         }
     }
-}
 
-/// Writes every leading group whose rows are all published.
-fn write_complete(
-    pending: &mut std::collections::VecDeque<Pending>,
-    first_row: &mut u64,
-    stream: &Stream,
-    options: &StreamPackOptions<'_>,
-    sink: &mut Sink,
-) -> Result<()> {
-    while pending
-        .front()
-        .is_some_and(|g| g.published == g.cells.len())
-    {
-        let group = pending.pop_front().expect("checked");
-        *first_row += group.cells.len() as u64;
-        write_group(&group, stream.schema(), options, sink)?;
+    /// Writes every leading group whose rows are all published.
+    fn write_complete(&mut self, schema: &Schema, writer: &mut GroupWriter) -> Result<()> {
+        while self
+            .pending
+            .front()
+            .is_some_and(|g| g.published == g.cells.len())
+        {
+            let group = self.pending.pop_front().expect("checked");
+            self.first_row += group.cells.len() as u64;
+            write_group(&group, schema, writer)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
-/// Codes one row group: its public sections into the body, its private
-/// part as one frame of the private stream.
-fn write_group(
-    group: &Pending,
-    schema: &Schema,
-    options: &StreamPackOptions<'_>,
-    sink: &mut Sink,
-) -> Result<()> {
-    let first = sink.group_rows.is_empty();
+/// Hands a group whose rows are all published to the pipeline.
+fn write_group(group: &Pending, schema: &Schema, writer: &mut GroupWriter) -> Result<()> {
     let table = &group.table;
-    let header = first && table.header;
     let cells: Vec<&Vec<Cell>> = group
         .cells
         .iter()
@@ -494,54 +410,7 @@ fn write_group(
             ReleasedColumn::from_cells(&sq.qi, &sq.dict, &column)
         })
         .collect();
-    // The private part codes against these columns, as `writer::pack`: a
-    // reader decodes the same ones from the classes (symbols in order of
-    // first use by the rows).
-    let classes = ReleasedClasses::from_columns(&released);
-    debug_assert!(
-        classes.to_columns() == released,
-        "symbols in first-use order"
-    );
-    let out_err = |e: std::io::Error| Error::io(&table.source, e);
-    let section = |kind: SectionKind, bytes: &[u8], sink: &mut Sink| -> Result<()> {
-        sink.body.write_all(bytes).map_err(out_err)?;
-        sink.sections.push(SectionSummary {
-            kind,
-            crc: format::crc32(bytes),
-            length: bytes.len() as u64,
-        });
-        sink.section_hashes.push(blake3::hash(bytes).into());
-        Ok(())
-    };
-    section(
-        SectionKind::QiClasses,
-        &codec::encode_classes(&classes),
-        sink,
-    )?;
-    for (i, c) in table.columns.iter().enumerate() {
-        let role = schema.roles[i];
-        if role != Role::Identifier && role != Role::Quasi {
-            section(SectionKind::Column, &codec::encode_plain(c), sink)?;
-        }
-    }
-
-    let padding = sink
-        .padding
-        .get_or_insert_with(|| {
-            if schema.trim {
-                Layout::learn_padding(&group.bytes, table.columns.len(), table.delimiter, header)
-            } else {
-                vec![Padding::default(); table.columns.len()]
-            }
-        })
-        .clone();
-    let layout =
-        Layout::capture_with_padding(&group.bytes, table, table.delimiter, header, padding)
-            .map_err(|e| ArchiveError::Layout {
-                path: table.source.clone(),
-                detail: e.to_string(),
-            })?;
-    let qi_originals: Vec<QiOriginal<'_>> = schema
+    let qis: Vec<QiOriginal<'_>> = schema
         .qis
         .iter()
         .map(|sq| QiOriginal {
@@ -551,63 +420,98 @@ fn write_group(
             column: &table.columns[sq.qi.column],
         })
         .collect();
-    let originals = codec::encode_originals(options.mode, &qi_originals, &released);
-    let part = PrivatePart {
-        digest: format::crc32(&group.bytes),
-        original_len: group.bytes.len() as u64,
-        layout,
-        originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
-        originals: originals.bytes,
-        identifiers: super::writer::identifier_columns(table, &schema.roles),
+    writer.write_group(&Group {
+        bytes: &group.bytes,
+        table,
+        qis: &qis,
+        released: &released,
+    })
+}
+
+/// `META` of a finished stream, and its QIs' hierarchies.
+fn stream_meta(
+    config: &Config,
+    stream: &Stream,
+    release: &Release,
+    options: &StreamPackOptions<'_>,
+    dialect: Dialect,
+) -> (PublicMeta, Vec<HierarchyRecord>, Metrics) {
+    let schema = stream.schema();
+    let (columns, hierarchies) =
+        meta::columns_and_hierarchies(schema.names.iter().enumerate().map(|(i, name)| {
+            let sq = schema.qis.iter().find(|s| s.qi.column == i);
+            let configured = || {
+                config
+                    .columns
+                    .iter()
+                    .find(|c| &c.name == name)
+                    .map_or(ValueType::Categorical, |c| c.value_type)
+            };
+            let value_type = sq.map_or_else(configured, |s| s.qi.value_type);
+            let hierarchy = sq.and_then(|s| s.qi.hierarchy.as_ref());
+            (name.clone(), schema.roles[i], value_type, hierarchy)
+        }));
+    let k = options.params.k;
+    let qis: Vec<&QuasiIdentifier> = schema.qis.iter().map(|s| &s.qi).collect();
+    let metrics = release
+        .tally
+        .metrics(&qis, release.classes.values().copied(), k);
+    let public = PublicMeta {
+        writer: meta::WRITER.to_owned(),
+        rows: stream.summary().rows,
+        columns,
+        qis: schema.qis.iter().map(|s| s.qi.column as u32).collect(),
+        claim: Claim {
+            constraints: vec![ConstraintMeta {
+                qis: (0..qis.len() as u32).collect(),
+                k: k as u64,
+            }],
+            policy: config.privacy.suppressed,
+            suppression_limit: config.privacy.suppression_limit,
+            suppression_budget: stream.summary().suppressed,
+            l_diversity: None,
+        },
+        algorithm: AlgorithmMeta {
+            name: options.algorithm.name().to_owned(),
+            seed: options.params.seed,
+            params: serde_json::to_string(&options.params).unwrap_or_default(),
+            levels: None,
+            minimal_levels: None,
+        },
+        metrics: MetricsMeta::from(&metrics),
+        dialect,
+        missing: config.input.missing.clone(),
     };
-    let mut frame = Vec::new();
-    meta::put_frame(&mut frame, &meta::to_bytes(&part));
-    sink.private.write_all(&frame).map_err(out_err)?;
-    sink.checksum.update(&group.bytes);
-    sink.original_len += group.bytes.len() as u64;
-    sink.group_rows.push(table.rows as u64);
-    Ok(())
+    (public, hierarchies, metrics)
 }
 
-/// Line feeds in `bytes` (how the CSV reader counts lines).
-fn newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
-}
-
-/// The private part on its way to its temporary file: through the age
-/// envelope, or in clear (`--no-encryption`).
-enum PrivateStream {
-    Sealed(age::stream::StreamWriter<Summed<BufWriter<File>>>),
-    Plain(Summed<BufWriter<File>>),
-}
-
-impl Write for PrivateStream {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            PrivateStream::Sealed(w) => w.write(buf),
-            PrivateStream::Plain(w) => w.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            PrivateStream::Sealed(w) => w.flush(),
-            PrivateStream::Plain(w) => w.flush(),
-        }
-    }
-}
-
-impl PrivateStream {
-    /// Ends the stream (the envelope's last chunk) and sums up the section.
-    fn finish(self) -> std::io::Result<SectionSummary> {
-        let (kind, mut written) = match self {
-            PrivateStream::Sealed(w) => (SectionKind::PrivateSealed, w.finish()?),
-            PrivateStream::Plain(w) => (SectionKind::PrivatePlain, w),
-        };
-        written.flush()?;
-        Ok(SectionSummary {
-            kind,
-            crc: written.crc.finalize(),
-            length: written.len,
-        })
+/// The report of a finished stream, in the schema of a batch pack's.
+fn stream_report(stream: &Stream, release: &Release, metrics: Metrics, elapsed_ms: f64) -> Report {
+    let summary = stream.summary();
+    let params = stream.params();
+    let qis: Vec<String> = stream
+        .schema()
+        .qis
+        .iter()
+        .map(|s| s.qi.name.clone())
+        .collect();
+    Report {
+        algorithm: stream.algorithm().name().to_owned(),
+        k: params.k,
+        constraints: vec![ConstraintSummary {
+            qi: qis.clone(),
+            k: params.k,
+        }],
+        seed: params.seed,
+        rows: summary.rows as usize,
+        suppressed: summary.suppressed as usize,
+        suppression_budget: summary.suppressed as usize,
+        classes: release.classes.len(),
+        min_class: release.classes.values().min().map(|&n| n as usize),
+        levels: None,
+        minimal_levels: None,
+        qis,
+        metrics,
+        elapsed_ms,
     }
 }

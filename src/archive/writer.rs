@@ -1,18 +1,16 @@
-//! Writing an archive from an anonymized dataset (`karc pack`).
+//! Writing an archive from an anonymized table (`karc pack`): the whole
+//! table is one row group of the pack pipeline ([`super::pipeline`]), whose
+//! `META` states the anonymization's claim, algorithm and metrics.
 
-use super::ArchiveError;
-use super::digest::PublicDigest;
-use super::format::{self, SectionKind};
-use super::layout::Layout;
 use super::meta::{
-    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, IdentifierColumn, MetricsMeta,
-    PrivatePart, PublicMeta,
+    self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
-use super::seal::{self, Seal};
+use super::pipeline::{Group, GroupWriter, Scratch};
+use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
-use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
-use crate::config::{Config, Role};
+use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
+use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
 use crate::report::Report;
@@ -53,131 +51,50 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
         .collect()
 }
 
-/// Builds the whole archive: public sections, then the private part
+/// Builds the whole archive, the one-row-group case of the pack pipeline
+/// ([`super::pipeline`]): the public sections, then the private part
 /// (sealed as `options.seal` says). `original` is the input file's bytes,
 /// from which the table was read.
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
     let data = a.data;
-    let table = &data.table;
-    // Three independent pieces of work, overlapped on the machine's
-    // threads: the original's checksum and layout (the file and the table
-    // only), the public sections, and the original QI columns (which
-    // `encode_originals` spreads over threads itself).
-    let (public, originals, (layout, digest)) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| {
-            let digest = format::crc32(original);
-            let layout = Layout::capture(
-                original,
-                table,
-                table.delimiter,
-                table.header,
-                a.config.input.trim,
-            );
-            (layout, digest)
-        });
-        // The private part codes against the QI columns as a reader decodes
-        // them from the classes: the same columns, since both number the
-        // symbols in order of first use by the rows (a class's first row is
-        // where its symbols first occur). The classes are built beside.
-        let released = a.released;
-        let (public, originals) = std::thread::scope(|scope| {
-            let public = scope.spawn(|| {
-                let classes = ReleasedClasses::from_columns(released);
-                debug_assert!(
-                    classes.to_columns() == released,
-                    "symbols in first-use order"
-                );
-                public_sections(a, &classes)
-            });
-            let originals =
-                codec::encode_originals(options.mode, &QiOriginal::of_dataset(data), released);
-            let public = public
-                .join()
-                .expect("coding the public part does not panic");
-            (public, originals)
-        });
-        let side = side.join().expect("capturing the layout does not panic");
-        (public, originals, side)
-    });
-    let layout = layout.map_err(|e| ArchiveError::Layout {
-        path: table.source.clone(),
-        detail: e.to_string(),
+    let trim = a.config.input.trim;
+    let mut writer = GroupWriter::new(
+        options.mode,
+        options.seal,
+        &data.roles,
+        trim,
+        Scratch::Memory,
+    )?;
+    writer.write_group(&Group {
+        bytes: original,
+        table: &data.table,
+        qis: &QiOriginal::of_dataset(data),
+        released: a.released,
     })?;
-    let private = PrivatePart {
-        digest,
-        original_len: original.len() as u64,
-        layout,
-        originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
-        originals: originals.bytes,
-        identifiers: identifier_columns(table, &data.roles),
-    };
-    let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(public.columns.len() + 4);
-    sections.push((SectionKind::Meta, &public.meta));
-    sections.push((SectionKind::Hierarchies, &public.hierarchies));
-    sections.push((SectionKind::QiClasses, &public.classes));
-    sections.extend(
-        public
-            .columns
-            .iter()
-            .map(|b| (SectionKind::Column, b.as_slice())),
-    );
-    // The plaintext ends with the public part's digest (§7.5).
-    let mut public_digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
-    for (kind, body) in &sections {
-        public_digest.section(kind.code(), 0, body);
-    }
-    let mut private_bytes = meta::to_bytes(&private);
-    private_bytes.extend_from_slice(&public_digest.finish());
-    let sealed = seal::seal(&private_bytes, options.seal)?;
-    match &sealed {
-        Some(s) => sections.push((SectionKind::PrivateSealed, s)),
-        None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
-    }
-    Ok(format::assemble(&sections))
+    let (public, hierarchies) = public_meta(a);
+    writer.finish(&public, &hierarchies)?.into_bytes()
 }
 
-/// The public part's sections, as `pack` assembles them.
-struct PublicSections {
-    meta: Vec<u8>,
-    hierarchies: Vec<u8>,
-    classes: Vec<u8>,
-    /// The released non-QI columns.
-    columns: Vec<Vec<u8>>,
-}
-
-fn public_sections(a: &Anonymization<'_>, classes: &ReleasedClasses) -> PublicSections {
+/// The public metadata of an anonymization, and its QIs' hierarchies.
+fn public_meta(a: &Anonymization<'_>) -> (PublicMeta, Vec<HierarchyRecord>) {
     let data = a.data;
     let table = &data.table;
-    let mut qi_of_column = vec![None; table.columns.len()];
-    for (q, qi) in data.qis.iter().enumerate() {
-        qi_of_column[qi.column] = Some(q);
-    }
     let (columns, hierarchies) =
         meta::columns_and_hierarchies(table.columns.iter().enumerate().map(|(i, c)| {
-            let hierarchy = qi_of_column[i].and_then(|q| data.qis[q].hierarchy.as_ref());
-            (c.name.clone(), data.roles[i], data.types[i], hierarchy)
+            let qi = data.qis.iter().find(|q| q.column == i);
+            (
+                c.name.clone(),
+                data.roles[i],
+                data.types[i],
+                qi.and_then(|q| q.hierarchy.as_ref()),
+            )
         }));
-    let budget = a.report.suppression_budget as u64;
     let public = PublicMeta {
         writer: meta::WRITER.to_owned(),
         rows: data.rows() as u64,
         columns,
         qis: data.qis.iter().map(|q| q.column as u32).collect(),
-        claim: Claim {
-            constraints: a
-                .model
-                .constraints
-                .iter()
-                .map(|c| ConstraintMeta {
-                    qis: c.qis.iter().map(|&q| q as u32).collect(),
-                    k: c.k as u64,
-                })
-                .collect(),
-            policy: a.model.policy,
-            suppression_limit: a.model.suppression_limit,
-            suppression_budget: budget,
-            l_diversity: a.model.l_diversity.map(|(c, l)| (c as u32, l as u64)),
-        },
+        claim: claim(a),
         algorithm: AlgorithmMeta {
             name: a.report.algorithm.clone(),
             seed: a.report.seed,
@@ -186,16 +103,12 @@ fn public_sections(a: &Anonymization<'_>, classes: &ReleasedClasses) -> PublicSe
             } else {
                 serde_json::to_string(&a.config.algorithm.params).unwrap_or_default()
             },
-            levels: a
+            levels: a.report.levels.as_ref().map(|l| to_u32(l)),
+            minimal_levels: a
                 .report
-                .levels
+                .minimal_levels
                 .as_ref()
-                .map(|l| l.iter().map(|&x| x as u32).collect()),
-            minimal_levels: a.report.minimal_levels.as_ref().map(|m| {
-                m.iter()
-                    .map(|l| l.iter().map(|&x| x as u32).collect())
-                    .collect()
-            }),
+                .map(|m| m.iter().map(|l| to_u32(l)).collect()),
         },
         metrics: MetricsMeta::from(&a.report.metrics),
         dialect: Dialect {
@@ -205,33 +118,30 @@ fn public_sections(a: &Anonymization<'_>, classes: &ReleasedClasses) -> PublicSe
         },
         missing: data.missing.clone(),
     };
-    PublicSections {
-        meta: meta::to_bytes(&public),
-        hierarchies: meta::hierarchies_to_bytes(&hierarchies),
-        classes: codec::encode_classes(classes),
-        columns: table
-            .columns
+    (public, hierarchies)
+}
+
+/// The privacy claim of an anonymization, as `META` states it.
+fn claim(a: &Anonymization<'_>) -> Claim {
+    Claim {
+        constraints: a
+            .model
+            .constraints
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| data.roles[i] != Role::Identifier && qi_of_column[i].is_none())
-            .map(|(_, c)| codec::encode_plain(c))
+            .map(|c| ConstraintMeta {
+                qis: c.qis.iter().map(|&q| q as u32).collect(),
+                k: c.k as u64,
+            })
             .collect(),
+        policy: a.model.policy,
+        suppression_limit: a.model.suppression_limit,
+        suppression_budget: a.report.suppression_budget as u64,
+        l_diversity: a.model.l_diversity.map(|(c, l)| (c as u32, l as u64)),
     }
 }
 
-/// The identifier columns of `table` (never released), as the private part
-/// stores them.
-pub(crate) fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<IdentifierColumn> {
-    table
-        .columns
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| roles[i] == Role::Identifier)
-        .map(|(i, c)| IdentifierColumn {
-            column: i as u32,
-            bytes: codec::encode_plain(c),
-        })
-        .collect()
+fn to_u32(levels: &[usize]) -> Vec<u32> {
+    levels.iter().map(|&x| x as u32).collect()
 }
 
 /// Loads `input` with `config`, anonymizes it and packs it: `karc pack`

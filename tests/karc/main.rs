@@ -16,6 +16,7 @@ mod fuzzed;
 mod incognito;
 mod mixed;
 mod partitioning;
+mod pipeline;
 mod robust;
 mod stream;
 mod sweep;

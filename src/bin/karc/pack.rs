@@ -29,7 +29,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     if args.stream {
-        return pack_stream(&args, &config, mode, &seal, &output);
+        return pack_stream(&args, &config, mode, &seal, &output, report_json.as_ref());
     }
     // An unknown algorithm is refused before the table is read.
     Algorithm::from_name(&config.algorithm.name)?;
@@ -91,6 +91,7 @@ fn pack_stream(
     mode: DiffMode,
     seal: &karc::archive::seal::Seal,
     output: &Output,
+    report_json: Option<&Output>,
 ) -> Result<ExitCode> {
     use karc::archive::stream_pack::{self, StreamPackOptions};
     let algorithm = karc::stream::StreamAlgorithm::from_name(&config.algorithm.name)?;
@@ -101,7 +102,6 @@ fn pack_stream(
         &args.stream_params,
     )?;
     let spinner = crate::progress::spinner("anonymizing and packing the stream");
-    let start = std::time::Instant::now();
     let report = stream_pack::pack_stream(
         config,
         &args.input,
@@ -116,6 +116,7 @@ fn pack_stream(
         },
     )?;
     spinner.finish_and_clear();
+    crate::anonymize::tell_report(&report.report, report_json)?;
     let s = &report.summary;
     eprintln!(
         "karc pack --stream: {}: {} rows in {} row group(s), {} suppressed, average information loss {:.4}, {:.0} ms",
@@ -124,7 +125,7 @@ fn pack_stream(
         report.groups,
         s.suppressed,
         s.avg_infoloss,
-        start.elapsed().as_secs_f64() * 1e3
+        report.report.elapsed_ms
     );
     tell_written(args, output, report.file_bytes, mode, report.original_len);
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,517 @@
+//! The one pack pipeline's back end: row groups in, a `.karc` file out.
+//!
+//! `karc pack` ([`super::writer::pack`]: the whole table is one row group)
+//! and `karc pack --stream` ([`super::stream_pack::pack_stream`]: a group
+//! per block of rows) hand each row group to a [`GroupWriter`]: its bytes of
+//! the original file, the table read from them and its released QI columns.
+//! The writer codes the group's public sections (QI classes, released
+//! columns) and its private part at once, and [`GroupWriter::finish`]
+//! writes what needs the whole table: `META`, `HIERARCHIES`, `ROW_GROUPS`
+//! (several groups only) and the end of the sealed private part
+//! (`spec/FORMAT.md` §4, §7.4).
+//!
+//! Memory holds one group's coding at a time. The public sections and the
+//! sealed private part go to scratch space as each group is coded: memory
+//! for a batch pack, which returns the file's bytes, or unnamed temporary
+//! files for a stream, whose size is not known in advance. The first
+//! group's private part is held back until a second group arrives: a file
+//! of one group stores it unframed (§7.1), a file of several frames each
+//! group's (§7.4).
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, Write};
+use std::path::PathBuf;
+
+use super::ArchiveError;
+use super::digest::PublicDigest;
+use super::format::{self, SectionKind, SectionSummary};
+use super::layout::{CaptureError, Layout, Padding};
+use super::meta::{
+    self, HierarchyRecord, IdentifierColumn, PrivatePart, PrivateTrailer, PublicMeta,
+};
+use super::seal::{self, Seal};
+use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
+use crate::config::Role;
+use crate::io::Output;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// One row group, as the anonymizer hands it over.
+pub struct Group<'a> {
+    /// The group's bytes of the original file: consecutive whole records
+    /// (the first group's also any bytes before its first record, every
+    /// group's the blank lines after its last).
+    pub bytes: &'a [u8],
+    /// The table read from `bytes` (the first group's with the header row,
+    /// when the file has one); its columns named as the file's.
+    pub table: &'a Table,
+    /// The original QI columns of `table`, in claim order.
+    pub qis: &'a [QiOriginal<'a>],
+    /// The released QI columns, in claim order, symbols numbered in order
+    /// of first use by the rows (as a reader decodes them from the classes).
+    pub released: &'a [ReleasedColumn],
+}
+
+/// Where the pipeline keeps the file's sections until it is finished.
+pub enum Scratch<'a> {
+    /// In memory (a batch pack returns the file's bytes).
+    Memory,
+    /// In unnamed temporary files beside `output` (nothing is left if the
+    /// run is killed).
+    Beside(&'a Output),
+}
+
+/// Codes row groups into a `.karc` file (the module's doc says how).
+pub struct GroupWriter {
+    mode: DiffMode,
+    roles: Vec<Role>,
+    trim: bool,
+    /// Named in I/O errors: the output.
+    name: PathBuf,
+    body: Spool,
+    sections: Vec<SectionSummary>,
+    /// The BLAKE3 hash of each section in `sections` (the public digest).
+    section_hashes: Vec<[u8; 32]>,
+    private: PrivateStream,
+    /// The first group's private part, until a second group comes.
+    held: Option<Vec<u8>>,
+    group_rows: Vec<u64>,
+    /// Learnt from the first group, used by every group.
+    padding: Option<Vec<Padding>>,
+    /// The whole original's CRC-32 and length.
+    checksum: crc32fast::Hasher,
+    original_len: u64,
+}
+
+impl GroupWriter {
+    /// A writer of a table whose columns have `roles`, read with `trim`,
+    /// its private part coded in `mode` and sealed as `seal` says.
+    pub fn new(
+        mode: DiffMode,
+        seal: &Seal,
+        roles: &[Role],
+        trim: bool,
+        scratch: Scratch<'_>,
+    ) -> Result<GroupWriter> {
+        let (name, body, private) = match scratch {
+            Scratch::Memory => (PathBuf::from("(memory)"), Spool::memory(), Spool::memory()),
+            Scratch::Beside(output) => {
+                let name = output.name();
+                let dir = output.scratch_dir();
+                let temp = || Spool::file(&dir).map_err(|e| Error::io(&name, e));
+                (name.clone(), temp()?, temp()?)
+            }
+        };
+        let private = match seal::encryptor(seal)? {
+            Some(e) => PrivateStream::Sealed(
+                e.wrap_output(Summed::new(private))
+                    .map_err(|e| ArchiveError::Seal(e.to_string()))?,
+            ),
+            None => PrivateStream::Plain(Summed::new(private)),
+        };
+        Ok(GroupWriter {
+            mode,
+            roles: roles.to_vec(),
+            trim,
+            name,
+            body,
+            sections: Vec::new(),
+            section_hashes: Vec::new(),
+            private,
+            held: None,
+            group_rows: Vec::new(),
+            padding: None,
+            checksum: crc32fast::Hasher::new(),
+            original_len: 0,
+        })
+    }
+
+    /// The row groups written so far.
+    pub fn groups(&self) -> usize {
+        self.group_rows.len()
+    }
+
+    /// The original's bytes written so far.
+    pub fn original_len(&self) -> u64 {
+        self.original_len
+    }
+
+    /// Codes `group` and appends it: its public sections to the body, its
+    /// private part to the private stream.
+    pub fn write_group(&mut self, group: &Group<'_>) -> Result<()> {
+        let table = group.table;
+        debug_assert!(
+            !table.header || self.group_rows.is_empty(),
+            "only the first group holds the header"
+        );
+        let padding = self.padding_of(group).clone();
+        let coded = code_group(group, &self.roles, self.mode, padding);
+        let layout = coded.layout.map_err(|e| ArchiveError::Layout {
+            path: table.source.clone(),
+            detail: e.to_string(),
+        })?;
+        for (kind, bytes) in coded.public {
+            self.section(kind, &bytes)?;
+        }
+        let originals = coded.originals;
+        let part = meta::to_bytes(&PrivatePart {
+            digest: coded.crc.clone().finalize(),
+            original_len: group.bytes.len() as u64,
+            layout,
+            originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
+            originals: originals.bytes,
+            identifiers: identifier_columns(table, &self.roles),
+        });
+        self.private_part(part)?;
+        self.checksum.combine(&coded.crc);
+        self.original_len += group.bytes.len() as u64;
+        self.group_rows.push(table.rows as u64);
+        Ok(())
+    }
+
+    /// The columns' padding, learnt from the first group's first records.
+    fn padding_of(&mut self, group: &Group<'_>) -> &Vec<Padding> {
+        let (trim, t) = (self.trim, group.table);
+        self.padding.get_or_insert_with(|| match trim {
+            true => Layout::learn_padding(group.bytes, t.columns.len(), t.delimiter, t.header),
+            false => vec![Padding::default(); t.columns.len()],
+        })
+    }
+
+    /// Appends one public section of a row group to the body.
+    fn section(&mut self, kind: SectionKind, bytes: &[u8]) -> Result<()> {
+        self.body
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.name, e))?;
+        self.sections.push(SectionSummary {
+            kind,
+            crc: format::crc32(bytes),
+            length: bytes.len() as u64,
+        });
+        self.section_hashes.push(blake3::hash(bytes).into());
+        Ok(())
+    }
+
+    /// Appends a group's private part (postcard bytes): the first is held
+    /// until a second shows that the parts are framed.
+    fn private_part(&mut self, part: Vec<u8>) -> Result<()> {
+        if self.group_rows.is_empty() {
+            self.held = Some(part);
+            return Ok(());
+        }
+        if let Some(first) = self.held.take() {
+            self.frame(&first)?;
+        }
+        self.frame(&part)
+    }
+
+    fn frame(&mut self, part: &[u8]) -> Result<()> {
+        let mut length = Vec::with_capacity(10);
+        codec::put_varint(&mut length, part.len() as u64);
+        let io = |e| Error::io(&self.name, e);
+        self.private.write_all(&length).map_err(io)?;
+        self.private.write_all(part).map_err(io)
+    }
+
+    /// Ends the file: `public` (whose `rows` the groups must add up to) and
+    /// the QIs' `hierarchies` head it, the private part ends with the
+    /// whole file's checksum (several groups) and the public part's digest.
+    pub fn finish(
+        mut self,
+        public: &PublicMeta,
+        hierarchies: &[HierarchyRecord],
+    ) -> Result<Packed> {
+        assert_eq!(
+            public.rows,
+            self.group_rows.iter().sum::<u64>(),
+            "META.rows is the rows of the groups written"
+        );
+        let mut head = vec![
+            (SectionKind::Meta, meta::to_bytes(public)),
+            (
+                SectionKind::Hierarchies,
+                meta::hierarchies_to_bytes(hierarchies),
+            ),
+        ];
+        if self.group_rows.len() > 1 {
+            head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));
+        }
+        // The public part's digest (§7.5), now that every section is known.
+        let mut digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
+        for (kind, bytes) in &head {
+            digest.section(kind.code(), 0, bytes);
+        }
+        for (s, hash) in self.sections.iter().zip(&self.section_hashes) {
+            digest.hashed_section(s.kind.code(), 0, s.length, *hash);
+        }
+        let io = |e| Error::io(&self.name, e);
+        match self.held.take() {
+            Some(part) => self.private.write_all(&part).map_err(io)?,
+            None => {
+                let trailer = meta::to_bytes(&PrivateTrailer {
+                    digest: self.checksum.clone().finalize(),
+                    original_len: self.original_len,
+                });
+                self.private.write_all(&trailer).map_err(io)?;
+            }
+        }
+        self.private.write_all(&digest.finish()).map_err(io)?;
+        let (private_summary, private) = self.private.finish().map_err(io)?;
+        let mut summaries: Vec<SectionSummary> = head
+            .iter()
+            .map(|(kind, bytes)| SectionSummary {
+                kind: *kind,
+                crc: format::crc32(bytes),
+                length: bytes.len() as u64,
+            })
+            .collect();
+        summaries.extend_from_slice(&self.sections);
+        summaries.push(private_summary);
+        Ok(Packed {
+            table: format::header_and_table(&summaries),
+            head: head.into_iter().map(|(_, b)| b).collect(),
+            body: self.body,
+            private,
+            len: self.original_len,
+            groups: self.group_rows.len(),
+            name: self.name,
+        })
+    }
+}
+
+/// A row group coded, before it is appended.
+struct Coded {
+    public: Vec<(SectionKind, Vec<u8>)>,
+    originals: codec::EncodedOriginals,
+    layout: std::result::Result<Layout, CaptureError>,
+    crc: crc32fast::Hasher,
+}
+
+/// Codes `group` in three pieces overlapped on the machine's threads: its
+/// public sections, its original QI columns (which `encode_originals`
+/// spreads over threads itself), and its layout and CRC-32 (the bytes and
+/// the table only).
+fn code_group(group: &Group<'_>, roles: &[Role], mode: DiffMode, padding: Vec<Padding>) -> Coded {
+    let t = group.table;
+    std::thread::scope(|scope| {
+        let side = scope.spawn(|| {
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(group.bytes);
+            let layout =
+                Layout::capture_with_padding(group.bytes, t, t.delimiter, t.header, padding);
+            (layout, crc)
+        });
+        let public = scope.spawn(|| public_sections(group, roles));
+        // The private part codes against the QI columns as a reader
+        // decodes them from the classes.
+        let originals = codec::encode_originals(mode, group.qis, group.released);
+        let public = public
+            .join()
+            .expect("coding the public part does not panic");
+        let (layout, crc) = side.join().expect("capturing the layout does not panic");
+        Coded {
+            public,
+            originals,
+            layout,
+            crc,
+        }
+    })
+}
+
+/// A group's public sections: its QI classes, then each released column
+/// that is not a QI, in column order.
+fn public_sections(group: &Group<'_>, roles: &[Role]) -> Vec<(SectionKind, Vec<u8>)> {
+    let classes = ReleasedClasses::from_columns(group.released);
+    debug_assert!(
+        classes.to_columns() == group.released,
+        "symbols in first-use order"
+    );
+    let mut out = vec![(SectionKind::QiClasses, codec::encode_classes(&classes))];
+    out.extend(
+        group
+            .table
+            .columns
+            .iter()
+            .zip(roles)
+            .filter(|(_, r)| !matches!(r, Role::Identifier | Role::Quasi))
+            .map(|(c, _)| (SectionKind::Column, codec::encode_plain(c))),
+    );
+    out
+}
+
+/// The identifier columns of `table` (never released), as the private part
+/// stores them.
+fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<IdentifierColumn> {
+    table
+        .columns
+        .iter()
+        .zip(roles)
+        .enumerate()
+        .filter(|(_, (_, r))| **r == Role::Identifier)
+        .map(|(i, (c, _))| IdentifierColumn {
+            column: i as u32,
+            bytes: codec::encode_plain(c),
+        })
+        .collect()
+}
+
+/// A finished file, its sections still in scratch space.
+pub struct Packed {
+    /// The file header and section table.
+    table: Vec<u8>,
+    /// `META`, `HIERARCHIES` and any `ROW_GROUPS`.
+    head: Vec<Vec<u8>>,
+    body: Spool,
+    private: Spool,
+    /// The original file's length.
+    pub len: u64,
+    pub groups: usize,
+    name: PathBuf,
+}
+
+impl Packed {
+    /// The file's length in bytes.
+    pub fn file_len(&self) -> u64 {
+        let head: usize = self.head.iter().map(Vec::len).sum();
+        (self.table.len() + head) as u64 + self.body.len() + self.private.len()
+    }
+
+    /// Writes the file to `w`.
+    pub fn write_to(self, w: &mut dyn Write) -> Result<()> {
+        let io = |e| Error::io(&self.name, e);
+        w.write_all(&self.table).map_err(io)?;
+        for bytes in &self.head {
+            w.write_all(bytes).map_err(io)?;
+        }
+        self.body.copy_to(w).map_err(io)?;
+        self.private.copy_to(w).map_err(io)
+    }
+
+    /// The file's bytes.
+    pub fn into_bytes(self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.file_len() as usize);
+        self.write_to(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// Scratch space for a run of sections: memory or an unnamed file.
+enum Spool {
+    Memory(Vec<u8>),
+    File(BufWriter<File>, u64),
+}
+
+impl Spool {
+    fn memory() -> Spool {
+        Spool::Memory(Vec::new())
+    }
+
+    fn file(dir: &std::path::Path) -> std::io::Result<Spool> {
+        Ok(Spool::File(BufWriter::new(tempfile::tempfile_in(dir)?), 0))
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Spool::Memory(v) => v.len() as u64,
+            Spool::File(_, n) => *n,
+        }
+    }
+
+    /// Copies what was written to `w`.
+    fn copy_to(self, w: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Spool::Memory(v) => w.write_all(&v),
+            Spool::File(f, _) => {
+                let mut f = f.into_inner().map_err(|e| e.into_error())?;
+                f.rewind()?;
+                std::io::copy(&mut f, w).map(|_| ())
+            }
+        }
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Spool::Memory(v) => v.write(buf),
+            Spool::File(f, n) => {
+                let written = f.write(buf)?;
+                *n += written as u64;
+                Ok(written)
+            }
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Spool::Memory(_) => Ok(()),
+            Spool::File(f, _) => f.flush(),
+        }
+    }
+}
+
+/// A writer that checksums what passes through it (the private section,
+/// written piece by piece).
+struct Summed {
+    inner: Spool,
+    crc: crc32fast::Hasher,
+}
+
+impl Summed {
+    fn new(inner: Spool) -> Summed {
+        Summed {
+            inner,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+}
+
+impl Write for Summed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The private part on its way to scratch space: through the age
+/// envelope, or in clear (`--no-encryption`).
+enum PrivateStream {
+    Sealed(age::stream::StreamWriter<Summed>),
+    Plain(Summed),
+}
+
+impl Write for PrivateStream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            PrivateStream::Sealed(w) => w.write(buf),
+            PrivateStream::Plain(w) => w.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            PrivateStream::Sealed(w) => w.flush(),
+            PrivateStream::Plain(w) => w.flush(),
+        }
+    }
+}
+
+impl PrivateStream {
+    /// Ends the stream (the envelope's last chunk): the section's summary
+    /// and its bytes.
+    fn finish(self) -> std::io::Result<(SectionSummary, Spool)> {
+        let (kind, mut written) = match self {
+            PrivateStream::Sealed(w) => (SectionKind::PrivateSealed, w.finish()?),
+            PrivateStream::Plain(w) => (SectionKind::PrivatePlain, w),
+        };
+        written.flush()?;
+        let summary = SectionSummary {
+            kind,
+            crc: written.crc.finalize(),
+            length: written.inner.len(),
+        };
+        Ok((summary, written.inner))
+    }
+}
