@@ -108,6 +108,7 @@ impl Chunks {
 struct Source {
     chunks: Chunks,
     input: PathBuf,
+    delimiter: u8,
     /// How row groups after the first are read (no header).
     csv: CsvOptions,
     /// Whether the file's first record is its header.
@@ -159,6 +160,7 @@ impl Source {
         let source = Source {
             chunks,
             input,
+            delimiter,
             csv,
             header,
             group_rows,
@@ -169,10 +171,9 @@ impl Source {
 
     /// The next row group's bytes and table (no header), `None` at the end.
     fn next_group(&mut self) -> Result<Option<(Vec<u8>, Table)>> {
-        let delimiter = self.csv.delimiter.expect("set by open");
         let Some(bytes) = self
             .chunks
-            .next(self.group_rows, delimiter)
+            .next(self.group_rows, self.delimiter)
             .map_err(|e| Error::io(&self.input, e))?
         else {
             return Ok(None);
@@ -209,18 +210,16 @@ pub fn pack_stream(
         }
         .into());
     }
-    let crlf = LineEnding::detect(&first) == LineEnding::CrLf;
+    let dialect = Dialect {
+        delimiter: source.delimiter,
+        header: config.input.header,
+        crlf: LineEnding::detect(&first) == LineEnding::CrLf,
+    };
     let mut stream = Stream::new(schema, options.algorithm, options.params.clone())?;
-    let schema = stream.schema();
+    let (roles, trim) = (&stream.schema().roles, stream.schema().trim);
     let scratch = Scratch::Beside(output);
-    let mut writer = GroupWriter::new(
-        options.mode,
-        options.seal,
-        &schema.roles,
-        schema.trim,
-        scratch,
-    )?;
-    let mut run = Run::new(schema.qis.len());
+    let mut writer = GroupWriter::new(options.mode, options.seal, roles, trim, scratch, false)?;
+    let mut run = Run::new(stream.schema().qis.len());
     let mut next = Some((first, first_table));
     while let Some((bytes, table)) = next.take() {
         run.feed(&mut stream, bytes, table, &source)?;
@@ -236,25 +235,12 @@ pub fn pack_stream(
         options.algorithm.name()
     );
     let summary = stream.summary();
-    if config.privacy.suppressed == SuppressionPolicy::Strict
-        && summary.suppressed > 0
-        && (summary.suppressed as usize) < options.params.k
-    {
-        return Err(StreamError::StrictLeftover {
-            suppressed: summary.suppressed,
-            k: options.params.k,
-        }
-        .into());
-    }
-    let dialect = Dialect {
-        delimiter: source.csv.delimiter.expect("set by open"),
-        header: config.input.header,
-        crlf,
-    };
+    check_leftover(config, &summary, options.params.k)?;
     let (public, hierarchies, metrics) =
         stream_meta(config, &stream, &run.release, options, dialect);
     let packed = writer.finish(&public, &hierarchies)?;
-    let (groups, original_len, file_bytes) = (packed.groups, packed.len, packed.file_len());
+    let (groups, original_len) = (packed.groups, packed.original_len);
+    let file_bytes = packed.file_len();
     output.write(|w| packed.write_to(w))?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(StreamPackReport {
@@ -264,6 +250,22 @@ pub fn pack_stream(
         original_len,
         file_bytes,
     })
+}
+
+/// Under the strict policy, fewer than k rows left suppressed at the end
+/// would form a class below k: refused.
+fn check_leftover(config: &Config, summary: &Summary, k: usize) -> Result<()> {
+    if config.privacy.suppressed == SuppressionPolicy::Strict
+        && summary.suppressed > 0
+        && (summary.suppressed as usize) < k
+    {
+        return Err(StreamError::StrictLeftover {
+            suppressed: summary.suppressed,
+            k,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// A row group read but not yet written: its bytes, its table, and the

@@ -64,6 +64,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         &data.roles,
         trim,
         Scratch::Memory,
+        true,
     )?;
     writer.write_group(&Group {
         bytes: original,
