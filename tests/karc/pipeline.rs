@@ -154,3 +154,36 @@ fn pack_stream_writes_the_batch_report_schema() {
     assert!(streamed["min_class"].as_u64().unwrap() >= 5);
     assert_eq!(keys(&batch["metrics"]), keys(&streamed["metrics"]));
 }
+
+/// The stream writer's bytes are pinned as the batch writer's are
+/// (`archive::writer_output_is_pinned_on_adult`): packing the vectors'
+/// source as `archive_vectors` does gives the committed
+/// `streamed_small_groups.karc` (three groups, framed private part, its
+/// sections spooled through scratch files) byte for byte.
+#[test]
+fn stream_writer_output_is_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::load(&fixture("archive/source/small.toml")).unwrap();
+    let out = dir.path().join("streamed.karc");
+    let mut params = StreamParams::new(2, 3);
+    params.seed = 0;
+    stream_pack::pack_stream(
+        &config,
+        &fixture("archive/source/small.csv"),
+        &Output::new(&out, Access::Private).unwrap(),
+        &StreamPackOptions {
+            mode: DiffMode::default(),
+            seal: &Seal::None,
+            algorithm: StreamAlgorithm::Fads,
+            params,
+            pid: None,
+            group_rows: 2,
+        },
+    )
+    .unwrap();
+    let committed = std::fs::read(fixture("archive/valid/streamed_small_groups.karc")).unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == committed,
+        "the stream writer's bytes changed"
+    );
+}

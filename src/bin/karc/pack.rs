@@ -116,16 +116,12 @@ fn pack_stream(
         },
     )?;
     spinner.finish_and_clear();
+    // The report as a batch pack tells it, then what only a stream has.
     crate::anonymize::tell_report(&report.report, report_json)?;
     let s = &report.summary;
     eprintln!(
-        "karc pack --stream: {}: {} rows in {} row group(s), {} suppressed, average information loss {:.4}, {:.0} ms",
-        algorithm.name(),
-        s.rows,
-        report.groups,
-        s.suppressed,
-        s.avg_infoloss,
-        report.report.elapsed_ms
+        "karc pack --stream: {} row group(s), {} clusters, {} rows by reuse, longest delay {} arrivals",
+        report.groups, s.clusters, s.reused, s.max_delay
     );
     tell_written(args, output, report.file_bytes, mode, report.original_len);
     Ok(ExitCode::SUCCESS)
