@@ -70,10 +70,7 @@ pub struct GroupWriter {
     overlap: bool,
     /// Named in I/O errors: the output.
     name: PathBuf,
-    body: Spool,
-    sections: Vec<SectionSummary>,
-    /// The BLAKE3 hash of each section in `sections` (the public digest).
-    section_hashes: Vec<[u8; 32]>,
+    body: Body,
     private: PrivateStream,
     /// The first group's private part, until a second group comes.
     held: Option<Vec<u8>>,
@@ -122,9 +119,11 @@ impl GroupWriter {
             trim,
             overlap,
             name,
-            body,
-            sections: Vec::new(),
-            section_hashes: Vec::new(),
+            body: Body {
+                spool: body,
+                sections: Vec::new(),
+                hashes: Vec::new(),
+            },
             private,
             held: None,
             group_rows: Vec::new(),
@@ -143,14 +142,19 @@ impl GroupWriter {
             "only the first group holds the header"
         );
         let padding = self.padding_of(group).clone();
-        let coded = code_group(group, &self.roles, self.mode, padding, self.overlap);
+        let coded = code_group(
+            group,
+            &self.roles,
+            self.mode,
+            padding,
+            self.overlap,
+            &mut self.body,
+        )
+        .map_err(|e| Error::io(&self.name, e))?;
         let layout = coded.layout.map_err(|e| ArchiveError::Layout {
             path: table.source.clone(),
             detail: e.to_string(),
         })?;
-        for (kind, bytes) in coded.public {
-            self.section(kind, &bytes)?;
-        }
         let originals = coded.originals;
         let part = meta::to_bytes(&PrivatePart {
             digest: coded.crc.clone().finalize(),
@@ -174,20 +178,6 @@ impl GroupWriter {
             true => Layout::learn_padding(group.bytes, t.columns.len(), t.delimiter, t.header),
             false => vec![Padding::default(); t.columns.len()],
         })
-    }
-
-    /// Appends one public section of a row group to the body.
-    fn section(&mut self, kind: SectionKind, bytes: &[u8]) -> Result<()> {
-        self.body
-            .write_all(bytes)
-            .map_err(|e| Error::io(&self.name, e))?;
-        self.sections.push(SectionSummary {
-            kind,
-            crc: format::crc32(bytes),
-            length: bytes.len() as u64,
-        });
-        self.section_hashes.push(blake3::hash(bytes).into());
-        Ok(())
     }
 
     /// Appends a group's private part (postcard bytes): the first is held
@@ -240,7 +230,7 @@ impl GroupWriter {
         for (kind, bytes) in &head {
             digest.section(kind.code(), 0, bytes);
         }
-        for (s, hash) in self.sections.iter().zip(&self.section_hashes) {
+        for (s, hash) in self.body.sections.iter().zip(&self.body.hashes) {
             digest.hashed_section(s.kind.code(), 0, s.length, *hash);
         }
         let io = |e| Error::io(&self.name, e);
@@ -264,12 +254,12 @@ impl GroupWriter {
                 length: bytes.len() as u64,
             })
             .collect();
-        summaries.extend_from_slice(&self.sections);
+        summaries.extend_from_slice(&self.body.sections);
         summaries.push(private_summary);
         Ok(Packed {
             table: format::header_and_table(&summaries),
             head: head.into_iter().map(|(_, b)| b).collect(),
-            body: self.body,
+            body: self.body.spool,
             private,
             original_len: self.original_len,
             groups: self.group_rows.len(),
@@ -278,25 +268,49 @@ impl GroupWriter {
     }
 }
 
-/// A row group coded, before it is appended.
+/// The row groups' public sections, in file order, as they are written.
+struct Body {
+    spool: Spool,
+    sections: Vec<SectionSummary>,
+    /// The BLAKE3 hash of each section in `sections` (the public digest).
+    hashes: Vec<[u8; 32]>,
+}
+
+impl Body {
+    fn push(&mut self, kind: SectionKind, bytes: &[u8]) -> std::io::Result<()> {
+        self.spool.write_all(bytes)?;
+        self.sections.push(SectionSummary {
+            kind,
+            crc: format::crc32(bytes),
+            length: bytes.len() as u64,
+        });
+        self.hashes.push(blake3::hash(bytes).into());
+        Ok(())
+    }
+}
+
+/// A row group's private pieces, coded.
 struct Coded {
-    public: Vec<(SectionKind, Vec<u8>)>,
     originals: codec::EncodedOriginals,
     layout: std::result::Result<Layout, CaptureError>,
     crc: crc32fast::Hasher,
 }
 
-/// Codes `group` in three pieces: its public sections, its original QI
-/// columns (which `encode_originals` spreads over threads itself), and its
-/// layout and CRC-32 (the bytes and the table only). With `overlap` the
-/// pieces run at once on the machine's threads.
+/// Codes `group` in three pieces: its public sections (appended to
+/// `body`), its original QI columns (which `encode_originals` spreads over
+/// threads itself), and its layout and CRC-32 (the bytes and the table
+/// only). With `overlap` the pieces run at once on the machine's threads;
+/// without, one after another, each public section written as soon as it
+/// is coded (a group's sections are never all in memory beside its
+/// originals).
 fn code_group(
     group: &Group<'_>,
     roles: &[Role],
     mode: DiffMode,
     padding: Vec<Padding>,
     overlap: bool,
-) -> Coded {
+    body: &mut Body,
+) -> std::io::Result<Coded> {
     let t = group.table;
     let side = || {
         let mut crc = crc32fast::Hasher::new();
@@ -304,51 +318,66 @@ fn code_group(
         let layout = Layout::capture_with_padding(group.bytes, t, t.delimiter, t.header, padding);
         (layout, crc)
     };
-    let public = || public_sections(group, roles);
     // The private part codes against the QI columns as a reader decodes
     // them from the classes.
     let originals = || codec::encode_originals(mode, group.qis, group.released);
-    let ((layout, crc), public, originals) = if overlap {
-        std::thread::scope(|scope| {
-            let side = scope.spawn(side);
-            let public = scope.spawn(public);
-            let originals = originals();
-            let public = public
-                .join()
-                .expect("coding the public part does not panic");
-            let side = side.join().expect("capturing the layout does not panic");
-            (side, public, originals)
-        })
-    } else {
-        (side(), public(), originals())
-    };
-    Coded {
-        public,
+    if !overlap {
+        public_sections(group, roles, &mut |kind, bytes| body.push(kind, &bytes))?;
+        let (layout, crc) = side();
+        let originals = originals();
+        return Ok(Coded {
+            originals,
+            layout,
+            crc,
+        });
+    }
+    let (public, originals, (layout, crc)) = std::thread::scope(|scope| {
+        let side = scope.spawn(side);
+        let public = scope.spawn(|| {
+            let mut public = Vec::new();
+            let mut keep = |kind, bytes| {
+                public.push((kind, bytes));
+                Ok(())
+            };
+            public_sections(group, roles, &mut keep).map(|()| public)
+        });
+        let originals = originals();
+        let public = public
+            .join()
+            .expect("coding the public part does not panic");
+        let side = side.join().expect("capturing the layout does not panic");
+        (public, originals, side)
+    });
+    for (kind, bytes) in public? {
+        body.push(kind, &bytes)?;
+    }
+    Ok(Coded {
         originals,
         layout,
         crc,
-    }
+    })
 }
 
-/// A group's public sections: its QI classes, then each released column
-/// that is not a QI, in column order.
-fn public_sections(group: &Group<'_>, roles: &[Role]) -> Vec<(SectionKind, Vec<u8>)> {
+/// Hands a group's public sections to `sink` as they are coded: its QI
+/// classes, then each released column that is not a QI, in column order.
+fn public_sections(
+    group: &Group<'_>,
+    roles: &[Role],
+    sink: &mut dyn FnMut(SectionKind, Vec<u8>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let classes = ReleasedClasses::from_columns(group.released);
     debug_assert!(
         classes.to_columns() == group.released,
         "symbols in first-use order"
     );
-    let mut out = vec![(SectionKind::QiClasses, codec::encode_classes(&classes))];
-    out.extend(
-        group
-            .table
-            .columns
-            .iter()
-            .zip(roles)
-            .filter(|(_, r)| !matches!(r, Role::Identifier | Role::Quasi))
-            .map(|(c, _)| (SectionKind::Column, codec::encode_plain(c))),
-    );
-    out
+    sink(SectionKind::QiClasses, codec::encode_classes(&classes))?;
+    drop(classes);
+    for (column, role) in group.table.columns.iter().zip(roles) {
+        if !matches!(role, Role::Identifier | Role::Quasi) {
+            sink(SectionKind::Column, codec::encode_plain(column))?;
+        }
+    }
+    Ok(())
 }
 
 /// The identifier columns of `table` (never released), as the private part
