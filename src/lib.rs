@@ -24,6 +24,7 @@
 //! ```
 
 pub mod anonymize;
+pub mod api;
 pub mod archive;
 pub mod cell;
 pub mod civil;

@@ -3,19 +3,18 @@
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
-use karc::anonymize::Algorithm;
-use karc::archive::writer::{self, Anonymization, PackOptions};
+use karc::api::{self, PackOptions};
 use karc::codec::DiffMode;
-use karc::io::{Access, Input, Output};
-use karc::privacy::PrivacyModel;
+use karc::io::{Access, Input, Output, input_name};
 
-use crate::anonymize::{anonymize_input, load_config, report_output};
+use crate::anonymize::{load_config, report_output};
 use crate::cli::PackArgs;
-use crate::files::{config_files, refuse_overwriting, seal_files};
-use crate::keys::seal_from;
+use crate::files::refuse_overwriting;
+use crate::keys::seal_options;
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
-    let seal = seal_from(&args.seal)?;
+    let seal_options = seal_options(&args.seal);
+    let seal = seal_options.seal()?;
     let mode = match &args.mode {
         Some(m) => m.parse::<DiffMode>().map_err(|e| anyhow!("--mode: {e}"))?,
         None => DiffMode::default(),
@@ -24,44 +23,28 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     // The archive holds the original: readable by its owner only.
     let output = Output::new(&args.output, Access::Private)?;
     let report_json = report_output(args.report_json.as_deref())?;
-    let mut inputs = config_files(&config);
-    inputs.extend(seal_files(&args.seal));
+    let mut inputs = api::config_files(&config);
+    inputs.extend(seal_options.files());
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
+    let options = PackOptions { mode, seal };
     if args.stream {
-        return pack_stream(&args, &config, mode, &seal, &output);
+        return pack_stream(&args, &config, &options, &output);
     }
-    // An unknown algorithm is refused before the table is read.
-    Algorithm::from_name(&config.algorithm.name)?;
+    api::check_algorithm(&config)?;
     let spinner = crate::progress::spinner("anonymizing");
     // Read once: the table and the sealed original are the same bytes.
     let original = Input::open_arg(&args.input)?;
-    let mut a = anonymize_input(&config, &args.input, &original)?;
+    let a = api::anonymize_csv(&config, &input_name(&args.input), &original)?;
     spinner.set_message("encoding and sealing");
-    let model = PrivacyModel::from_config(&config, &a.data)?;
-    // The released columns replace the outcome's cells, which would
-    // otherwise stay beside the pack's own memory (at ten million rows
-    // and ten QIs, 1.2 GB of its peak).
-    let released = writer::released_columns(&a.data, &a.outcome);
-    a.outcome.release.cells = Vec::new();
-    let bytes = writer::pack(
-        &Anonymization {
-            config: &config,
-            data: &a.data,
-            model: &model,
-            released: &released,
-            report: &a.report,
-        },
-        &original,
-        &PackOptions { mode, seal: &seal },
-    )?;
-    output.write_bytes(&bytes)?;
+    let packed = api::pack(&config, a, &original, &options)?;
+    output.write_bytes(&packed.bytes)?;
     spinner.finish_and_clear();
-    crate::anonymize::tell_report(&a.report, report_json.as_ref())?;
+    crate::anonymize::tell_report(&packed.report, report_json.as_ref())?;
     tell_written(
         &args,
         &output,
-        bytes.len() as u64,
+        packed.bytes.len() as u64,
         mode,
         original.len() as u64,
     );
@@ -88,44 +71,41 @@ fn tell_written(args: &PackArgs, output: &Output, file_bytes: u64, mode: DiffMod
 fn pack_stream(
     args: &PackArgs,
     config: &karc::config::Config,
-    mode: DiffMode,
-    seal: &karc::archive::seal::Seal,
+    options: &PackOptions,
     output: &Output,
 ) -> Result<ExitCode> {
-    use karc::archive::stream_pack::{self, StreamPackOptions};
-    let algorithm = karc::stream::StreamAlgorithm::from_name(&config.algorithm.name)?;
-    let params = crate::stream::stream_params(
-        config,
-        args.anonymizer.k,
-        args.anonymizer.seed,
-        &args.stream_params,
-    )?;
+    let p = &args.stream_params;
     let spinner = crate::progress::spinner("anonymizing and packing the stream");
     let start = std::time::Instant::now();
-    let report = stream_pack::pack_stream(
+    let packed = api::pack_stream(
         config,
         &args.input,
         output,
-        &StreamPackOptions {
-            mode,
-            seal,
-            algorithm,
-            params,
-            pid: args.stream_params.pid.as_deref(),
-            group_rows: args.group_rows.unwrap_or(stream_pack::DEFAULT_GROUP_ROWS),
+        options,
+        &api::StreamPackOptions {
+            params: crate::stream::overrides(args.anonymizer.k, args.anonymizer.seed, p),
+            pid: p.pid.clone(),
+            group_rows: args.group_rows,
         },
     )?;
     spinner.finish_and_clear();
+    let report = &packed.report;
     let s = &report.summary;
     eprintln!(
         "karc pack --stream: {}: {} rows in {} row group(s), {} suppressed, average information loss {:.4}, {:.0} ms",
-        algorithm.name(),
+        packed.algorithm.name(),
         s.rows,
         report.groups,
         s.suppressed,
         s.avg_infoloss,
         start.elapsed().as_secs_f64() * 1e3
     );
-    tell_written(args, output, report.file_bytes, mode, report.original_len);
+    tell_written(
+        args,
+        output,
+        report.file_bytes,
+        options.mode,
+        report.original_len,
+    );
     Ok(ExitCode::SUCCESS)
 }
