@@ -1,0 +1,456 @@
+//! `karc._karc`: the native half of the Python package, a thin shell over
+//! `karc::api`. It turns Python arguments into the facade's options and its
+//! results into bytes, JSON text and Arrow tables for `karc/__init__.py`,
+//! which holds the documented, typed API. Every call that works releases
+//! the GIL; every error becomes a `karc.KarcError` (never a panic).
+
+use std::path::{Path, PathBuf};
+
+use karc::api::{
+    self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, VerifyOptions,
+};
+use karc::archive::ArchiveError;
+use karc::codec::DiffMode;
+use karc::config::{Config, SuppressionPolicy};
+use karc::io::{Access, Input, Output, input_name, refuse_same_files};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+create_exception!(
+    _karc,
+    KarcError,
+    PyException,
+    "Any error karc reports; `exit_code` is the command line's for it."
+);
+create_exception!(
+    _karc,
+    BadInputError,
+    KarcError,
+    "Bad input or bad options (exit code 2): a config, a table, an argument."
+);
+create_exception!(
+    _karc,
+    CheckFailedError,
+    KarcError,
+    "A check failed (exit code 1): integrity, a privacy claim, a digest."
+);
+create_exception!(
+    _karc,
+    WrongKeyError,
+    BadInputError,
+    "The key given cannot open the private part, or none was given for it."
+);
+
+/// Whether the error is about the key offered.
+fn is_key_error(err: &karc::Error) -> bool {
+    match err {
+        karc::Error::Archive(e) => matches!(
+            e,
+            ArchiveError::WrongIdentity { .. }
+                | ArchiveError::WrongPassphrase { .. }
+                | ArchiveError::NeedsPassphrase { .. }
+                | ArchiveError::NeedsIdentity { .. }
+                | ArchiveError::Key { .. }
+        ),
+        karc::Error::Located { source, .. } => is_key_error(source),
+        _ => false,
+    }
+}
+
+/// The library's error as the Python exception of its kind, with the
+/// command line's message and exit code.
+fn to_py(err: karc::Error) -> PyErr {
+    let message = karc::error::message(&err);
+    let code = err.exit_code();
+    let py_err = if is_key_error(&err) {
+        WrongKeyError::new_err(message)
+    } else if code == 1 {
+        CheckFailedError::new_err(message)
+    } else {
+        BadInputError::new_err(message)
+    };
+    Python::attach(|py| {
+        // The attribute is informative; failing to set it loses nothing.
+        let _ = py_err.value(py).setattr("exit_code", code);
+    });
+    py_err
+}
+
+/// Runs `work` without the GIL, its error as a Python exception.
+fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::Result<T> + Send) -> PyResult<T> {
+    py.detach(work).map_err(to_py)
+}
+
+/// The config from a path or from JSON text (a Python dict), with the
+/// overrides.
+fn config(
+    path: Option<PathBuf>,
+    json: Option<String>,
+    overrides: &Overrides,
+) -> karc::Result<Config> {
+    let source = match (path, json) {
+        (Some(path), None) => ConfigSource::File(path),
+        (None, Some(json)) => ConfigSource::Text {
+            path: PathBuf::from("<config dict>"),
+            text: toml_of_json(&json)?,
+        },
+        _ => return Err(options("give config: a TOML file's path or a dict")),
+    };
+    api::load_config(&source, overrides)
+}
+
+/// A config dict (as JSON) written as TOML.
+fn toml_of_json(json: &str) -> karc::Result<String> {
+    let table: toml::Table = serde_json::from_str(json)
+        .map_err(|e| options(&format!("<config dict>: not a TOML table: {e}")))?;
+    toml::to_string(&table).map_err(|e| options(&format!("<config dict>: {e}")))
+}
+
+fn options(message: &str) -> karc::Error {
+    karc::Error::Options(message.to_owned())
+}
+
+fn overrides(
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> Overrides {
+    Overrides {
+        algorithm,
+        k,
+        seed,
+        suppression_limit,
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> karc::Result<String> {
+    serde_json::to_string(value).map_err(|e| options(&format!("report as JSON: {e}")))
+}
+
+/// Anonymizes the CSV file at `input`: the release as CSV bytes and the
+/// report as JSON.
+#[pyfunction]
+#[pyo3(signature = (input, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn anonymize_csv(
+    py: Python<'_>,
+    input: PathBuf,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(Py<PyBytes>, String)> {
+    let (csv, report) = detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        api::check_algorithm(&config)?;
+        let original = Input::open(&input)?;
+        let a = api::anonymize_csv(&config, &input, &original)?;
+        let mut csv = Vec::new();
+        a.write_csv(&mut csv)
+            .map_err(|e| karc::Error::io(&input, e))?;
+        Ok((csv, json(&a.report)?))
+    })?;
+    Ok((PyBytes::new(py, &csv).unbind(), report))
+}
+
+/// The seal the arguments ask for.
+fn seal_options(
+    recipients: Vec<String>,
+    recipients_files: Vec<PathBuf>,
+    passphrase: Option<String>,
+    work_factor: Option<u8>,
+    no_encryption: bool,
+) -> SealOptions {
+    SealOptions {
+        recipients,
+        recipients_files,
+        passphrase,
+        passphrase_file: None,
+        work_factor,
+        no_encryption,
+    }
+}
+
+fn diff_mode(mode: Option<&str>) -> karc::Result<DiffMode> {
+    mode.map_or(Ok(DiffMode::default()), |m| {
+        m.parse().map_err(|e| options(&format!("mode: {e}")))
+    })
+}
+
+/// Anonymizes the CSV file at `input` and packs it into `output`; the
+/// report as JSON.
+#[pyfunction]
+#[pyo3(signature = (input, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[allow(clippy::too_many_arguments)]
+fn pack_csv(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    mode: Option<String>,
+    recipients: Vec<String>,
+    recipients_files: Vec<PathBuf>,
+    passphrase: Option<String>,
+    work_factor: Option<u8>,
+    no_encryption: bool,
+) -> PyResult<String> {
+    detached(py, || {
+        let seal = seal_options(
+            recipients,
+            recipients_files,
+            passphrase,
+            work_factor,
+            no_encryption,
+        );
+        let options = PackOptions {
+            mode: diff_mode(mode.as_deref())?,
+            seal: seal.seal()?,
+        };
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let out = private_output(&output, &config, &seal, &[input.as_path()])?;
+        api::check_algorithm(&config)?;
+        let original = Input::open(&input)?;
+        let packed = api::pack_csv(&config, &input, &original, &options)?;
+        out.write_bytes(&packed.bytes)?;
+        json(&packed.report)
+    })
+}
+
+/// The archive's output, refused when it is a file the pack reads.
+fn private_output(
+    output: &Path,
+    config: &Config,
+    seal: &SealOptions,
+    inputs: &[&Path],
+) -> karc::Result<Output> {
+    let out = Output::new(output, Access::Private)?;
+    let mut read = api::config_files(config);
+    read.extend(seal.files());
+    read.extend(inputs.iter().map(|p| p.to_path_buf()));
+    let read: Vec<&Path> = read.iter().map(PathBuf::as_path).collect();
+    refuse_same_files(&read, &[&out])?;
+    Ok(out)
+}
+
+fn key_options(identities: Vec<PathBuf>, passphrase: Option<String>) -> KeyOptions {
+    KeyOptions {
+        identities,
+        passphrase,
+        passphrase_file: None,
+    }
+}
+
+/// An opened, checked `.karc` file.
+#[pyclass(frozen, module = "karc._karc")]
+struct Archive {
+    inner: api::Archive,
+    name: PathBuf,
+}
+
+#[pymethods]
+impl Archive {
+    /// Opens and checks `path` (its privacy claim too, unless
+    /// `no_privacy_check`).
+    #[new]
+    #[pyo3(signature = (path, no_privacy_check=false))]
+    fn new(py: Python<'_>, path: PathBuf, no_privacy_check: bool) -> PyResult<Archive> {
+        let check = if no_privacy_check {
+            ClaimCheck::Skip
+        } else {
+            ClaimCheck::Enforce
+        };
+        let inner = detached(py, || {
+            let bytes = Input::open(&path)?.into_vec();
+            api::open(&input_name(&path), bytes, check)
+        })?;
+        Ok(Archive { inner, name: path })
+    }
+
+    /// The file's path.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.name.clone()
+    }
+
+    /// The release as CSV bytes, as `karc export` writes it.
+    fn release_csv(&self, py: Python<'_>) -> PyResult<Py<PyBytes>> {
+        let csv = detached(py, || {
+            let mut out = Vec::new();
+            self.inner.export_csv(&mut out)?;
+            Ok(out)
+        })?;
+        Ok(PyBytes::new(py, &csv).unbind())
+    }
+
+    /// The original file's bytes, checked against their digests.
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn restore_bytes(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<Py<PyBytes>> {
+        let original = detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            self.inner.restore(key.as_ref())
+        })?;
+        Ok(PyBytes::new(py, &original).unbind())
+    }
+
+    /// Integrity and the claim, recomputed: JSON.
+    fn verify(&self, py: Python<'_>) -> PyResult<String> {
+        detached(py, || json(&self.inner.verify()?))
+    }
+
+    /// Sections, sizes, claim, algorithm, metrics: JSON.
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn inspect(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<String> {
+        detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            json(&self.inner.inspect(key.as_ref())?)
+        })
+    }
+}
+
+/// The claim to check, from the arguments.
+fn verify_options(
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Option<String>,
+    l: Option<usize>,
+) -> karc::Result<VerifyOptions> {
+    let suppressed: SuppressionPolicy = suppressed
+        .parse()
+        .map_err(|e| options(&format!("suppressed: {e}")))?;
+    let sensitive = match (sensitive, l) {
+        (Some(s), Some(l)) => Some((s, l)),
+        (None, None) => None,
+        _ => return Err(options("sensitive and l go together: give both or neither")),
+    };
+    Ok(VerifyOptions {
+        qi,
+        k,
+        constraints: constraints
+            .into_iter()
+            .map(|(columns, k)| api::ConstraintSpec { columns, k })
+            .collect(),
+        suppressed,
+        sensitive,
+    })
+}
+
+/// Checks the privacy claim of a release CSV file: the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (input, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None, delimiter=None))]
+#[allow(clippy::too_many_arguments)]
+fn verify_csv(
+    py: Python<'_>,
+    input: PathBuf,
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Option<String>,
+    l: Option<usize>,
+    delimiter: Option<char>,
+) -> PyResult<String> {
+    let suppressed = suppressed.to_owned();
+    detached(py, || {
+        let options = verify_options(qi, k, constraints, &suppressed, sensitive, l)?;
+        let delimiter = match delimiter {
+            Some(d) if d.is_ascii() => Some(d as u8),
+            Some(d) => {
+                return Err(self::options(&format!(
+                    "delimiter: expected one ASCII character, found {d:?}"
+                )));
+            }
+            None => None,
+        };
+        let bytes = Input::open(&input)?;
+        let table = api::read_release_csv(&input, &bytes, delimiter)?;
+        json(&api::verify_table(&table, &options)?)
+    })
+}
+
+/// Sizes and times against zip per algorithm, k and mode: the rows as
+/// JSON.
+#[pyfunction]
+#[pyo3(signature = (input, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1))]
+#[allow(clippy::too_many_arguments)]
+fn compare_csv(
+    py: Python<'_>,
+    input: PathBuf,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    algorithms: Vec<String>,
+    ks: Vec<usize>,
+    modes: Vec<String>,
+    baselines: bool,
+    repeats: usize,
+) -> PyResult<String> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(None, None, seed, suppression_limit),
+        )?;
+        let options = api::CompareOptions {
+            algorithms,
+            ks,
+            modes,
+            baselines,
+            repeats,
+        };
+        api::compare_rows(&options)?;
+        let original = Input::open(&input)?;
+        json(&api::compare(
+            &config,
+            &input,
+            &original,
+            &options,
+            &mut |_| {},
+        )?)
+    })
+}
+
+#[pymodule]
+fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("KarcError", py.get_type::<KarcError>())?;
+    m.add("BadInputError", py.get_type::<BadInputError>())?;
+    m.add("CheckFailedError", py.get_type::<CheckFailedError>())?;
+    m.add("WrongKeyError", py.get_type::<WrongKeyError>())?;
+    m.add_class::<Archive>()?;
+    m.add_function(wrap_pyfunction!(anonymize_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(pack_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_csv, m)?)?;
+    Ok(())
+}
