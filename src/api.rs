@@ -626,6 +626,22 @@ impl Archive {
         self.0.restore(key)
     }
 
+    /// The original as a table, read from its restored bytes as the file's
+    /// input was read (its delimiter and header; cells as they are).
+    pub fn restore_table(&self, key: Option<&Key>) -> Result<Table> {
+        let original = self.restore(key)?;
+        let d = self.0.meta.dialect;
+        Table::from_bytes(
+            self.0.path(),
+            &original,
+            &CsvOptions {
+                delimiter: Some(d.delimiter),
+                header: d.header,
+                trim: false,
+            },
+        )
+    }
+
     /// The file without its private part, checked to open as it is
     /// (`name` names the copy in messages).
     pub fn published(&self, name: &Path) -> Result<Vec<u8>> {

@@ -23,13 +23,11 @@ message and exit code.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import pyarrow as pa
-import pyarrow.csv as pa_csv
 
 from . import _karc
 from ._karc import BadInputError, CheckFailedError, KarcError, WrongKeyError
@@ -88,13 +86,6 @@ def _like(result: pa.Table, given: Any) -> TableLike:
     return result.to_pandas() if _is_pandas(given) else result
 
 
-def _csv_table(data: bytes) -> pa.Table:
-    """A CSV file's bytes as a table of strings (every cell as written)."""
-    opts = pa_csv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False)
-    reader = pa_csv.read_csv(io.BytesIO(data), convert_options=opts)
-    return reader.cast(pa.schema([pa.field(f.name, pa.string()) for f in reader.schema]))
-
-
 def anonymize(
     table: Union[T, PathLike],
     config: ConfigLike,
@@ -114,8 +105,8 @@ def anonymize(
     """
     overrides = dict(k=k, algorithm=algorithm, seed=seed, suppression_limit=suppression_limit)
     if _is_path(table):
-        csv, report = _karc.anonymize_csv(os.fspath(table), **_config_args(config), **overrides)
-        return _csv_table(csv), json.loads(report)
+        release, report = _karc.anonymize_csv(os.fspath(table), **_config_args(config), **overrides)
+        return release, json.loads(report)
     release, report = _karc.anonymize_arrow(_to_arrow(table), **_config_args(config), **overrides)
     return _like(release, table), json.loads(report)
 

@@ -18,6 +18,9 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+mod tables;
+use arrow_pyarrow::{PyArrowType, Table as PyTable};
+
 create_exception!(
     _karc,
     KarcError,
@@ -130,8 +133,8 @@ fn json(value: &impl serde::Serialize) -> karc::Result<String> {
     serde_json::to_string(value).map_err(|e| options(&format!("report as JSON: {e}")))
 }
 
-/// Anonymizes the CSV file at `input`: the release as CSV bytes and the
-/// report as JSON.
+/// Anonymizes the CSV file at `input`: the release as a pyarrow Table of
+/// its texts, and the report as JSON.
 #[pyfunction]
 #[pyo3(signature = (input, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
 #[allow(clippy::too_many_arguments)]
@@ -144,8 +147,8 @@ fn anonymize_csv(
     k: Option<usize>,
     seed: Option<u64>,
     suppression_limit: Option<f64>,
-) -> PyResult<(Py<PyBytes>, String)> {
-    let (csv, report) = detached(py, || {
+) -> PyResult<(PyArrowType<PyTable>, String)> {
+    detached(py, || {
         let config = config(
             config_path,
             config_json,
@@ -154,12 +157,41 @@ fn anonymize_csv(
         api::check_algorithm(&config)?;
         let original = Input::open(&input)?;
         let a = api::anonymize_csv(&config, &input, &original)?;
-        let mut csv = Vec::new();
-        a.write_csv(&mut csv)
-            .map_err(|e| karc::Error::io(&input, e))?;
-        Ok((csv, json(&a.report)?))
-    })?;
-    Ok((PyBytes::new(py, &csv).unbind(), report))
+        let release = tables::to_py(&a.outcome.release.columns(&a.data), None)?;
+        Ok((release, json(&a.report)?))
+    })
+}
+
+/// Anonymizes a pyarrow Table: the release as a pyarrow Table (the
+/// identifiers left out, the quasi-identifiers as text, the other columns
+/// with their types) and the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (table, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn anonymize_arrow(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(PyArrowType<PyTable>, String)> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        api::check_algorithm(&config)?;
+        let (table, layout) = tables::from_py(table)?;
+        let a = api::anonymize_table(&config, table)?;
+        let columns = a.outcome.release.columns(&a.data);
+        let qis: Vec<&str> = a.data.qis.iter().map(|q| q.name.as_str()).collect();
+        let release = tables::to_py(&columns, Some(&tables::release_layout(&layout, &columns, &qis)))?;
+        Ok((release, json(&a.report)?))
+    })
 }
 
 /// The seal the arguments ask for.
@@ -300,6 +332,30 @@ impl Archive {
         Ok(PyBytes::new(py, &csv).unbind())
     }
 
+    /// The release as a pyarrow Table.
+    fn release(&self, py: Python<'_>) -> PyResult<PyArrowType<PyTable>> {
+        detached(py, || tables::to_py(&self.inner.release()?, None))
+    }
+
+    /// The original as a pyarrow Table (a CSV input's cells as text).
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn restore(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<PyArrowType<PyTable>> {
+        detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            tables::to_py(&self.inner.restore_table(key.as_ref())?.columns, None)
+        })
+    }
+
+    /// Whether the packed table was a pandas DataFrame.
+    fn from_pandas(&self) -> bool {
+        false
+    }
+
     /// The original file's bytes, checked against their digests.
     #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
     fn restore_bytes(
@@ -397,6 +453,29 @@ fn verify_csv(
     })
 }
 
+/// Checks the privacy claim of a release given as a pyarrow Table: the
+/// report as JSON.
+#[pyfunction]
+#[pyo3(signature = (table, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None))]
+#[allow(clippy::too_many_arguments)]
+fn verify_arrow(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Option<String>,
+    l: Option<usize>,
+) -> PyResult<String> {
+    let suppressed = suppressed.to_owned();
+    detached(py, || {
+        let options = verify_options(qi, k, constraints, &suppressed, sensitive, l)?;
+        let (table, _) = tables::from_py(table)?;
+        json(&api::verify_table(&table, &options)?)
+    })
+}
+
 /// Sizes and times against zip per algorithm, k and mode: the rows as
 /// JSON.
 #[pyfunction]
@@ -451,6 +530,8 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(anonymize_csv, m)?)?;
     m.add_function(wrap_pyfunction!(pack_csv, m)?)?;
     m.add_function(wrap_pyfunction!(verify_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(anonymize_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(compare_csv, m)?)?;
     Ok(())
 }
