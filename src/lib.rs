@@ -25,6 +25,7 @@
 
 pub mod anonymize;
 pub mod archive;
+pub mod arrow;
 pub mod cell;
 pub mod civil;
 pub mod classes;
