@@ -19,6 +19,9 @@ pub use crate::table::CsvError;
 pub enum Error {
     #[error(transparent)]
     Csv(#[from] CsvError),
+    /// Boxed: Arrow's messages carry more than the other variants.
+    #[error(transparent)]
+    Arrow(Box<crate::arrow::ArrowTableError>),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]

@@ -26,6 +26,7 @@
 pub mod anonymize;
 pub mod api;
 pub mod archive;
+pub mod arrow;
 pub mod cell;
 pub mod civil;
 pub mod classes;
