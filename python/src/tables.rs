@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 use arrow_schema::Schema;
-use karc::arrow::{ArrowLayout, table_from_arrow, to_arrow};
+use karc::arrow::{ArrowLayout, ColumnExtras, table_from_arrow, to_arrow};
 use karc::table::{Column, Table};
 
 /// A pyarrow Table as karc's table and the layout that rebuilds it.
@@ -24,16 +24,28 @@ pub fn to_py(columns: &[Column], layout: Option<&ArrowLayout>) -> karc::Result<P
         .map_err(|e| karc::Error::Options(format!("Arrow table: {e}")))
 }
 
-/// The public layout of a release of `columns` (the identifiers left out,
-/// the quasi-identifiers as text) from the input's layout.
+/// The layout of a release of `columns` (the identifiers left out, the
+/// quasi-identifiers as text) from the input's: the other columns keep
+/// their types and their nulls, as they are released as they are.
 pub fn release_layout(input: &ArrowLayout, columns: &[Column], qis: &[&str]) -> ArrowLayout {
     let all = input.release(qis);
+    let index = |c: &Column| all.schema.index_of(&c.name).ok();
     let fields: Vec<_> = columns
         .iter()
-        .filter_map(|c| all.schema.field_with_name(&c.name).ok().cloned())
+        .filter_map(|c| index(c).map(|i| all.schema.field(i).clone()))
         .collect();
+    let extras = input.extras.as_ref().map(|extras| {
+        columns
+            .iter()
+            .filter_map(index)
+            .map(|i| match qis.contains(&all.schema.field(i).name().as_str()) {
+                true => ColumnExtras::default(),
+                false => extras[i].clone(),
+            })
+            .collect()
+    });
     ArrowLayout {
         schema: Arc::new(Schema::new_with_metadata(fields, all.schema.metadata().clone())),
-        extras: None,
+        extras,
     }
 }
