@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use karc::anonymize::{self, Algorithm};
+use karc::arrow::{TableFormat, TableInput, to_arrow, write_batch};
 use karc::config::Config;
 use karc::dataset::Dataset;
-use karc::io::{Access, Input, Output, input_name};
+use karc::io::{Access, Output, input_name};
 use karc::privacy::{ModelError, PrivacyModel};
 use karc::report::Report;
 use karc::table::Table;
@@ -77,14 +78,30 @@ pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     // An unknown algorithm is refused before the table is read.
     Algorithm::from_name(&config.algorithm.name)?;
-    let input = Input::open_arg(&args.input)?;
-    let a = anonymize_input(&config, &args.input, &input)?;
-    output.write(|w| {
-        a.outcome
-            .release
-            .write_csv(&a.data, w)
-            .map_err(|e| karc::Error::io(output.name(), e))
-    })?;
+    let input = TableInput::open(&args.input)?;
+    let config = input.config(&config);
+    let a = anonymize_input(&config, &args.input, &input.csv)?;
+    match TableFormat::from_path(&args.output) {
+        TableFormat::Csv => output.write(|w| {
+            a.outcome
+                .release
+                .write_csv(&a.data, w)
+                .map_err(|e| karc::Error::io(output.name(), e))
+        })?,
+        format => {
+            // The QIs are generalized labels; the other columns keep an
+            // Arrow input's types.
+            let qis: Vec<&str> = a
+                .data
+                .qis
+                .iter()
+                .map(|q| a.data.table.columns[q.column].name.as_str())
+                .collect();
+            let layout = input.arrow.as_ref().map(|l| l.release(&qis));
+            let batch = to_arrow(&a.outcome.release.columns(&a.data), layout.as_ref())?;
+            output.write(|w| write_batch(w, &output.name(), format, &batch))?
+        }
+    }
     tell_report(&a.report, report_json.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

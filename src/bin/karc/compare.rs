@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use karc::anonymize::Algorithm;
+use karc::arrow::TableInput;
 use karc::codec::DiffMode;
 use karc::compare::{CompareOptions, CompareRow, compare_bytes, size_chart};
-use karc::io::{Access, Input, Output, input_name};
+use karc::io::{Access, Output, input_name};
 
 use crate::anonymize::load_config;
 use crate::cli::{CompareArgs, OutputFormat};
@@ -217,9 +218,11 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     };
     let total = (options.algorithms.len() * options.ks.len() * options.modes.len()) as u64;
     let bar = progress::bar(total, "compare");
-    let original = Input::open_arg(&args.input)?;
+    // An Arrow input is compared as its canonical CSV (what karc seals).
+    let original = TableInput::open(&args.input)?;
+    let config = original.config(&config);
     let name = input_name(&args.input);
-    let rows = compare_bytes(&config, &name, &original, &options, &mut |row| {
+    let rows = compare_bytes(&config, &name, &original.csv, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
     })?;

@@ -2,11 +2,12 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use karc::anonymize::Algorithm;
 use karc::archive::writer::{self, Anonymization, PackOptions};
+use karc::arrow::{TableFormat, TableInput};
 use karc::codec::DiffMode;
-use karc::io::{Access, Input, Output};
+use karc::io::{Access, Output};
 use karc::privacy::PrivacyModel;
 
 use crate::anonymize::{anonymize_input, load_config, report_output};
@@ -29,14 +30,22 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     if args.stream {
+        if TableFormat::from_path(&args.input) != TableFormat::Csv {
+            bail!(
+                "{}: --stream reads CSV files: pack a Parquet or Arrow IPC table without --stream",
+                args.input.display()
+            );
+        }
         return pack_stream(&args, &config, mode, &seal, &output);
     }
     // An unknown algorithm is refused before the table is read.
     Algorithm::from_name(&config.algorithm.name)?;
     let spinner = crate::progress::spinner("anonymizing");
-    // Read once: the table and the sealed original are the same bytes.
-    let original = Input::open_arg(&args.input)?;
-    let mut a = anonymize_input(&config, &args.input, &original)?;
+    // Read once: the table and the sealed original are the same bytes (an
+    // Arrow table's canonical CSV).
+    let original = TableInput::open(&args.input)?;
+    let config = original.config(&config);
+    let mut a = anonymize_input(&config, &args.input, &original.csv)?;
     spinner.set_message("encoding and sealing");
     let model = PrivacyModel::from_config(&config, &a.data)?;
     // The released columns replace the outcome's cells, which would
@@ -44,7 +53,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     // and ten QIs, 1.2 GB of its peak).
     let released = writer::released_columns(&a.data, &a.outcome);
     a.outcome.release.cells = Vec::new();
-    let bytes = writer::pack(
+    let bytes = writer::pack_with_arrow(
         &Anonymization {
             config: &config,
             data: &a.data,
@@ -52,7 +61,8 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
             released: &released,
             report: &a.report,
         },
-        &original,
+        &original.csv,
+        original.arrow.as_ref(),
         &PackOptions { mode, seal: &seal },
     )?;
     output.write_bytes(&bytes)?;
@@ -63,7 +73,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         &output,
         bytes.len() as u64,
         mode,
-        original.len() as u64,
+        original.csv.len() as u64,
     );
     Ok(ExitCode::SUCCESS)
 }

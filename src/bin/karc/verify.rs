@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use karc::archive::format::hex_head;
+use karc::arrow::{TableFormat, read_table_bytes};
 use karc::config::SuppressionPolicy;
 use karc::io::{Input, input_name};
 use karc::privacy::{ClaimReport, Constraint, check_k, verify_columns};
@@ -33,6 +34,11 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if looks_like_karc(&args.input, &bytes) {
         return verify_archive(&args, &name, bytes.into_vec());
     }
+    let format = TableFormat::of_input(&args.input, &bytes);
+    if format != TableFormat::Csv {
+        let (table, _) = read_table_bytes(&name, bytes.into_vec(), format)?;
+        return verify_and_report(&table, &args, &name);
+    }
     if let Some(what) = binary(&bytes) {
         bail!(
             "{}: neither a karc file (it starts with {}, not the magic {}) nor a CSV table ({what})",
@@ -55,7 +61,12 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             trim: false,
         },
     )?;
-    let report = verify_table(&table, &args)?;
+    verify_and_report(&table, &args, &name)
+}
+
+/// Checks a table's claim and reports it: exit 1 when it fails.
+fn verify_and_report(table: &Table, args: &VerifyArgs, name: &std::path::Path) -> Result<ExitCode> {
+    let report = verify_table(table, args)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
