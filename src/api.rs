@@ -5,19 +5,20 @@
 //! results into their own output.
 //!
 //! ```no_run
-//! use karc::api::{self, ConfigSource, Overrides};
+//! use karc::api::{self, ConfigSource, Overrides, TableInput};
 //! let config = api::load_config(
 //!     &ConfigSource::File("fixtures/adult/adult.toml".into()),
 //!     &Overrides { k: Some(10), ..Overrides::default() },
 //! )?;
-//! let original = std::fs::read("fixtures/adult/adult.csv").unwrap();
-//! let a = api::anonymize_csv(&config, "adult.csv".as_ref(), &original)?;
-//! let packed = api::pack(&config, a, &original, &api::PackOptions {
+//! let name = std::path::Path::new("fixtures/adult/adult.csv");
+//! let input = TableInput::open(name)?;
+//! let a = api::anonymize(&config, name, &input)?;
+//! let packed = api::pack(&config, a, &input, &api::PackOptions {
 //!     mode: Default::default(),
 //!     seal: karc::archive::seal::Seal::None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
-//! assert_eq!(archive.restore(None)?, original);
+//! assert_eq!(archive.restore(None)?, input.csv);
 //! # Ok::<(), karc::Error>(())
 //! ```
 
@@ -27,9 +28,13 @@ use age::secrecy::SecretString;
 use serde::Serialize;
 
 use crate::anonymize::{self, Algorithm};
+use crate::archive::layout::Layout;
 use crate::archive::seal::{self, Key, Seal};
 use crate::archive::stream_pack::{self, StreamPackReport};
 use crate::archive::writer::{self, Anonymization};
+use crate::arrow::{
+    ArrowLayout, ColumnExtras, TableFormat, read_table_bytes, table_from_arrow, to_arrow,
+};
 use crate::codec::DiffMode;
 use crate::compare::{self, CompareRow};
 use crate::config::{Config, SuppressionPolicy};
@@ -39,6 +44,11 @@ use crate::privacy::{ClaimReport, Constraint, ModelError, PrivacyModel, check_k,
 use crate::report::Report;
 use crate::stream::{StreamAlgorithm, StreamParams};
 use crate::table::{Column, CsvOptions, Table};
+use arrow_array::RecordBatch;
+use arrow_schema::{Schema, SchemaRef};
+use std::sync::Arc;
+
+pub use crate::arrow::TableInput;
 use crate::{Error, Result};
 
 pub use crate::archive::reader::{ClaimCheck, Inspection};
@@ -124,6 +134,44 @@ impl Anonymized {
     pub fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         self.outcome.release.write_csv(&self.data, out)
     }
+
+    /// The release as an Arrow record batch: the identifiers left out, the
+    /// quasi-identifiers as strings (generalized labels), the other
+    /// columns as an Arrow input (`arrow`) had them, types and nulls, since
+    /// they are released as they are; a CSV input's columns as strings.
+    pub fn release_batch(&self, arrow: Option<&ArrowLayout>) -> Result<RecordBatch> {
+        let columns = self.outcome.release.columns(&self.data);
+        let Some(input) = arrow else {
+            return to_arrow(&columns, None);
+        };
+        let qis: Vec<&str> = self.data.qis.iter().map(|q| q.name.as_str()).collect();
+        let typed = input.release(&qis);
+        let index = |c: &Column| typed.schema.index_of(&c.name).ok();
+        let fields: Vec<_> = columns
+            .iter()
+            .filter_map(|c| index(c).map(|i| typed.schema.field(i).clone()))
+            .collect();
+        let extras = input.extras.as_ref().map(|extras| {
+            columns
+                .iter()
+                .filter_map(index)
+                .map(
+                    |i| match qis.contains(&typed.schema.field(i).name().as_str()) {
+                        true => ColumnExtras::default(),
+                        false => extras[i].clone(),
+                    },
+                )
+                .collect()
+        });
+        let layout = ArrowLayout {
+            schema: Arc::new(Schema::new_with_metadata(
+                fields,
+                typed.schema.metadata().clone(),
+            )),
+            extras,
+        };
+        to_arrow(&columns, Some(&layout))
+    }
 }
 
 /// Refuses an unknown algorithm (before any table is read).
@@ -131,11 +179,26 @@ pub fn check_algorithm(config: &Config) -> Result<()> {
     Algorithm::from_name(&config.algorithm.name).map(drop)
 }
 
-/// Anonymizes a CSV file's bytes (`name` names it in messages).
-pub fn anonymize_csv(config: &Config, name: &Path, bytes: &[u8]) -> Result<Anonymized> {
+/// An Arrow table in memory (a pyarrow or pandas table) as a table input:
+/// the canonical CSV of its texts, which the archive seals, and the layout
+/// that rebuilds it (as [`TableInput::open`] reads a Parquet or IPC file).
+pub fn arrow_input(schema: &Schema, batches: &[RecordBatch]) -> Result<TableInput> {
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    let mut csv = Vec::new();
+    Layout::canonical(table.columns.len()).render(&table, &mut csv);
+    Ok(TableInput {
+        csv,
+        arrow: Some(layout),
+    })
+}
+
+/// Anonymizes a table input (`name` names it in messages): a CSV file's
+/// bytes, read as the config says, or an Arrow table's canonical CSV.
+pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Anonymized> {
     check_algorithm(config)?;
-    let table = Table::from_bytes(name, bytes, &config.csv_options()?)?;
-    anonymize_table(config, table)
+    let config = input.config(config);
+    let table = Table::from_bytes(name, &input.csv, &config.csv_options()?)?;
+    anonymize_table(&config, table)
 }
 
 /// Anonymizes a table already in memory.
@@ -285,21 +348,23 @@ pub struct Packed {
     pub report: Report,
 }
 
-/// Packs an anonymization of `original` (the bytes its table was read
-/// from) into a `.karc` file: the release and the sealed original.
+/// Packs an anonymization of `input` (whose table it anonymized) into a
+/// `.karc` file: the release and the sealed original (an Arrow input's
+/// canonical CSV and the layout that rebuilds it).
 pub fn pack(
     config: &Config,
     mut a: Anonymized,
-    original: &[u8],
+    input: &TableInput,
     options: &PackOptions,
 ) -> Result<Packed> {
+    let config = &*input.config(config);
     let model = PrivacyModel::from_config(config, &a.data)?;
     // The released columns replace the outcome's cells, which would
     // otherwise stay beside the pack's own memory (at ten million rows
     // and ten QIs, 1.2 GB of its peak).
     let released = writer::released_columns(&a.data, &a.outcome);
     a.outcome.release.cells = Vec::new();
-    let bytes = writer::pack(
+    let bytes = writer::pack_with_arrow(
         &Anonymization {
             config,
             data: &a.data,
@@ -307,7 +372,8 @@ pub fn pack(
             released: &released,
             report: &a.report,
         },
-        original,
+        &input.csv,
+        input.arrow.as_ref(),
         &writer::PackOptions {
             mode: options.mode,
             seal: &options.seal,
@@ -319,16 +385,15 @@ pub fn pack(
     })
 }
 
-/// Anonymizes a CSV file's bytes and packs them: [`anonymize_csv`] then
-/// [`pack`].
-pub fn pack_csv(
+/// Anonymizes a table input and packs it: [`anonymize`] then [`pack`].
+pub fn pack_input(
     config: &Config,
     name: &Path,
-    original: &[u8],
+    input: &TableInput,
     options: &PackOptions,
 ) -> Result<Packed> {
-    let a = anonymize_csv(config, name, original)?;
-    pack(config, a, original, options)
+    let a = anonymize(config, name, input)?;
+    pack(config, a, input, options)
 }
 
 /// How a stream is packed, beside [`PackOptions`].
@@ -358,6 +423,12 @@ pub fn pack_stream(
     options: &PackOptions,
     stream: &StreamPackOptions,
 ) -> Result<StreamPacked> {
+    if TableFormat::from_path(input) != TableFormat::Csv {
+        return Err(Error::Options(format!(
+            "{}: --stream reads CSV files: pack a Parquet or Arrow IPC table without --stream",
+            input.display()
+        )));
+    }
     let algorithm = StreamAlgorithm::from_name(&config.algorithm.name)?;
     let params = stream_params(config, &stream.params)?;
     let report = stream_pack::pack_stream(
@@ -492,12 +563,17 @@ impl std::str::FromStr for ConstraintSpec {
     }
 }
 
-/// Reads a release CSV for [`verify_table`]: a header line, the delimiter
-/// given or detected, cells as they are.
-pub fn read_release_csv(name: &Path, bytes: &[u8], delimiter: Option<u8>) -> Result<Table> {
+/// Reads a release for [`verify_table`]: a Parquet or Arrow IPC table
+/// (by `name`'s extension or the bytes' magic), else a CSV file with a
+/// header line, the delimiter given or detected, cells as they are.
+pub fn read_release(name: &Path, bytes: Vec<u8>, delimiter: Option<u8>) -> Result<Table> {
+    let format = TableFormat::of_input(name, &bytes);
+    if format != TableFormat::Csv {
+        return read_table_bytes(name, bytes, format).map(|(table, _)| table);
+    }
     Table::from_bytes(
         name,
-        bytes,
+        &bytes,
         &CsvOptions {
             delimiter,
             header: true,
@@ -594,6 +670,19 @@ pub fn open_and_restore(
         .map(|(_, len)| len)
 }
 
+/// [`open_and_restore`] as an Arrow record batch: an Arrow input's table
+/// exactly (schema, types, nulls, values), a CSV input's columns as
+/// strings; checked whole first, as the bytes are.
+pub fn open_and_restore_batch(
+    name: &Path,
+    bytes: Vec<u8>,
+    check: ClaimCheck,
+    key: Option<&Key>,
+) -> Result<RecordBatch> {
+    crate::archive::reader::Archive::from_bytes_and_restore_batch(name, bytes, check, key)
+        .map(|(_, batch)| batch)
+}
+
 /// [`open_and_restore`] into memory: the original's bytes, checked.
 pub fn open_and_restore_bytes(
     name: &Path,
@@ -626,20 +715,23 @@ impl Archive {
         self.0.restore(key)
     }
 
-    /// The original as a table, read from its restored bytes as the file's
-    /// input was read (its delimiter and header; cells as they are).
-    pub fn restore_table(&self, key: Option<&Key>) -> Result<Table> {
-        let original = self.restore(key)?;
-        let d = self.0.meta.dialect;
-        Table::from_bytes(
-            self.0.path(),
-            &original,
-            &CsvOptions {
-                delimiter: Some(d.delimiter),
-                header: d.header,
-                trim: false,
-            },
-        )
+    /// The release as an Arrow record batch: an Arrow input's columns keep
+    /// their types where the released texts still parse (the QIs are
+    /// strings); a CSV input's are strings.
+    pub fn release_batch(&self) -> Result<RecordBatch> {
+        self.0.release_batch()
+    }
+
+    /// The original as an Arrow record batch: an Arrow input's table
+    /// exactly (schema, types, nulls, values), a CSV input's columns as
+    /// strings; checked as [`Archive::restore`] checks the bytes.
+    pub fn restore_batch(&self, key: Option<&Key>) -> Result<RecordBatch> {
+        self.0.restore_batch(key)
+    }
+
+    /// The schema of an Arrow input (`None`: the input was a CSV file).
+    pub fn arrow_schema(&self) -> Option<&SchemaRef> {
+        self.0.arrow_schema()
     }
 
     /// The file without its private part, checked to open as it is
@@ -727,12 +819,13 @@ fn modes(names: &[String]) -> Result<Vec<DiffMode>> {
         .collect()
 }
 
-/// Sizes and times of karc against zip (and zstd, xz) on a CSV file's
-/// bytes, one row per algorithm, k and mode; `progress` sees each row.
+/// Sizes and times of karc against zip (and zstd, xz) on a table input
+/// (an Arrow table as its canonical CSV, what karc seals), one row per
+/// algorithm, k and mode; `progress` sees each row.
 pub fn compare(
     config: &Config,
     name: &Path,
-    original: &[u8],
+    input: &TableInput,
     options: &CompareOptions,
     progress: &mut dyn FnMut(&CompareRow),
 ) -> Result<Vec<CompareRow>> {
@@ -747,7 +840,7 @@ pub fn compare(
         baselines: options.baselines,
         repeats: options.repeats.max(1),
     };
-    compare::compare_bytes(config, name, original, &options, progress)
+    compare::compare_bytes(&input.config(config), name, &input.csv, &options, progress)
 }
 
 /// The number of (algorithm, k, mode) rows `compare` measures.

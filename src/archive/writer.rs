@@ -11,6 +11,7 @@ use super::meta::{
 use super::seal::{self, Seal};
 use crate::Result;
 use crate::anonymize::Outcome;
+use crate::arrow::{ArrowLayout, TableInput};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
@@ -57,6 +58,22 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 /// (sealed as `options.seal` says). `original` is the input file's bytes,
 /// from which the table was read.
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
+    pack_with_arrow(a, original, None, options)
+}
+
+/// [`pack`] of an Arrow input (Parquet, IPC): `original` is its canonical
+/// CSV ([`crate::arrow::TableInput`]), `arrow` its exact layout, whose
+/// schema goes into the `ARROW_SCHEMA` section and whose null rows and NaN
+/// bits end the private part (`spec/FORMAT.md` §7.6).
+pub fn pack_with_arrow(
+    a: &Anonymization<'_>,
+    original: &[u8],
+    arrow: Option<&ArrowLayout>,
+    options: &PackOptions<'_>,
+) -> Result<Vec<u8>> {
+    let arrow = arrow
+        .map(|l| arrow_sections(l, &a.data.table))
+        .transpose()?;
     let data = a.data;
     let table = &data.table;
     // Three independent pieces of work, overlapped on the machine's
@@ -114,6 +131,9 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     let mut sections: Vec<(SectionKind, &[u8])> = Vec::with_capacity(public.columns.len() + 4);
     sections.push((SectionKind::Meta, &public.meta));
     sections.push((SectionKind::Hierarchies, &public.hierarchies));
+    if let Some((schema, _)) = &arrow {
+        sections.push((SectionKind::ArrowSchema, schema));
+    }
     sections.push((SectionKind::QiClasses, &public.classes));
     sections.extend(
         public
@@ -127,6 +147,9 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         public_digest.section(kind.code(), 0, body);
     }
     let mut private_bytes = meta::to_bytes(&private);
+    if let Some((_, extras)) = &arrow {
+        private_bytes.extend_from_slice(extras);
+    }
     private_bytes.extend_from_slice(&public_digest.finish());
     let sealed = seal::seal(&private_bytes, options.seal)?;
     match &sealed {
@@ -134,6 +157,23 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         None => sections.push((SectionKind::PrivatePlain, &private_bytes)),
     }
     Ok(format::assemble(&sections))
+}
+
+/// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an
+/// Arrow input's layout, which must describe the table's columns.
+fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<(Vec<u8>, Vec<u8>)> {
+    let names = layout.schema.fields().iter().map(|f| f.name().as_str());
+    let extras = layout.extras.as_deref().unwrap_or_default();
+    if !names.eq(table.columns.iter().map(|c| c.name.as_str()))
+        || extras.len() != table.columns.len()
+    {
+        return Err(ArchiveError::Layout {
+            path: table.source.clone(),
+            detail: "the Arrow layout's columns are not the table's".to_owned(),
+        }
+        .into());
+    }
+    Ok((layout.schema_bytes(), meta::arrow_extras_to_bytes(extras)))
 }
 
 /// The public part's sections, as `pack` assembles them.
@@ -238,14 +278,15 @@ pub(crate) fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<Identifie
 /// without the command line (tests, tools and test-vector generation).
 pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Result<Vec<u8>> {
     // Read once: the table and the sealed original are the same bytes.
-    let original = crate::io::Input::open(input)?;
-    let table = Table::from_bytes(input, &original, &config.csv_options()?)?;
+    let original = TableInput::open(input)?;
+    let config = &*original.config(config);
+    let table = Table::from_bytes(input, &original.csv, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
     let released = released_columns(&data, &outcome);
     drop(outcome);
-    pack(
+    pack_with_arrow(
         &Anonymization {
             config,
             data: &data,
@@ -253,7 +294,8 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
             released: &released,
             report: &report,
         },
-        &original,
+        &original.csv,
+        original.arrow.as_ref(),
         options,
     )
 }

@@ -9,8 +9,8 @@
 //! - the schema (names, types with units, time zones, precisions, key
 //!   types of dictionaries, nullability, metadata);
 //! - nulls: a null is the empty text, which no rendering of a number, date,
-//!   boolean or decimal produces, so only string and binary columns (where
-//!   an empty value is a value) keep the list of their null rows;
+//!   boolean or decimal produces, so only string and binary columns that
+//!   have both nulls and empty values keep the list of their null rows;
 //! - the bits of NaNs other than the canonical one (`NaN` parses back as
 //!   the canonical NaN).
 //!
@@ -18,6 +18,7 @@
 //! NaN bits are the original's, as secret as its cells.
 
 mod files;
+mod input;
 pub mod text;
 
 use std::sync::Arc;
@@ -37,6 +38,7 @@ use crate::table::{Column, LineEnding, Table};
 use crate::{Error, Result};
 
 pub use files::{TableFormat, read_table, read_table_bytes, write_batch, write_table};
+pub use input::TableInput;
 
 /// What rebuilds an Arrow table from karc's texts (see the module's doc).
 #[derive(Debug, Clone, PartialEq)]
@@ -48,9 +50,13 @@ pub struct ArrowLayout {
 }
 
 /// The secret part of a column's layout.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ColumnExtras {
-    /// Rows (ascending) that are null in a string or binary column.
+    /// A string or binary column without empty values: its empty texts are
+    /// its nulls, and `null_rows` is empty.
+    pub empty_is_null: bool,
+    /// Rows (ascending) that are null in a string or binary column that
+    /// has empty values too.
     pub null_rows: Vec<u32>,
     /// Rows (ascending) holding a NaN other than the canonical one, with
     /// its bits (of the column's float width).
@@ -309,6 +315,8 @@ pub struct TableBuilder {
     kinds: Vec<Kind>,
     columns: Vec<Column>,
     extras: Vec<ColumnExtras>,
+    /// Whether a column holds an empty value (not a null).
+    empty_values: Vec<bool>,
     rows: usize,
     buf: String,
 }
@@ -349,6 +357,7 @@ impl TableBuilder {
                 .map(|f| Column::new(f.name().as_str()))
                 .collect(),
             extras: vec![ColumnExtras::default(); fields.len()],
+            empty_values: vec![false; fields.len()],
             kinds,
             schema,
             rows: 0,
@@ -381,7 +390,7 @@ impl TableBuilder {
             let extras = &mut self.extras[j];
             let kind = self.kinds[j];
             column.codes.reserve(array.len());
-            append(
+            let empty = append(
                 column,
                 extras,
                 kind,
@@ -389,12 +398,24 @@ impl TableBuilder {
                 start as u32,
                 &mut self.buf,
             );
+            self.empty_values[j] |= empty;
         }
         self.rows = end;
         Ok(())
     }
 
-    pub fn finish(self) -> (Table, ArrowLayout) {
+    pub fn finish(mut self) -> (Table, ArrowLayout) {
+        let columns = self
+            .extras
+            .iter_mut()
+            .zip(&self.kinds)
+            .zip(&self.empty_values);
+        for ((extras, kind), empty) in columns {
+            if kind.lists_nulls() && !empty {
+                extras.empty_is_null = true;
+                extras.null_rows = Vec::new();
+            }
+        }
         let table = Table {
             source: self.origin.into(),
             columns: self.columns,
@@ -412,7 +433,8 @@ impl TableBuilder {
 }
 
 /// Appends an array's cells to a karc column: each value's text, and the
-/// empty text for a null (listed when the kind has empty values).
+/// empty text for a null (listed when the kind has empty values). Returns
+/// whether a value (not a null) was empty.
 fn append(
     column: &mut Column,
     extras: &mut ColumnExtras,
@@ -420,7 +442,8 @@ fn append(
     array: &dyn Array,
     start: u32,
     buf: &mut String,
-) {
+) -> bool {
+    let mut empty = false;
     let nulls = array.logical_nulls();
     let is_null = |i: usize| nulls.as_ref().is_some_and(|n| n.is_null(i));
     let mut null_code = None;
@@ -446,6 +469,7 @@ fn append(
             if codes[k] == u32::MAX {
                 buf.clear();
                 write(k, buf);
+                empty |= buf.is_empty();
                 codes[k] = column.dict.intern(buf);
             }
             column.codes.push(codes[k]);
@@ -455,7 +479,7 @@ fn append(
                 extras.nan_bits.push((row, bits));
             }
         }
-        return;
+        return empty;
     }
     let write = writer(array);
     for i in 0..array.len() {
@@ -466,6 +490,7 @@ fn append(
         }
         buf.clear();
         write(i, buf);
+        empty |= buf.is_empty();
         column.push(buf);
         if kind == Kind::Float
             && let Some(bits) = odd_nan(array, i)
@@ -473,6 +498,7 @@ fn append(
             extras.nan_bits.push((row, bits));
         }
     }
+    empty
 }
 
 /// An Arrow table as a karc table and the layout that rebuilds it.
@@ -649,7 +675,7 @@ fn build(column: &Column, data_type: &DataType, extras: Option<&ColumnExtras>) -
 /// null rows, the others where the text is not empty.
 fn validity(column: &Column, kind: Kind, extras: &ColumnExtras) -> Result<Option<NullBuffer>> {
     let rows = column.codes.len();
-    if kind.lists_nulls() {
+    if kind.lists_nulls() && !extras.empty_is_null {
         if extras.null_rows.is_empty() {
             return Ok(None);
         }

@@ -413,6 +413,9 @@ fn texts_are_the_documented_renderings() {
     let index = |name| layout.schema.index_of(name).unwrap();
     assert_eq!(extras[index("s")].null_rows, [2, 5]);
     assert_eq!(extras[index("dict")].null_rows, [1]);
+    // Without empty values, the empty texts are the nulls.
+    assert!(extras[index("fsb")].empty_is_null && extras[index("fsb")].null_rows.is_empty());
+    assert!(!extras[index("s")].empty_is_null);
     assert_eq!(extras[index("i64")].null_rows, [] as [u32; 0]);
     assert_eq!(
         extras[index("f64")].nan_bits,

@@ -69,10 +69,11 @@ fn pack_open_restore_verify_inspect_round_trip() {
     });
     let name = fixture("adult/adult.csv");
     let original = std::fs::read(&name).unwrap();
-    let packed = api::pack_csv(
+    let input = api::TableInput::open(&name).unwrap();
+    let packed = api::pack_input(
         &config,
         &name,
-        &original,
+        &input,
         &PackOptions {
             mode: DiffMode::default(),
             seal: SealOptions {
@@ -94,9 +95,9 @@ fn pack_open_restore_verify_inspect_round_trip() {
     .key()
     .unwrap();
     assert_eq!(archive.restore(key.as_ref()).unwrap(), original);
-    let table = archive.restore_table(key.as_ref()).unwrap();
-    assert_eq!(table.rows, 30162);
-    assert_eq!(table.columns.len(), 9);
+    assert!(archive.arrow_schema().is_none());
+    let batch = archive.release_batch().unwrap();
+    assert_eq!((batch.num_rows(), batch.num_columns()), (30162, 9));
     let check = archive.verify().unwrap();
     assert!(check.holds && check.within_budget);
     assert_eq!(check.claim.constraints[0].k, 10);
@@ -158,7 +159,7 @@ fn model_errors_name_their_place() {
         ..Overrides::default()
     });
     let name = fixture("adult/adult.csv");
-    let err = api::anonymize_csv(&config, &name, &std::fs::read(&name).unwrap())
+    let err = api::anonymize(&config, &name, &api::TableInput::open(&name).unwrap())
         .err()
         .unwrap();
     let message = karc::error::message(&err);
@@ -172,7 +173,7 @@ fn model_errors_name_their_place() {
 #[test]
 fn verify_table_checks_k_constraints_and_l() {
     let csv = b"a,b,s\n1,x,p\n1,x,q\n1,x,r\n2,y,p\n2,y,q\n";
-    let table = api::read_release_csv("r.csv".as_ref(), csv, None).unwrap();
+    let table = api::read_release("r.csv".as_ref(), csv.to_vec(), None).unwrap();
     let options = |k, sensitive| VerifyOptions {
         qi: vec!["a".into(), "b".into()],
         k: Some(k),

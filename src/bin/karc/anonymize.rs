@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use karc::api::{self, ConfigSource, Overrides};
+use karc::arrow::{TableFormat, TableInput, write_batch};
 use karc::config::Config;
-use karc::io::{Access, Input, Output, input_name};
+use karc::io::{Access, Output, input_name};
 use karc::report::Report;
 
 use crate::cli::{AnonymizeArgs, AnonymizerArgs};
@@ -32,12 +33,18 @@ pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     api::check_algorithm(&config)?;
-    let input = Input::open_arg(&args.input)?;
-    let a = api::anonymize_csv(&config, &input_name(&args.input), &input)?;
-    output.write(|w| {
-        a.write_csv(w)
-            .map_err(|e| karc::Error::io(output.name(), e))
-    })?;
+    let input = TableInput::open(&args.input)?;
+    let a = api::anonymize(&config, &input_name(&args.input), &input)?;
+    match TableFormat::from_path(&args.output) {
+        TableFormat::Csv => output.write(|w| {
+            a.write_csv(w)
+                .map_err(|e| karc::Error::io(output.name(), e))
+        })?,
+        format => {
+            let batch = a.release_batch(input.arrow.as_ref())?;
+            output.write(|w| write_batch(w, &output.name(), format, &batch))?
+        }
+    }
     tell_report(&a.report, report_json.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

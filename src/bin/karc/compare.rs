@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use karc::api::{self, CompareOptions};
+use karc::arrow::TableInput;
 use karc::compare::{CompareRow, size_chart};
-use karc::io::{Access, Input, Output, input_name};
+use karc::io::{Access, Output, input_name};
 
 use crate::anonymize::load_config;
 use crate::cli::{CompareArgs, OutputFormat};
@@ -168,7 +169,8 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     };
     let total = api::compare_rows(&options)? as u64;
     let bar = progress::bar(total, "compare");
-    let original = Input::open_arg(&args.input)?;
+    // An Arrow input is compared as its canonical CSV (what karc seals).
+    let original = TableInput::open(&args.input)?;
     let name = input_name(&args.input);
     let rows = api::compare(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));

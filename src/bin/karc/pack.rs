@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
 use karc::api::{self, PackOptions};
+use karc::arrow::TableInput;
 use karc::codec::DiffMode;
-use karc::io::{Access, Input, Output, input_name};
+use karc::io::{Access, Output, input_name};
 
 use crate::anonymize::{load_config, report_output};
 use crate::cli::PackArgs;
@@ -33,9 +34,10 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     }
     api::check_algorithm(&config)?;
     let spinner = crate::progress::spinner("anonymizing");
-    // Read once: the table and the sealed original are the same bytes.
-    let original = Input::open_arg(&args.input)?;
-    let a = api::anonymize_csv(&config, &input_name(&args.input), &original)?;
+    // Read once: the table and the sealed original are the same bytes (an
+    // Arrow table's canonical CSV).
+    let original = TableInput::open(&args.input)?;
+    let a = api::anonymize(&config, &input_name(&args.input), &original)?;
     spinner.set_message("encoding and sealing");
     let packed = api::pack(&config, a, &original, &options)?;
     output.write_bytes(&packed.bytes)?;
@@ -46,7 +48,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         &output,
         packed.bytes.len() as u64,
         mode,
-        original.len() as u64,
+        original.csv.len() as u64,
     );
     Ok(ExitCode::SUCCESS)
 }

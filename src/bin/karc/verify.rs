@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use karc::api::{self, ClaimCheck, VerifyOptions};
 use karc::archive::format::hex_head;
+use karc::arrow::TableFormat;
 use karc::config::SuppressionPolicy;
 use karc::io::{Input, input_name};
 use karc::privacy::ClaimReport;
@@ -18,7 +19,8 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if looks_like_karc(&args.input, &bytes) {
         return verify_archive(&args, &name, bytes.into_vec());
     }
-    if let Some(what) = binary(&bytes) {
+    let csv = TableFormat::of_input(&args.input, &bytes) == TableFormat::Csv;
+    if let Some(what) = binary(&bytes).filter(|_| csv) {
         bail!(
             "{}: neither a karc file (it starts with {}, not the magic {}) nor a CSV table ({what})",
             name.display(),
@@ -26,12 +28,12 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             hex_head(&karc::archive::format::MAGIC)
         );
     }
-    let delimiter = match args.delimiter {
+    let delimiter = match args.delimiter.filter(|_| csv) {
         Some(d) if d.is_ascii() => Some(d as u8),
         Some(d) => bail!("--delimiter: expected one ASCII character, found {d:?}"),
         None => None,
     };
-    let table = api::read_release_csv(&name, &bytes, delimiter)?;
+    let table = api::read_release(&name, bytes.into_vec(), delimiter)?;
     let options = verify_options(&args)?;
     let report = api::verify_table(&table, &options)?;
     if args.json {
