@@ -72,13 +72,35 @@ def _is_pandas(table: Any) -> bool:
     return type(table).__module__.split(".")[0] == "pandas"
 
 
-def _to_arrow(table: TableLike) -> pa.Table:
-    """A pyarrow Table of a DataFrame (its index kept in the schema's pandas metadata)."""
+#: Schema metadata marking a table packed from a DataFrame, so that an archive
+#: gives back the kind of table it was given (taken off again on the way out).
+_KIND = b"karc.python.kind"
+
+
+def _to_arrow(table: TableLike, mark: bool = False) -> pa.Table:
+    """A pyarrow Table of a DataFrame (its index kept in the schema's pandas
+    metadata; marked as a DataFrame when ``mark``)."""
     if isinstance(table, pa.Table):
         return table
     if _is_pandas(table):
-        return pa.Table.from_pandas(table)
+        arrow = pa.Table.from_pandas(table)
+        if mark:
+            arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _KIND: b"pandas"})
+        return arrow
     raise BadInputError(f"expected a pandas DataFrame or a pyarrow Table, found {type(table).__name__}")
+
+
+def _unmarked(table: pa.Table) -> TableLike:
+    """A table from an archive as the kind packed: a DataFrame when marked."""
+    metadata = dict(table.schema.metadata or {})
+    if metadata.pop(_KIND, None) is None:
+        return table
+    return table.replace_schema_metadata(metadata).to_pandas()
+
+
+def _source(table: Union[TableLike, PathLike], mark: bool = False) -> Union[str, pa.Table]:
+    """What the native module reads: a file's path, or a pyarrow Table."""
+    return os.fspath(table) if _is_path(table) else _to_arrow(table, mark)
 
 
 def _like(result: pa.Table, given: Any) -> TableLike:
@@ -98,16 +120,13 @@ def anonymize(
     """Anonymize a table; returns ``(release, report)``.
 
     ``table`` is a pandas DataFrame or a pyarrow Table (the release is the
-    same kind), or a CSV file's path (the release is a pyarrow Table of its
-    texts). ``config`` is a TOML file's path or a dict of the same content;
+    same kind), or a CSV, Parquet or Arrow IPC file's path (the release is a
+    pyarrow Table; a CSV file's cells as text). ``config`` is a TOML file's path or a dict of the same content;
     ``k``, ``algorithm``, ``seed`` and ``suppression_limit`` override it as the
     command line's flags do. The report is the ``--report-json`` dict.
     """
     overrides = dict(k=k, algorithm=algorithm, seed=seed, suppression_limit=suppression_limit)
-    if _is_path(table):
-        release, report = _karc.anonymize_csv(os.fspath(table), **_config_args(config), **overrides)
-        return release, json.loads(report)
-    release, report = _karc.anonymize_arrow(_to_arrow(table), **_config_args(config), **overrides)
+    release, report = _karc.anonymize(_source(table), **_config_args(config), **overrides)
     return _like(release, table), json.loads(report)
 
 
@@ -151,8 +170,8 @@ def pack(
 ) -> Dict[str, Any]:
     """Anonymize a table and write release + sealed original to ``output``.
 
-    ``table`` is a DataFrame, a pyarrow Table or a CSV file's path (whose
-    bytes the archive restores exactly). Seal with ``recipients`` (``age1...``
+    ``table`` is a DataFrame, a pyarrow Table, or a CSV (whose bytes the
+    archive restores exactly), Parquet or Arrow IPC file's path. Seal with ``recipients`` (``age1...``
     public keys, or ``recipients_files``), or a ``passphrase`` (scrypt's
     ``work_factor`` optional), or ``no_encryption=True``: exactly one.
     ``mode`` is the private part's difference coding. Returns the report.
@@ -166,11 +185,7 @@ def pack(
         suppression_limit=suppression_limit,
         mode=mode,
     )
-    if _is_path(table):
-        report = _karc.pack_csv(os.fspath(table), os.fspath(output), **args)
-    else:
-        report = _karc.pack_arrow(_to_arrow(table), os.fspath(output), pandas=_is_pandas(table), **args)
-    return json.loads(report)
+    return json.loads(_karc.pack(_source(table, mark=True), os.fspath(output), **args))
 
 
 def _key_args(identity: Union[PathLike, Sequence[PathLike], None], passphrase: Optional[str]) -> Dict[str, Any]:
@@ -194,15 +209,9 @@ class Archive:
         """The file's path."""
         return os.fspath(self._archive.path)
 
-    @property
-    def from_pandas(self) -> bool:
-        """Whether the packed table was a pandas DataFrame."""
-        return self._archive.from_pandas()
-
     def release(self) -> TableLike:
         """The release: a DataFrame or a pyarrow Table, as the packed table was."""
-        table = self._archive.release()
-        return table.to_pandas() if self.from_pandas else table
+        return _unmarked(self._archive.release())
 
     def restore(
         self, identity: Union[PathLike, Sequence[PathLike], None] = None, *, passphrase: Optional[str] = None
@@ -212,8 +221,7 @@ class Archive:
         ``identity`` is an age identity file (or a list of them); or give the
         ``passphrase`` it was sealed with; neither for an unencrypted file.
         """
-        table = self._archive.restore(**_key_args(identity, passphrase))
-        return table.to_pandas() if self.from_pandas else table
+        return _unmarked(self._archive.restore(**_key_args(identity, passphrase)))
 
     def restore_bytes(
         self, identity: Union[PathLike, Sequence[PathLike], None] = None, *, passphrase: Optional[str] = None
@@ -267,10 +275,7 @@ def verify(
         sensitive=sensitive,
         l=l,
     )
-    if _is_path(table):
-        report = json.loads(_karc.verify_csv(os.fspath(table), delimiter=delimiter, **args))
-    else:
-        report = json.loads(_karc.verify_arrow(_to_arrow(table), **args))
+    report = json.loads(_karc.verify(_source(table), delimiter=delimiter, **args))
     report["holds"] = all(c["holds"] for c in report["constraints"]) and (
         report.get("l_diversity") is None or report["l_diversity"]["holds"]
     )
@@ -278,7 +283,7 @@ def verify(
 
 
 def compare(
-    csv_path: PathLike,
+    table: Union[TableLike, PathLike],
     config: ConfigLike,
     *,
     algorithms: Sequence[str] = (),
@@ -289,13 +294,14 @@ def compare(
     seed: Optional[int] = None,
     suppression_limit: Optional[float] = None,
 ) -> "pandas.DataFrame":
-    """Sizes and times of karc against zip (and zstd, xz with ``baselines``) on a
-    CSV file, one row per algorithm, k and mode, as ``karc compare`` measures."""
+    """Sizes and times of karc against zip (and zstd, xz with ``baselines``), one row
+    per algorithm, k and mode, as ``karc compare`` measures; a table is measured as
+    the CSV karc seals for it."""
     import pandas
 
     rows = json.loads(
-        _karc.compare_csv(
-            os.fspath(csv_path),
+        _karc.compare(
+            _source(table),
             **_config_args(config),
             seed=seed,
             suppression_limit=suppression_limit,

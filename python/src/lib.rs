@@ -7,9 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use karc::api::{
-    self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, VerifyOptions,
+    self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, TableInput,
+    VerifyOptions,
 };
 use karc::archive::ArchiveError;
+use karc::arrow::table_from_arrow;
 use karc::codec::DiffMode;
 use karc::config::{Config, SuppressionPolicy};
 use karc::io::{Access, Input, Output, input_name, refuse_same_files};
@@ -133,44 +135,47 @@ fn json(value: &impl serde::Serialize) -> karc::Result<String> {
     serde_json::to_string(value).map_err(|e| options(&format!("report as JSON: {e}")))
 }
 
-/// Anonymizes the CSV file at `input`: the release as a pyarrow Table of
-/// its texts, and the report as JSON.
-#[pyfunction]
-#[pyo3(signature = (input, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
-#[allow(clippy::too_many_arguments)]
-fn anonymize_csv(
-    py: Python<'_>,
-    input: PathBuf,
-    config_path: Option<PathBuf>,
-    config_json: Option<String>,
-    algorithm: Option<String>,
-    k: Option<usize>,
-    seed: Option<u64>,
-    suppression_limit: Option<f64>,
-) -> PyResult<(PyArrowType<PyTable>, String)> {
-    detached(py, || {
-        let config = config(
-            config_path,
-            config_json,
-            &overrides(algorithm, k, seed, suppression_limit),
-        )?;
-        api::check_algorithm(&config)?;
-        let original = Input::open(&input)?;
-        let a = api::anonymize_csv(&config, &input, &original)?;
-        let release = tables::to_py(&a.outcome.release.columns(&a.data), None)?;
-        Ok((release, json(&a.report)?))
-    })
+/// What a call reads: a file's path (CSV, Parquet or Arrow IPC) or a
+/// pyarrow Table (a DataFrame arrives as one).
+#[derive(FromPyObject)]
+enum Source {
+    Path(PathBuf),
+    Table(PyArrowType<PyTable>),
 }
 
-/// Anonymizes a pyarrow Table: the release as a pyarrow Table (the
-/// identifiers left out, the quasi-identifiers as text, the other columns
-/// with their types) and the report as JSON.
+impl Source {
+    /// The name in messages and the table input.
+    fn input(self) -> karc::Result<(PathBuf, TableInput)> {
+        match self {
+            Source::Path(path) => {
+                let input = TableInput::open(&path)?;
+                Ok((input_name(&path), input))
+            }
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                Ok((
+                    PathBuf::from(ARROW_TABLE),
+                    api::arrow_input(&schema, &batches)?,
+                ))
+            }
+        }
+    }
+}
+
+/// How a table given in memory is named in messages (as `karc::arrow`
+/// names it).
+const ARROW_TABLE: &str = "Arrow table";
+
+/// Anonymizes a table: the release as a pyarrow Table (the identifiers
+/// left out, the quasi-identifiers as text, the other columns with an
+/// Arrow input's types and nulls; a CSV file's as strings) and the report
+/// as JSON.
 #[pyfunction]
-#[pyo3(signature = (table, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[pyo3(signature = (source, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
 #[allow(clippy::too_many_arguments)]
-fn anonymize_arrow(
+fn anonymize(
     py: Python<'_>,
-    table: PyArrowType<PyTable>,
+    source: Source,
     config_path: Option<PathBuf>,
     config_json: Option<String>,
     algorithm: Option<String>,
@@ -185,11 +190,9 @@ fn anonymize_arrow(
             &overrides(algorithm, k, seed, suppression_limit),
         )?;
         api::check_algorithm(&config)?;
-        let (table, layout) = tables::from_py(table)?;
-        let a = api::anonymize_table(&config, table)?;
-        let columns = a.outcome.release.columns(&a.data);
-        let qis: Vec<&str> = a.data.qis.iter().map(|q| q.name.as_str()).collect();
-        let release = tables::to_py(&columns, Some(&tables::release_layout(&layout, &columns, &qis)))?;
+        let (name, input) = source.input()?;
+        let a = api::anonymize(&config, &name, &input)?;
+        let release = tables::to_py(a.release_batch(input.arrow.as_ref())?)?;
         Ok((release, json(&a.report)?))
     })
 }
@@ -218,14 +221,13 @@ fn diff_mode(mode: Option<&str>) -> karc::Result<DiffMode> {
     })
 }
 
-/// Anonymizes the CSV file at `input` and packs it into `output`; the
-/// report as JSON.
+/// Anonymizes a table and packs it into `output`; the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (input, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[pyo3(signature = (source, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
 #[allow(clippy::too_many_arguments)]
-fn pack_csv(
+fn pack(
     py: Python<'_>,
-    input: PathBuf,
+    source: Source,
     output: PathBuf,
     config_path: Option<PathBuf>,
     config_json: Option<String>,
@@ -257,10 +259,14 @@ fn pack_csv(
             config_json,
             &overrides(algorithm, k, seed, suppression_limit),
         )?;
-        let out = private_output(&output, &config, &seal, &[input.as_path()])?;
+        let read = match &source {
+            Source::Path(p) => vec![p.clone()],
+            Source::Table(_) => Vec::new(),
+        };
+        let out = private_output(&output, &config, &seal, &read)?;
         api::check_algorithm(&config)?;
-        let original = Input::open(&input)?;
-        let packed = api::pack_csv(&config, &input, &original, &options)?;
+        let (name, input) = source.input()?;
+        let packed = api::pack_input(&config, &name, &input, &options)?;
         out.write_bytes(&packed.bytes)?;
         json(&packed.report)
     })
@@ -271,12 +277,12 @@ fn private_output(
     output: &Path,
     config: &Config,
     seal: &SealOptions,
-    inputs: &[&Path],
+    inputs: &[PathBuf],
 ) -> karc::Result<Output> {
     let out = Output::new(output, Access::Private)?;
     let mut read = api::config_files(config);
     read.extend(seal.files());
-    read.extend(inputs.iter().map(|p| p.to_path_buf()));
+    read.extend(inputs.iter().cloned());
     let read: Vec<&Path> = read.iter().map(PathBuf::as_path).collect();
     refuse_same_files(&read, &[&out])?;
     Ok(out)
@@ -334,7 +340,7 @@ impl Archive {
 
     /// The release as a pyarrow Table.
     fn release(&self, py: Python<'_>) -> PyResult<PyArrowType<PyTable>> {
-        detached(py, || tables::to_py(&self.inner.release()?, None))
+        detached(py, || tables::to_py(self.inner.release_batch()?))
     }
 
     /// The original as a pyarrow Table (a CSV input's cells as text).
@@ -347,14 +353,10 @@ impl Archive {
     ) -> PyResult<PyArrowType<PyTable>> {
         detached(py, || {
             let key = key_options(identities, passphrase).key()?;
-            tables::to_py(&self.inner.restore_table(key.as_ref())?.columns, None)
+            tables::to_py(self.inner.restore_batch(key.as_ref())?)
         })
     }
 
-    /// Whether the packed table was a pandas DataFrame.
-    fn from_pandas(&self) -> bool {
-        false
-    }
 
     /// The original file's bytes, checked against their digests.
     #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
@@ -420,13 +422,14 @@ fn verify_options(
     })
 }
 
-/// Checks the privacy claim of a release CSV file: the report as JSON.
+/// Checks the privacy claim of a release (a file's path, or a pyarrow
+/// Table): the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (input, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None, delimiter=None))]
+#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None, delimiter=None))]
 #[allow(clippy::too_many_arguments)]
-fn verify_csv(
+fn verify(
     py: Python<'_>,
-    input: PathBuf,
+    source: Source,
     qi: Vec<String>,
     k: Option<usize>,
     constraints: Vec<(Vec<String>, usize)>,
@@ -447,31 +450,16 @@ fn verify_csv(
             }
             None => None,
         };
-        let bytes = Input::open(&input)?;
-        let table = api::read_release_csv(&input, &bytes, delimiter)?;
-        json(&api::verify_table(&table, &options)?)
-    })
-}
-
-/// Checks the privacy claim of a release given as a pyarrow Table: the
-/// report as JSON.
-#[pyfunction]
-#[pyo3(signature = (table, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None))]
-#[allow(clippy::too_many_arguments)]
-fn verify_arrow(
-    py: Python<'_>,
-    table: PyArrowType<PyTable>,
-    qi: Vec<String>,
-    k: Option<usize>,
-    constraints: Vec<(Vec<String>, usize)>,
-    suppressed: &str,
-    sensitive: Option<String>,
-    l: Option<usize>,
-) -> PyResult<String> {
-    let suppressed = suppressed.to_owned();
-    detached(py, || {
-        let options = verify_options(qi, k, constraints, &suppressed, sensitive, l)?;
-        let (table, _) = tables::from_py(table)?;
+        let table = match source {
+            Source::Path(path) => {
+                let bytes = Input::open(&path)?.into_vec();
+                api::read_release(&input_name(&path), bytes, delimiter)?
+            }
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                table_from_arrow(&schema, &batches)?.0
+            }
+        };
         json(&api::verify_table(&table, &options)?)
     })
 }
@@ -479,11 +467,11 @@ fn verify_arrow(
 /// Sizes and times against zip per algorithm, k and mode: the rows as
 /// JSON.
 #[pyfunction]
-#[pyo3(signature = (input, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1))]
+#[pyo3(signature = (source, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1))]
 #[allow(clippy::too_many_arguments)]
-fn compare_csv(
+fn compare(
     py: Python<'_>,
-    input: PathBuf,
+    source: Source,
     config_path: Option<PathBuf>,
     config_json: Option<String>,
     seed: Option<u64>,
@@ -508,11 +496,11 @@ fn compare_csv(
             repeats,
         };
         api::compare_rows(&options)?;
-        let original = Input::open(&input)?;
+        let (name, input) = source.input()?;
         json(&api::compare(
             &config,
+            &name,
             &input,
-            &original,
             &options,
             &mut |_| {},
         )?)
@@ -527,11 +515,9 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CheckFailedError", py.get_type::<CheckFailedError>())?;
     m.add("WrongKeyError", py.get_type::<WrongKeyError>())?;
     m.add_class::<Archive>()?;
-    m.add_function(wrap_pyfunction!(anonymize_csv, m)?)?;
-    m.add_function(wrap_pyfunction!(pack_csv, m)?)?;
-    m.add_function(wrap_pyfunction!(verify_csv, m)?)?;
-    m.add_function(wrap_pyfunction!(anonymize_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(verify_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(compare_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(anonymize, m)?)?;
+    m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
     Ok(())
 }
