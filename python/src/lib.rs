@@ -24,25 +24,25 @@ mod tables;
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 
 create_exception!(
-    _karc,
+    karc,
     KarcError,
     PyException,
     "Any error karc reports; `exit_code` is the command line's for it."
 );
 create_exception!(
-    _karc,
+    karc,
     BadInputError,
     KarcError,
     "Bad input or bad options (exit code 2): a config, a table, an argument."
 );
 create_exception!(
-    _karc,
+    karc,
     CheckFailedError,
     KarcError,
     "A check failed (exit code 1): integrity, a privacy claim, a digest."
 );
 create_exception!(
-    _karc,
+    karc,
     WrongKeyError,
     BadInputError,
     "The key given cannot open the private part, or none was given for it."
