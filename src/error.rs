@@ -19,6 +19,9 @@ pub use crate::table::CsvError;
 pub enum Error {
     #[error(transparent)]
     Csv(#[from] CsvError),
+    /// Boxed: Arrow's messages carry more than the other variants.
+    #[error(transparent)]
+    Arrow(Box<crate::arrow::ArrowTableError>),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -41,6 +44,17 @@ pub enum Error {
     },
     /// An anonymizer's release failed the independent privacy check: a bug
     /// in the anonymizer, never the user's fault; nothing is written.
+    /// Options that contradict each other or name what is not there (a
+    /// front end's flags or arguments): bad usage.
+    #[error("{0}")]
+    Options(String),
+    /// An error and where it comes from (the table, a config section).
+    #[error("{place}: {source}")]
+    Located {
+        place: String,
+        #[source]
+        source: Box<Error>,
+    },
     #[error("internal check failed: the {algorithm} release does not satisfy the claim: {detail}")]
     ReleaseCheck { algorithm: String, detail: String },
 }
@@ -61,7 +75,28 @@ impl Error {
             Error::ReleaseCheck { .. } => 1,
             Error::Model(e) if e.unreachable() => 1,
             Error::Archive(e) => e.exit_code(),
+            Error::Located { source, .. } => source.exit_code(),
             _ => 2,
         }
     }
+}
+
+/// An error and its causes on one line, leaving out a cause whose text the
+/// message already shows (an I/O error is named by its wrapper too): what
+/// the command line prints after `karc: error:`, and what the Python
+/// package's exceptions say.
+pub fn message(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut cause = Some(err);
+    while let Some(e) = cause {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+        cause = e.source();
+    }
+    text.replace(['\n', '\r'], " ")
 }

@@ -24,7 +24,9 @@
 //! ```
 
 pub mod anonymize;
+pub mod api;
 pub mod archive;
+pub mod arrow;
 pub mod cell;
 pub mod civil;
 pub mod classes;

@@ -58,6 +58,8 @@ pub enum SectionKind {
     QiClasses,
     /// The rows of each row group (a file of several).
     RowGroups,
+    /// The schema of an Arrow input (Parquet, IPC), as Arrow IPC bytes.
+    ArrowSchema,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -72,6 +74,7 @@ impl SectionKind {
             SectionKind::Column => 3,
             SectionKind::QiClasses => 4,
             SectionKind::RowGroups => 5,
+            SectionKind::ArrowSchema => 6,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -84,6 +87,7 @@ impl SectionKind {
             3 => SectionKind::Column,
             4 => SectionKind::QiClasses,
             5 => SectionKind::RowGroups,
+            6 => SectionKind::ArrowSchema,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -97,6 +101,7 @@ impl SectionKind {
             SectionKind::Column => "column",
             SectionKind::QiClasses => "QI classes",
             SectionKind::RowGroups => "row groups",
+            SectionKind::ArrowSchema => "Arrow schema",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }

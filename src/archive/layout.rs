@@ -960,6 +960,25 @@ impl Layout {
         );
     }
 
+    /// The canonical CSV of a table of `columns` columns: a header row,
+    /// `,` between fields, LF after every record, fields quoted only where
+    /// needed. An Arrow input (Parquet, IPC) is packed as this rendering of
+    /// its texts, which its layout captures without exceptions.
+    pub fn canonical(columns: usize) -> Layout {
+        Layout {
+            delimiter: b',',
+            terminator: b"\n".to_vec(),
+            final_terminator: true,
+            header: true,
+            header_padded: false,
+            prefix: Vec::new(),
+            padding: vec![Padding::default(); columns],
+            fields: Vec::new(),
+            records: Vec::new(),
+            tails: Vec::new(),
+        }
+    }
+
     /// Writes the original file's bytes from the texts.
     pub fn render<T: Texts>(&self, texts: &T, out: &mut Vec<u8>) {
         let r = Renderer::new(self, texts);

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::layout::Layout;
+use crate::arrow::ColumnExtras;
 use crate::config::{Role, SuppressionPolicy, ValueType};
 use crate::hierarchy::Hierarchy;
 use crate::metrics::Metrics;
@@ -187,14 +188,90 @@ pub struct PrivateTrailer {
 }
 
 /// A decoded private part: one [`PrivatePart`] per row group, the whole
-/// file's CRC-32 and length, and the hash of the public part it was made
-/// for.
+/// file's CRC-32 and length, the hash of the public part it was made for,
+/// and (an Arrow input) the columns' null rows and NaN bits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateParts {
     pub groups: Vec<PrivatePart>,
     pub digest: u32,
     pub original_len: u64,
     pub public_digest: [u8; 32],
+    pub arrow: Option<Vec<ColumnExtras>>,
+}
+
+/// The private part's `ArrowExtras` (`spec/FORMAT.md` §7.6): one record
+/// per column, rows as gaps (the first row, then each row minus the one
+/// before), which keeps dense lists at a byte a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct ColumnExtrasWire {
+    empty_is_null: bool,
+    null_rows: Vec<u32>,
+    nan_bits: Vec<(u32, u64)>,
+}
+
+/// Rows as gaps, and back (`None` when the rows overflow: a corrupt list).
+fn gaps(rows: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut last = 0;
+    rows.map(|r| {
+        std::mem::replace(&mut last, r)
+            .wrapping_neg()
+            .wrapping_add(r)
+    })
+    .collect()
+}
+
+fn ungap(gaps: impl Iterator<Item = u32>) -> Option<Vec<u32>> {
+    let mut row = 0u32;
+    gaps.enumerate()
+        .map(|(i, g)| {
+            row = if i == 0 {
+                g
+            } else {
+                row.checked_add(g).filter(|_| g > 0)?
+            };
+            Some(row)
+        })
+        .collect()
+}
+
+/// The `ArrowExtras` bytes of an Arrow input's columns.
+pub fn arrow_extras_to_bytes(extras: &[ColumnExtras]) -> Vec<u8> {
+    let wire: Vec<ColumnExtrasWire> = extras
+        .iter()
+        .map(|e| {
+            let nan_rows = gaps(e.nan_bits.iter().map(|&(r, _)| r));
+            ColumnExtrasWire {
+                empty_is_null: e.empty_is_null,
+                null_rows: gaps(e.null_rows.iter().copied()),
+                nan_bits: nan_rows
+                    .into_iter()
+                    .zip(e.nan_bits.iter().map(|&(_, b)| b))
+                    .collect(),
+            }
+        })
+        .collect();
+    to_bytes(&wire)
+}
+
+/// Reads `ArrowExtras`: rows must ascend strictly.
+pub fn arrow_extras_from_bytes(bytes: &[u8]) -> Result<Vec<ColumnExtras>, String> {
+    let wire: Vec<ColumnExtrasWire> = from_bytes(bytes)?;
+    wire.into_iter()
+        .enumerate()
+        .map(|(c, w)| {
+            let bad = || format!("Arrow extras of column {c}: rows do not ascend");
+            let null_rows = ungap(w.null_rows.into_iter()).ok_or_else(bad)?;
+            let nan_rows = ungap(w.nan_bits.iter().map(|&(g, _)| g)).ok_or_else(bad)?;
+            Ok(ColumnExtras {
+                empty_is_null: w.empty_is_null,
+                null_rows,
+                nan_bits: nan_rows
+                    .into_iter()
+                    .zip(w.nan_bits.iter().map(|&(_, b)| b))
+                    .collect(),
+            })
+        })
+        .collect()
 }
 
 /// Takes one frame (a varint length, then that many bytes: a row group's
@@ -220,6 +297,11 @@ pub struct IdentifierColumn {
 /// non-string keys, no unsized sequences).
 pub fn to_bytes<T: Serialize>(value: &T) -> Vec<u8> {
     postcard::to_allocvec(value).expect("postcard serializes the metadata types")
+}
+
+/// Deserializes from the front of `bytes`; returns the bytes after.
+pub fn split_from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, &'a [u8]), String> {
+    postcard::take_from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// Deserializes and requires every byte to be used.
@@ -285,6 +367,28 @@ mod tests {
         );
         let again = from_bytes::<HierarchyRecord>(&to_bytes(&r)).unwrap();
         assert_eq!(again, r);
+    }
+
+    #[test]
+    fn arrow_extras_round_trip_as_gaps() {
+        let extras = vec![
+            ColumnExtras {
+                empty_is_null: false,
+                null_rows: vec![0, 1, 5, 300],
+                nan_bits: vec![(2, 0x7ff8_0000_0000_0001), (u32::MAX, 1)],
+            },
+            ColumnExtras::default(),
+        ];
+        let bytes = arrow_extras_to_bytes(&extras);
+        assert_eq!(arrow_extras_from_bytes(&bytes).unwrap(), extras);
+        // Column 0's null rows as gaps: 0, 1, 4, 295 (0xA7 0x02).
+        assert_eq!(bytes[..8], [2, 0, 4, 0, 1, 4, 0xA7, 0x02]);
+        let repeated = ColumnExtrasWire {
+            empty_is_null: false,
+            null_rows: vec![3, 0],
+            nan_bits: vec![],
+        };
+        assert!(arrow_extras_from_bytes(&to_bytes(&vec![repeated])).is_err());
     }
 
     #[test]

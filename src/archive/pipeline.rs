@@ -80,6 +80,16 @@ pub struct GroupWriter {
     /// The whole original's CRC-32 and length.
     checksum: crc32fast::Hasher,
     original_len: u64,
+    /// An Arrow input's `ARROW_SCHEMA` section and private extras.
+    arrow: Option<ArrowSections>,
+}
+
+/// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
+/// section, and the null rows and NaN bits that end the private part
+/// (`spec/FORMAT.md` §7.6).
+pub struct ArrowSections {
+    pub schema: Vec<u8>,
+    pub extras: Vec<u8>,
 }
 
 impl GroupWriter {
@@ -130,7 +140,13 @@ impl GroupWriter {
             padding: None,
             checksum: crc32fast::Hasher::new(),
             original_len: 0,
+            arrow: None,
         })
+    }
+
+    /// Records an Arrow input's sections, written by [`GroupWriter::finish`].
+    pub fn arrow(&mut self, sections: ArrowSections) {
+        self.arrow = Some(sections);
     }
 
     /// Codes `group` and appends it: its public sections to the body, its
@@ -222,6 +238,9 @@ impl GroupWriter {
                 meta::hierarchies_to_bytes(hierarchies),
             ),
         ];
+        if let Some(arrow) = &mut self.arrow {
+            head.push((SectionKind::ArrowSchema, std::mem::take(&mut arrow.schema)));
+        }
         if self.group_rows.len() > 1 {
             head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));
         }
@@ -243,6 +262,9 @@ impl GroupWriter {
                 });
                 self.private.write_all(&trailer).map_err(io)?;
             }
+        }
+        if let Some(arrow) = &self.arrow {
+            self.private.write_all(&arrow.extras).map_err(io)?;
         }
         self.private.write_all(&digest.finish()).map_err(io)?;
         let (private_summary, private) = self.private.finish().map_err(io)?;

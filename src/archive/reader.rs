@@ -12,13 +12,16 @@ use super::layout::{Halves, Layout, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
+use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::codec::{self, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::Role;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
 use crate::privacy::{ClaimReport, Constraint, verify_columns, verify_weighted};
 use crate::release::write_columns_csv;
-use crate::table::{Column, LineEnding};
+use crate::table::{Column, CsvOptions, LineEnding};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 
 /// Whether opening re-checks the privacy claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +67,8 @@ pub struct Archive {
     framed: bool,
     /// Table-entry index of the private section.
     private_section: Option<usize>,
+    /// The schema of an Arrow input (`ARROW_SCHEMA`).
+    arrow_schema: Option<SchemaRef>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -286,6 +291,7 @@ impl Archive {
             groups,
             framed,
             private_section,
+            arrow_schema,
         } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
@@ -296,6 +302,7 @@ impl Archive {
             groups,
             framed,
             private_section,
+            arrow_schema,
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
@@ -528,6 +535,84 @@ impl Archive {
             .map_err(|e| crate::Error::io(&self.path, e))
     }
 
+    /// The schema of an Arrow input (Parquet, IPC), from `ARROW_SCHEMA`.
+    pub fn arrow_schema(&self) -> Option<&SchemaRef> {
+        self.arrow_schema.as_ref()
+    }
+
+    /// The release as one Arrow record batch: an Arrow input's columns keep
+    /// their types where the released texts still parse (the QIs are
+    /// strings); a CSV input's are strings.
+    pub fn release_batch(&self) -> Result<RecordBatch> {
+        let columns = self.release_columns()?;
+        let layout = self.arrow_schema.as_ref().map(|schema| {
+            let qis: Vec<&str> = self
+                .meta
+                .qis
+                .iter()
+                .map(|&c| self.meta.columns[c as usize].name.as_str())
+                .collect();
+            ArrowLayout {
+                schema: schema.clone(),
+                extras: None,
+            }
+            .release(&qis)
+        });
+        crate::arrow::to_arrow(&columns, layout.as_ref())
+    }
+
+    /// The restored original as one Arrow record batch: an Arrow input's
+    /// table exactly (schema, types, nulls, values); a CSV input's columns
+    /// as strings. `original` is the restored file (`extras` its private
+    /// part's Arrow extras).
+    fn original_batch(
+        &self,
+        original: &[u8],
+        extras: Option<Vec<ColumnExtras>>,
+    ) -> Result<RecordBatch> {
+        let d = self.meta.dialect;
+        let options = CsvOptions {
+            delimiter: Some(d.delimiter),
+            header: d.header,
+            trim: false,
+        };
+        let table = crate::table::Table::from_bytes(&self.path, original, &options)?;
+        let layout = match (&self.arrow_schema, extras) {
+            (Some(schema), Some(extras)) => Some(ArrowLayout {
+                schema: schema.clone(),
+                extras: Some(extras),
+            }),
+            _ => None,
+        };
+        crate::arrow::to_arrow(&table.columns, layout.as_ref())
+    }
+
+    /// The restored original as an Arrow record batch
+    /// ([`Archive::original_batch`]) of a file already open.
+    pub fn restore_batch(&self, key: Option<&Key>) -> Result<RecordBatch> {
+        let mut parts = self.private_parts(key)?;
+        let extras = parts.arrow.take();
+        let original = self.restore_from(parts)?;
+        self.original_batch(&original, extras)
+    }
+
+    /// [`Archive::from_bytes_and_restore`] to an Arrow record batch
+    /// ([`Archive::original_batch`]): the original is restored and checked
+    /// as for a CSV output first.
+    pub fn from_bytes_and_restore_batch(
+        path: &Path,
+        bytes: Vec<u8>,
+        check: ClaimCheck,
+        key: Option<&Key>,
+    ) -> Result<(Archive, RecordBatch)> {
+        let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
+        let mut parts = archive.private_parts_of(plain?)?;
+        let extras = parts.arrow.take();
+        let original = archive.restore_from(parts)?;
+        let batch = archive.original_batch(&original, extras)?;
+        Ok((archive, batch))
+    }
+
     /// Whether the file has a private part, and whether it is sealed.
     pub fn private_kind(&self) -> Option<SectionKind> {
         self.private_section
@@ -594,7 +679,29 @@ impl Archive {
             }
             .into());
         }
+        // An Arrow input's plaintext ends with its `ArrowExtras` (§7.6),
+        // after the part (one row group) or the trailer (several).
+        let arrow = self.arrow_schema.is_some();
         let part = |bytes: &[u8]| meta::from_bytes::<PrivatePart>(bytes);
+        let extras = |rest: &[u8], what: &str| -> Result<Option<Vec<ColumnExtras>>> {
+            if !arrow {
+                return Ok(None);
+            }
+            let extras = meta::arrow_extras_from_bytes(rest)
+                .map_err(|e| corrupt(format!("{label} (Arrow extras)"), e))?;
+            if extras.len() != self.meta.columns.len() {
+                return Err(corrupt(
+                    format!("{label} (Arrow extras)"),
+                    format!(
+                        "{} columns after the {what}, META has {}",
+                        extras.len(),
+                        self.meta.columns.len()
+                    ),
+                )
+                .into());
+            }
+            Ok(Some(extras))
+        };
         let check_layout = |part: &PrivatePart, g: usize| {
             // Every row of the original but the last ends with at least a
             // byte: checked before the rows are decoded.
@@ -610,13 +717,18 @@ impl Archive {
                 .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
         };
         if !self.framed {
-            let part = part(&plain).map_err(|e| corrupt(label.clone(), e))?;
+            let (part, rest) = match arrow {
+                true => meta::split_from_bytes::<PrivatePart>(&plain),
+                false => part(&plain).map(|p| (p, &[][..])),
+            }
+            .map_err(|e| corrupt(label.clone(), e))?;
             check_layout(&part, 0)?;
             return Ok(PrivateParts {
                 digest: part.digest,
                 original_len: part.original_len,
                 groups: vec![part],
                 public_digest,
+                arrow: extras(rest, "private part")?,
             });
         }
         let mut rest = &plain[..];
@@ -628,13 +740,17 @@ impl Archive {
             check_layout(&part, g)?;
             groups.push(part);
         }
-        let trailer = meta::from_bytes::<PrivateTrailer>(rest)
-            .map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        let (trailer, rest) = match arrow {
+            true => meta::split_from_bytes::<PrivateTrailer>(rest),
+            false => meta::from_bytes::<PrivateTrailer>(rest).map(|t| (t, &[][..])),
+        }
+        .map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
         Ok(PrivateParts {
             digest: trailer.digest,
             original_len: trailer.original_len,
             groups,
             public_digest,
+            arrow: extras(rest, "trailer")?,
         })
     }
 
@@ -1149,6 +1265,7 @@ struct RowGroups {
     groups: Vec<Group>,
     framed: bool,
     private_section: Option<usize>,
+    arrow_schema: Option<SchemaRef>,
 }
 
 impl RowGroups {
@@ -1172,6 +1289,25 @@ impl RowGroups {
             .collect();
         let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
         let mut walk = known.iter().copied().peekable();
+        // An Arrow input's schema, third: its columns are META's.
+        let arrow_schema = match walk.next_if(|&i| kinds[i] == Some(SectionKind::ArrowSchema)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let schema = ArrowLayout::schema_from_bytes(body)
+                    .map_err(|e| corrupt(label(), e.to_string()))?;
+                let names = schema.fields().iter().map(|f| f.name());
+                if !names.eq(meta.columns.iter().map(|c| &c.name)) {
+                    return Err(corrupt(
+                        label(),
+                        "its fields are not the columns of the metadata".to_owned(),
+                    )
+                    .into());
+                }
+                Some(SchemaRef::new(schema))
+            }
+            None => None,
+        };
         let framed = walk
             .peek()
             .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
@@ -1204,7 +1340,10 @@ impl RowGroups {
             .find(|&(_, &r)| r > MAX_GROUP_ROWS)
         {
             let (i, what) = match framed {
-                true => (known[0], format!("row group {g} holds")),
+                true => (
+                    known[usize::from(arrow_schema.is_some())],
+                    format!("row group {g} holds"),
+                ),
                 false => (0, "META.rows is".to_owned()),
             };
             return Err(corrupt(
@@ -1336,6 +1475,7 @@ impl RowGroups {
             groups,
             framed,
             private_section,
+            arrow_schema,
         })
     }
 }

@@ -5,10 +5,12 @@
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
-use super::pipeline::{Group, GroupWriter, Scratch};
+use super::ArchiveError;
+use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
 use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
+use crate::arrow::{ArrowLayout, TableInput};
 use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::Config;
 use crate::dataset::Dataset;
@@ -56,6 +58,22 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 /// (sealed as `options.seal` says). `original` is the input file's bytes,
 /// from which the table was read.
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
+    pack_with_arrow(a, original, None, options)
+}
+
+/// [`pack`] of an Arrow input (Parquet, IPC): `original` is its canonical
+/// CSV ([`crate::arrow::TableInput`]), `arrow` its exact layout, whose
+/// schema goes into the `ARROW_SCHEMA` section and whose null rows and NaN
+/// bits end the private part (`spec/FORMAT.md` §7.6).
+pub fn pack_with_arrow(
+    a: &Anonymization<'_>,
+    original: &[u8],
+    arrow: Option<&ArrowLayout>,
+    options: &PackOptions<'_>,
+) -> Result<Vec<u8>> {
+    let arrow = arrow
+        .map(|l| arrow_sections(l, &a.data.table))
+        .transpose()?;
     let data = a.data;
     let trim = a.config.input.trim;
     let mut writer = GroupWriter::new(
@@ -73,7 +91,30 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
         released: a.released,
     })?;
     let (public, hierarchies) = public_meta(a);
+    if let Some(arrow) = arrow {
+        writer.arrow(arrow);
+    }
     writer.finish(&public, &hierarchies)?.into_bytes()
+}
+
+/// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an
+/// Arrow input's layout, which must describe the table's columns.
+fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> {
+    let names = layout.schema.fields().iter().map(|f| f.name().as_str());
+    let extras = layout.extras.as_deref().unwrap_or_default();
+    if !names.eq(table.columns.iter().map(|c| c.name.as_str()))
+        || extras.len() != table.columns.len()
+    {
+        return Err(ArchiveError::Layout {
+            path: table.source.clone(),
+            detail: "the Arrow layout's columns are not the table's".to_owned(),
+        }
+        .into());
+    }
+    Ok(ArrowSections {
+        schema: layout.schema_bytes(),
+        extras: meta::arrow_extras_to_bytes(extras),
+    })
 }
 
 /// The public metadata of an anonymization, and its QIs' hierarchies.
@@ -149,14 +190,15 @@ fn to_u32(levels: &[usize]) -> Vec<u32> {
 /// without the command line (tests, tools and test-vector generation).
 pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Result<Vec<u8>> {
     // Read once: the table and the sealed original are the same bytes.
-    let original = crate::io::Input::open(input)?;
-    let table = Table::from_bytes(input, &original, &config.csv_options()?)?;
+    let original = TableInput::open(input)?;
+    let config = &*original.config(config);
+    let table = Table::from_bytes(input, &original.csv, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
     let released = released_columns(&data, &outcome);
     drop(outcome);
-    pack(
+    pack_with_arrow(
         &Anonymization {
             config,
             data: &data,
@@ -164,7 +206,8 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
             released: &released,
             report: &report,
         },
-        &original,
+        &original.csv,
+        original.arrow.as_ref(),
         options,
     )
 }

@@ -6,6 +6,7 @@ mod common;
 mod compare;
 
 mod anonymize;
+mod api;
 mod archive;
 mod bad_input;
 mod codec;

@@ -3,88 +3,48 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::anonymize::{self, Algorithm};
+use karc::api::{self, ConfigSource, Overrides};
+use karc::arrow::{TableFormat, TableInput, write_batch};
 use karc::config::Config;
-use karc::dataset::Dataset;
-use karc::io::{Access, Input, Output, input_name};
-use karc::privacy::{ModelError, PrivacyModel};
+use karc::io::{Access, Output, input_name};
 use karc::report::Report;
-use karc::table::Table;
 
 use crate::cli::{AnonymizeArgs, AnonymizerArgs};
-use crate::files::{config_files, refuse_overwriting};
+use crate::files::refuse_overwriting;
 
 /// Loads the config and applies the command-line overrides.
 pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
-    let mut config = Config::load(&args.config)?;
-    if let Some(a) = &args.algorithm {
-        config.algorithm.name = a.clone();
-    }
-    if let Some(seed) = args.seed {
-        config.algorithm.seed = seed;
-    }
-    if let Some(k) = args.k {
-        config.privacy.k = Some(k);
-        config.privacy.constraints.clear();
-    }
-    if let Some(limit) = args.suppression_limit {
-        config.privacy.suppression_limit = Some(limit);
-    }
-    Ok(config)
-}
-
-/// Everything an anonymization produced.
-pub struct Anonymized {
-    pub data: Dataset,
-    pub outcome: anonymize::Outcome,
-    pub report: Report,
-}
-
-/// Anonymizes the input's bytes (`input` names it) and measures the
-/// release.
-pub fn anonymize_input(
-    config: &Config,
-    input: &std::path::Path,
-    bytes: &[u8],
-) -> Result<Anonymized> {
-    let table = Table::from_bytes(&input_name(input), bytes, &config.csv_options()?)?;
-    let data = Dataset::bind(config, table)?;
-    // Name where the model comes from: the table for a k it cannot reach,
-    // the config's [privacy] section for the rest.
-    let model = PrivacyModel::from_config(config, &data).map_err(|e| {
-        let place = match &e {
-            karc::Error::Model(ModelError::KTooLarge { .. }) => {
-                data.table.source.display().to_string()
-            }
-            _ => format!("{}: [privacy]", config.path.display()),
-        };
-        anyhow::Error::new(e).context(place)
-    })?;
-    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
-    Ok(Anonymized {
-        data,
-        outcome,
-        report,
-    })
+    Ok(api::load_config(
+        &ConfigSource::File(args.config.clone()),
+        &Overrides {
+            algorithm: args.algorithm.clone(),
+            k: args.k,
+            seed: args.seed,
+            suppression_limit: args.suppression_limit,
+        },
+    )?)
 }
 
 pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     let config = load_config(&args.anonymizer)?;
     let output = Output::new(&args.output, Access::Public)?;
     let report_json = report_output(args.report_json.as_deref())?;
-    let mut inputs = config_files(&config);
+    let mut inputs = api::config_files(&config);
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
-    // An unknown algorithm is refused before the table is read.
-    Algorithm::from_name(&config.algorithm.name)?;
-    let input = Input::open_arg(&args.input)?;
-    let a = anonymize_input(&config, &args.input, &input)?;
-    output.write(|w| {
-        a.outcome
-            .release
-            .write_csv(&a.data, w)
-            .map_err(|e| karc::Error::io(output.name(), e))
-    })?;
+    api::check_algorithm(&config)?;
+    let input = TableInput::open(&args.input)?;
+    let a = api::anonymize(&config, &input_name(&args.input), &input)?;
+    match TableFormat::from_path(&args.output) {
+        TableFormat::Csv => output.write(|w| {
+            a.write_csv(w)
+                .map_err(|e| karc::Error::io(output.name(), e))
+        })?,
+        format => {
+            let batch = a.release_batch(input.arrow.as_ref())?;
+            output.write(|w| write_batch(w, &output.name(), format, &batch))?
+        }
+    }
     tell_report(&a.report, report_json.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

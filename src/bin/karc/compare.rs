@@ -5,58 +5,14 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use karc::anonymize::Algorithm;
-use karc::codec::DiffMode;
-use karc::compare::{CompareOptions, CompareRow, compare_bytes, size_chart};
-use karc::io::{Access, Input, Output, input_name};
+use karc::api::{self, CompareOptions};
+use karc::arrow::TableInput;
+use karc::compare::{CompareRow, size_chart};
+use karc::io::{Access, Output, input_name};
 
 use crate::anonymize::load_config;
 use crate::cli::{CompareArgs, OutputFormat};
 use crate::progress;
-
-/// Paper 004's five algorithms, the default set.
-const PAPER_ALGORITHMS: [&str; 5] = [
-    "incognito",
-    "datafly",
-    "topdown",
-    "mondrian",
-    "basic-mondrian",
-];
-
-fn algorithms(names: &[String]) -> Result<Vec<Algorithm>> {
-    if names.is_empty() {
-        return PAPER_ALGORITHMS
-            .iter()
-            .map(|n| Ok(Algorithm::from_name(n)?))
-            .collect();
-    }
-    if names.iter().any(|n| n == "all") {
-        return Ok(Algorithm::ALL.to_vec());
-    }
-    names.iter().map(|n| Ok(Algorithm::from_name(n)?)).collect()
-}
-
-fn modes(names: &[String]) -> Result<Vec<DiffMode>> {
-    if names.is_empty() {
-        return Ok(DiffMode::ALL.to_vec());
-    }
-    names
-        .iter()
-        .map(|n| {
-            DiffMode::ALL
-                .iter()
-                .copied()
-                .find(|m| m.name() == n)
-                .ok_or_else(|| {
-                    let known: Vec<&str> = DiffMode::ALL.iter().map(|m| m.name()).collect();
-                    anyhow::anyhow!(
-                        "--mode: unknown mode {n:?}: expected one of {}",
-                        known.join(", ")
-                    )
-                })
-        })
-        .collect()
-}
 
 fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -201,25 +157,22 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         Access::Public,
     )?;
     let chart = crate::anonymize::report_output(args.chart.as_deref())?;
-    let mut inputs = crate::files::config_files(&config);
+    let mut inputs = api::config_files(&config);
     inputs.push(args.input.clone());
     crate::files::refuse_overwriting(&inputs, &[Some(&output), chart.as_ref()])?;
     let options = CompareOptions {
-        algorithms: algorithms(&args.algorithms)?,
-        ks: if args.ks.is_empty() {
-            vec![5, 10, 50, 100]
-        } else {
-            args.ks.clone()
-        },
-        modes: modes(&args.modes)?,
+        algorithms: args.algorithms.clone(),
+        ks: args.ks.clone(),
+        modes: args.modes.clone(),
         baselines: args.baselines,
         repeats: args.repeats as usize,
     };
-    let total = (options.algorithms.len() * options.ks.len() * options.modes.len()) as u64;
+    let total = api::compare_rows(&options)? as u64;
     let bar = progress::bar(total, "compare");
-    let original = Input::open_arg(&args.input)?;
+    // An Arrow input is compared as its canonical CSV (what karc seals).
+    let original = TableInput::open(&args.input)?;
     let name = input_name(&args.input);
-    let rows = compare_bytes(&config, &name, &original, &options, &mut |row| {
+    let rows = api::compare(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
     })?;

@@ -3,14 +3,14 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::archive::reader::Inspection;
+use karc::api::Inspection;
 
 use crate::cli::InspectArgs;
 use crate::files::open_archive;
-use crate::keys::{claim_check, key_from};
+use crate::keys::{claim_check, key_options};
 
 pub fn run(args: InspectArgs) -> Result<ExitCode> {
-    let key = key_from(&args.key)?;
+    let key = key_options(&args.key).key()?;
     let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
     let info = archive.inspect(key.as_ref())?;
     if args.json {

@@ -56,7 +56,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("karc: error: {}", message(&err));
+            eprintln!("karc: error: {}", karc::error::message(err.as_ref()));
             let code = err
                 .downcast_ref::<karc::Error>()
                 .map_or(2, karc::Error::exit_code);
@@ -107,21 +107,4 @@ fn hide_secret_keys(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The error and its causes on one line, leaving out a cause whose text the
-/// message already shows (an I/O error is named by its wrapper too).
-fn message(err: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in err.chain() {
-        let part = cause.to_string();
-        if text.contains(&part) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&part);
-    }
-    text.replace(['\n', '\r'], " ")
 }

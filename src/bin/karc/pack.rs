@@ -3,19 +3,19 @@
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
-use karc::anonymize::Algorithm;
-use karc::archive::writer::{self, Anonymization, PackOptions};
+use karc::api::{self, PackOptions};
+use karc::arrow::TableInput;
 use karc::codec::DiffMode;
-use karc::io::{Access, Input, Output};
-use karc::privacy::PrivacyModel;
+use karc::io::{Access, Output, input_name};
 
-use crate::anonymize::{anonymize_input, load_config, report_output};
+use crate::anonymize::{load_config, report_output};
 use crate::cli::PackArgs;
-use crate::files::{config_files, refuse_overwriting, seal_files};
-use crate::keys::seal_from;
+use crate::files::refuse_overwriting;
+use crate::keys::seal_options;
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
-    let seal = seal_from(&args.seal)?;
+    let seal_options = seal_options(&args.seal);
+    let seal = seal_options.seal()?;
     let mode = match &args.mode {
         Some(m) => m.parse::<DiffMode>().map_err(|e| anyhow!("--mode: {e}"))?,
         None => DiffMode::default(),
@@ -24,46 +24,31 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     // The archive holds the original: readable by its owner only.
     let output = Output::new(&args.output, Access::Private)?;
     let report_json = report_output(args.report_json.as_deref())?;
-    let mut inputs = config_files(&config);
-    inputs.extend(seal_files(&args.seal));
+    let mut inputs = api::config_files(&config);
+    inputs.extend(seal_options.files());
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
+    let options = PackOptions { mode, seal };
     if args.stream {
-        return pack_stream(&args, &config, mode, &seal, &output, report_json.as_ref());
+        return pack_stream(&args, &config, &options, &output, report_json.as_ref());
     }
-    // An unknown algorithm is refused before the table is read.
-    Algorithm::from_name(&config.algorithm.name)?;
+    api::check_algorithm(&config)?;
     let spinner = crate::progress::spinner("anonymizing");
-    // Read once: the table and the sealed original are the same bytes.
-    let original = Input::open_arg(&args.input)?;
-    let mut a = anonymize_input(&config, &args.input, &original)?;
+    // Read once: the table and the sealed original are the same bytes (an
+    // Arrow table's canonical CSV).
+    let original = TableInput::open(&args.input)?;
+    let a = api::anonymize(&config, &input_name(&args.input), &original)?;
     spinner.set_message("encoding and sealing");
-    let model = PrivacyModel::from_config(&config, &a.data)?;
-    // The released columns replace the outcome's cells, which would
-    // otherwise stay beside the pack's own memory (at ten million rows
-    // and ten QIs, 1.2 GB of its peak).
-    let released = writer::released_columns(&a.data, &a.outcome);
-    a.outcome.release.cells = Vec::new();
-    let bytes = writer::pack(
-        &Anonymization {
-            config: &config,
-            data: &a.data,
-            model: &model,
-            released: &released,
-            report: &a.report,
-        },
-        &original,
-        &PackOptions { mode, seal: &seal },
-    )?;
-    output.write_bytes(&bytes)?;
+    let packed = api::pack(&config, a, &original, &options)?;
+    output.write_bytes(&packed.bytes)?;
     spinner.finish_and_clear();
-    crate::anonymize::tell_report(&a.report, report_json.as_ref())?;
+    crate::anonymize::tell_report(&packed.report, report_json.as_ref())?;
     tell_written(
         &args,
         &output,
-        bytes.len() as u64,
+        packed.bytes.len() as u64,
         mode,
-        original.len() as u64,
+        original.csv.len() as u64,
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -88,34 +73,25 @@ fn tell_written(args: &PackArgs, output: &Output, file_bytes: u64, mode: DiffMod
 fn pack_stream(
     args: &PackArgs,
     config: &karc::config::Config,
-    mode: DiffMode,
-    seal: &karc::archive::seal::Seal,
+    options: &PackOptions,
     output: &Output,
     report_json: Option<&Output>,
 ) -> Result<ExitCode> {
-    use karc::archive::stream_pack::{self, StreamPackOptions};
-    let algorithm = karc::stream::StreamAlgorithm::from_name(&config.algorithm.name)?;
-    let params = crate::stream::stream_params(
-        config,
-        args.anonymizer.k,
-        args.anonymizer.seed,
-        &args.stream_params,
-    )?;
+    let p = &args.stream_params;
     let spinner = crate::progress::spinner("anonymizing and packing the stream");
-    let report = stream_pack::pack_stream(
+    let packed = api::pack_stream(
         config,
         &args.input,
         output,
-        &StreamPackOptions {
-            mode,
-            seal,
-            algorithm,
-            params,
-            pid: args.stream_params.pid.as_deref(),
-            group_rows: args.group_rows.unwrap_or(stream_pack::DEFAULT_GROUP_ROWS),
+        options,
+        &api::StreamPackOptions {
+            params: crate::stream::overrides(args.anonymizer.k, args.anonymizer.seed, p),
+            pid: p.pid.clone(),
+            group_rows: args.group_rows,
         },
     )?;
     spinner.finish_and_clear();
+    let report = &packed.report;
     // The report as a batch pack tells it, then what only a stream has.
     crate::anonymize::tell_report(&report.report, report_json)?;
     let s = &report.summary;
@@ -123,6 +99,12 @@ fn pack_stream(
         "karc pack --stream: {} row group(s), {} clusters, {} rows by reuse, longest delay {} arrivals",
         report.groups, s.clusters, s.reused, s.max_delay
     );
-    tell_written(args, output, report.file_bytes, mode, report.original_len);
+    tell_written(
+        args,
+        output,
+        report.file_bytes,
+        options.mode,
+        report.original_len,
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::archive::reader::{Archive, ClaimCheck};
+use karc::api::ClaimCheck;
 use karc::io::{Access, Output};
 
 use crate::cli::PublishArgs;
@@ -13,9 +13,8 @@ pub fn run(args: PublishArgs) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Public)?;
     refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
     let archive = open_archive(&args.input, ClaimCheck::Enforce)?;
-    let bytes = archive.published();
     // The copy must open and verify as it is before it leaves.
-    Archive::from_bytes(&output.name(), bytes.clone(), ClaimCheck::Enforce)?;
+    let bytes = archive.published(&output.name())?;
     output.write_bytes(&bytes)?;
     eprintln!(
         "{}: {} bytes, release only (no private part)",

@@ -1,40 +1,56 @@
-//! `karc restore`: the original CSV, byte for byte, its digest checked.
+//! `karc restore`: the original CSV, byte for byte, its digest checked; or
+//! (a `.parquet`, `.arrow`, `.feather` or `.ipc` output) the original
+//! Arrow table rebuilt from it.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::archive::reader::Archive;
+use karc::api;
+use karc::arrow::{TableFormat, write_batch};
 use karc::io::{Access, Input, Output, input_name};
 
 use crate::cli::RestoreArgs;
-use crate::files::{key_files, refuse_overwriting};
-use crate::keys::{claim_check, key_from};
+use crate::files::refuse_overwriting;
+use crate::keys::{claim_check, key_options};
 
 pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Private)?;
-    let mut inputs = key_files(&args.key);
+    let key_options = key_options(&args.key);
+    let mut inputs = key_options.files();
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output)])?;
-    let key = key_from(&args.key)?;
+    let key = key_options.key()?;
     let name = input_name(&args.input);
     let bytes = Input::open_arg(&args.input)?.into_vec();
     let check = claim_check(args.no_privacy_check);
+    let format = TableFormat::from_path(&args.output);
+    if format != TableFormat::Csv {
+        // The original is restored and checked whole, then rebuilt as the
+        // Arrow table it was (a CSV input: its columns as strings).
+        let batch = api::open_and_restore_batch(&name, bytes, check, key.as_ref())?;
+        output.write(|w| write_batch(w, &output.name(), format, &batch))?;
+        eprintln!(
+            "{}: restored {} rows, public part (BLAKE3) and CRC-32 verified",
+            output.name().display(),
+            batch.num_rows()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let len = if output.is_direct() {
         // Bytes written to a pipe or a terminal cannot be taken back: they
         // leave only once the restore checked them.
-        let (_, original) = Archive::from_bytes_and_restore(&name, bytes, check, key.as_ref())?;
+        let original = api::open_and_restore_bytes(&name, bytes, check, key.as_ref())?;
         output.write_bytes(&original)?;
         original.len() as u64
     } else {
         // A row group at a time (a streamed file is never whole in memory);
         // the file gets its name only once every check passed.
-        let (_, len) = output.write(|w| {
-            Archive::from_bytes_restoring(&name, bytes, check, key.as_ref(), &mut |b| {
+        output.write(|w| {
+            api::open_and_restore(&name, bytes, check, key.as_ref(), &mut |b| {
                 w.write_all(b)
                     .map_err(|e| karc::Error::io(output.name(), e))
             })
-        })?;
-        len
+        })?
     };
     eprintln!(
         "{}: restored {len} bytes, public part (BLAKE3) and CRC-32 verified",

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use karc::api::StreamOverrides;
 use karc::config::Config;
 use karc::io::is_std;
 use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary, header_names};
@@ -25,67 +26,17 @@ struct StreamReport<'a> {
     elapsed_ms: f64,
 }
 
-/// Reads a numeric `[algorithm]` parameter of the config.
-fn param(config: &Config, name: &str) -> Result<Option<f64>> {
-    match config.algorithm.params.get(name) {
-        None => Ok(None),
-        Some(v) => v
-            .as_float()
-            .or_else(|| v.as_integer().map(|i| i as f64))
-            .map(Some)
-            .with_context(|| {
-                format!(
-                    "{}: [algorithm] {name}: expected a number, found {v:?}",
-                    config.path.display()
-                )
-            }),
+/// The stream flags as the facade takes them.
+pub fn overrides(k: Option<usize>, seed: Option<u64>, p: &StreamParamArgs) -> StreamOverrides {
+    StreamOverrides {
+        k,
+        seed,
+        delay: p.delay,
+        tau: p.tau,
+        c0: p.c0,
+        beta: p.beta,
+        mu: p.mu,
     }
-}
-
-/// Reads a count (a whole number from 1 up) of the config's `[algorithm]`.
-fn count(config: &Config, name: &str) -> Result<Option<usize>> {
-    match config.algorithm.params.get(name) {
-        None => Ok(None),
-        Some(v) => v
-            .as_integer()
-            .and_then(|i| usize::try_from(i).ok())
-            .filter(|&i| i >= 1)
-            .map(Some)
-            .with_context(|| {
-                let found = v
-                    .as_integer()
-                    .map_or_else(|| format!("{v:?}"), |i| i.to_string());
-                format!(
-                    "{}: [algorithm] {name}: expected a whole number from 1 up, found {found}",
-                    config.path.display()
-                )
-            }),
-    }
-}
-
-/// The stream parameters from the flags, then the config's `[algorithm]`
-/// keys, then the defaults.
-pub fn stream_params(
-    config: &Config,
-    k: Option<usize>,
-    seed: Option<u64>,
-    args: &StreamParamArgs,
-) -> Result<StreamParams> {
-    let k = k
-        .or(config.privacy.k)
-        .context("no k: give --k or [privacy] k")?;
-    let delta = match args.delay {
-        Some(d) => d,
-        None => count(config, "delay")?.context("no delay: give --delay or [algorithm] delay")?,
-    };
-    let mut params = StreamParams::new(k, delta);
-    params.tau = args.tau.or(param(config, "tau")?).unwrap_or(params.tau);
-    params.c0 = args.c0.or(param(config, "c0")?).unwrap_or(params.c0);
-    params.beta = args.beta.or(count(config, "beta")?).unwrap_or(params.beta);
-    params.mu = args.mu.or(count(config, "mu")?).unwrap_or(params.mu);
-    params.seed = seed.unwrap_or(config.algorithm.seed);
-    params.validate()?;
-    Ok(params)
 }
 
 pub fn run(args: StreamArgs) -> Result<ExitCode> {
@@ -95,12 +46,12 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
             .as_deref()
             .unwrap_or(config.algorithm.name.as_str()),
     )?;
-    let params = stream_params(&config, args.k, args.seed, &args.params)?;
+    let params = karc::api::stream_params(&config, &overrides(args.k, args.seed, &args.params))?;
     if args.report_json.as_deref().is_some_and(is_std) {
         anyhow::bail!("--report-json -: standard output carries the rows; name a file");
     }
     let report_json = crate::anonymize::report_output(args.report_json.as_deref())?;
-    let mut inputs = crate::files::config_files(&config);
+    let mut inputs = karc::api::config_files(&config);
     inputs.push(std::path::PathBuf::from("-"));
     crate::files::refuse_overwriting(&inputs, &[report_json.as_ref()])?;
 

@@ -3,29 +3,15 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use karc::api::{self, ClaimCheck, VerifyOptions};
 use karc::archive::format::hex_head;
+use karc::arrow::TableFormat;
 use karc::config::SuppressionPolicy;
 use karc::io::{Input, input_name};
-use karc::privacy::{ClaimReport, Constraint, check_k, verify_columns};
-use karc::table::{Column, CsvOptions, Table};
+use karc::privacy::ClaimReport;
 
 use crate::cli::VerifyArgs;
-
-/// Parses "a,b:5".
-fn parse_constraint(text: &str) -> Result<(Vec<String>, usize)> {
-    let (cols, k) = text
-        .rsplit_once(':')
-        .with_context(|| format!("--constraint {text:?}: expected \"col,col:K\""))?;
-    let k = k.trim().parse().with_context(|| {
-        format!("--constraint {text:?}: expected a whole number after ':', found {k:?}")
-    })?;
-    let cols: Vec<String> = cols.split(',').map(|c| c.trim().to_owned()).collect();
-    if cols.iter().any(String::is_empty) {
-        bail!("--constraint {text:?}: empty column name");
-    }
-    Ok((cols, k))
-}
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let name = input_name(&args.input);
@@ -33,7 +19,8 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     if looks_like_karc(&args.input, &bytes) {
         return verify_archive(&args, &name, bytes.into_vec());
     }
-    if let Some(what) = binary(&bytes) {
+    let csv = TableFormat::of_input(&args.input, &bytes) == TableFormat::Csv;
+    if let Some(what) = binary(&bytes).filter(|_| csv) {
         bail!(
             "{}: neither a karc file (it starts with {}, not the magic {}) nor a CSV table ({what})",
             name.display(),
@@ -41,21 +28,14 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
             hex_head(&karc::archive::format::MAGIC)
         );
     }
-    let delimiter = match args.delimiter {
+    let delimiter = match args.delimiter.filter(|_| csv) {
         Some(d) if d.is_ascii() => Some(d as u8),
         Some(d) => bail!("--delimiter: expected one ASCII character, found {d:?}"),
         None => None,
     };
-    let table = Table::from_bytes(
-        &name,
-        &bytes,
-        &CsvOptions {
-            delimiter,
-            header: true,
-            trim: false,
-        },
-    )?;
-    let report = verify_table(&table, &args)?;
+    let table = api::read_release(&name, bytes.into_vec(), delimiter)?;
+    let options = verify_options(&args)?;
+    let report = api::verify_table(&table, &options)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -68,62 +48,19 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     })
 }
 
-fn verify_table(table: &Table, args: &VerifyArgs) -> Result<ClaimReport> {
-    let mut names: Vec<String> = args.qi.clone();
-    let mut specs: Vec<(Vec<String>, usize)> = Vec::new();
-    for c in &args.constraints {
-        let (cols, k) = parse_constraint(c)?;
-        for col in &cols {
-            if !names.contains(col) {
-                names.push(col.clone());
-            }
-        }
-        specs.push((cols, k));
-    }
-    if let Some(k) = args.k {
-        if args.qi.is_empty() {
-            bail!("--k needs --qi: name the quasi-identifier columns");
-        }
-        specs.insert(0, (args.qi.clone(), k));
-    }
-    if specs.is_empty() {
-        bail!("no claim to check: give --qi with --k, or --constraint \"col,col:K\"");
-    }
-    let find = |name: &str| -> Result<&Column> {
-        table.column(name).with_context(|| {
-            let available: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
-            format!(
-                "{}: no column {name:?} (columns: {})",
-                table.source.display(),
-                available.join(", ")
-            )
-        })
-    };
-    let qi: Vec<&Column> = names.iter().map(|n| find(n)).collect::<Result<_>>()?;
-    let mut constraints = Vec::new();
-    for (i, (cols, k)) in specs.iter().enumerate() {
-        check_k(*k, usize::MAX, (specs.len() > 1).then_some(i + 1))?;
-        let qis = cols
+/// The claim the flags ask to check.
+fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
+    Ok(VerifyOptions {
+        qi: args.qi.clone(),
+        k: args.k,
+        constraints: args
+            .constraints
             .iter()
-            .map(|c| names.iter().position(|n| n == c).expect("collected above"))
-            .collect();
-        constraints.push(Constraint { qis, k: *k });
-    }
-    let sensitive = match (&args.sensitive, args.l) {
-        (Some(s), Some(l)) => {
-            if l == 0 {
-                bail!("--l must be at least 1");
-            }
-            Some((find(s)?, l))
-        }
-        _ => None,
-    };
-    Ok(verify_columns(
-        &qi,
-        &constraints,
-        args.suppressed,
-        sensitive,
-    ))
+            .map(|c| c.parse())
+            .collect::<karc::Result<_>>()?,
+        suppressed: args.suppressed,
+        sensitive: args.sensitive.clone().zip(args.l),
+    })
 }
 
 fn print_report(source: &str, r: &ClaimReport) {
@@ -199,40 +136,41 @@ fn binary(bytes: &[u8]) -> Option<String> {
 /// `karc verify FILE.karc`: integrity (every section's CRC, structure),
 /// then the claim recomputed from the released QI columns.
 fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<ExitCode> {
-    use karc::archive::reader::{Archive, ClaimCheck};
     if !args.qi.is_empty() || args.k.is_some() || !args.constraints.is_empty() {
         bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
-    let archive = Archive::from_bytes(name, bytes, ClaimCheck::Skip)?;
-    let report = archive.check_claim()?;
-    let budget = archive.meta.claim.suppression_budget;
-    let within_budget = report.suppressed_rows as u64 <= budget;
-    let holds = report.holds() && within_budget;
+    let check = api::open(name, bytes, ClaimCheck::Skip)?.verify()?;
     if args.json {
         let out = serde_json::json!({
             "file": name.display().to_string(),
-            "format": format!("{}.{}", archive.version().0, archive.version().1),
+            "format": check.format,
             "integrity": "ok",
-            "suppression_budget": budget,
-            "within_budget": within_budget,
-            "holds": holds,
-            "claim": report,
+            "suppression_budget": check.suppression_budget,
+            "within_budget": check.within_budget,
+            "holds": check.holds,
+            "claim": check.claim,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        let (major, minor) = archive.version();
         println!(
-            "{}: karc format {major}.{minor}, integrity ok (every section's CRC-32)",
-            name.display()
+            "{}: karc format {}, integrity ok (every section's CRC-32)",
+            name.display(),
+            check.format
         );
-        print_report(&name.display().to_string(), &report);
+        print_report(&name.display().to_string(), &check.claim);
         println!(
-            "suppressed rows {} of at most {budget}: {}",
-            report.suppressed_rows,
-            if within_budget { "holds" } else { "FAILS" }
+            "suppressed rows {} of at most {}: {}",
+            check.claim.suppressed_rows,
+            check.suppression_budget,
+            if check.within_budget {
+                "holds"
+            } else {
+                "FAILS"
+            }
         );
     }
+    let holds = check.holds;
     Ok(if holds {
         ExitCode::SUCCESS
     } else {

@@ -1,0 +1,531 @@
+//! `karc._karc`: the native half of the Python package, a thin shell over
+//! `karc::api`. It turns Python arguments into the facade's options and its
+//! results into bytes, JSON text and Arrow tables for `karc/__init__.py`,
+//! which holds the documented, typed API. Every call that works releases
+//! the GIL; every error becomes a `karc.KarcError` (never a panic).
+
+use std::path::{Path, PathBuf};
+
+use karc::api::{
+    self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, TableInput,
+    VerifyOptions,
+};
+use karc::archive::ArchiveError;
+use karc::arrow::table_from_arrow;
+use karc::codec::DiffMode;
+use karc::config::{Config, SuppressionPolicy};
+use karc::io::{Access, Input, Output, input_name, refuse_same_files};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+mod tables;
+use arrow_pyarrow::{PyArrowType, Table as PyTable};
+
+create_exception!(
+    karc,
+    KarcError,
+    PyException,
+    "Any error karc reports; `exit_code` is the command line's for it."
+);
+create_exception!(
+    karc,
+    BadInputError,
+    KarcError,
+    "Bad input or bad options (exit code 2): a config, a table, an argument."
+);
+create_exception!(
+    karc,
+    CheckFailedError,
+    KarcError,
+    "A check failed (exit code 1): integrity, a privacy claim, a digest."
+);
+create_exception!(
+    karc,
+    WrongKeyError,
+    BadInputError,
+    "The key given cannot open the private part, or none was given for it."
+);
+
+/// Whether the error is about the key offered.
+fn is_key_error(err: &karc::Error) -> bool {
+    match err {
+        karc::Error::Archive(e) => matches!(
+            e,
+            ArchiveError::WrongIdentity { .. }
+                | ArchiveError::WrongPassphrase { .. }
+                | ArchiveError::NeedsPassphrase { .. }
+                | ArchiveError::NeedsIdentity { .. }
+                | ArchiveError::Key { .. }
+        ),
+        karc::Error::Located { source, .. } => is_key_error(source),
+        _ => false,
+    }
+}
+
+/// The library's error as the Python exception of its kind, with the
+/// command line's message and exit code.
+fn to_py(err: karc::Error) -> PyErr {
+    let message = karc::error::message(&err);
+    let code = err.exit_code();
+    let py_err = if is_key_error(&err) {
+        WrongKeyError::new_err(message)
+    } else if code == 1 {
+        CheckFailedError::new_err(message)
+    } else {
+        BadInputError::new_err(message)
+    };
+    Python::attach(|py| {
+        // The attribute is informative; failing to set it loses nothing.
+        let _ = py_err.value(py).setattr("exit_code", code);
+    });
+    py_err
+}
+
+/// Runs `work` without the GIL, its error as a Python exception.
+fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::Result<T> + Send) -> PyResult<T> {
+    py.detach(work).map_err(to_py)
+}
+
+/// The config from a path or from JSON text (a Python dict), with the
+/// overrides.
+fn config(
+    path: Option<PathBuf>,
+    json: Option<String>,
+    overrides: &Overrides,
+) -> karc::Result<Config> {
+    let source = match (path, json) {
+        (Some(path), None) => ConfigSource::File(path),
+        (None, Some(json)) => ConfigSource::Text {
+            path: PathBuf::from("<config dict>"),
+            text: toml_of_json(&json)?,
+        },
+        _ => return Err(options("give config: a TOML file's path or a dict")),
+    };
+    api::load_config(&source, overrides)
+}
+
+/// A config dict (as JSON) written as TOML.
+fn toml_of_json(json: &str) -> karc::Result<String> {
+    let table: toml::Table = serde_json::from_str(json)
+        .map_err(|e| options(&format!("<config dict>: not a TOML table: {e}")))?;
+    toml::to_string(&table).map_err(|e| options(&format!("<config dict>: {e}")))
+}
+
+fn options(message: &str) -> karc::Error {
+    karc::Error::Options(message.to_owned())
+}
+
+fn overrides(
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> Overrides {
+    Overrides {
+        algorithm,
+        k,
+        seed,
+        suppression_limit,
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> karc::Result<String> {
+    serde_json::to_string(value).map_err(|e| options(&format!("report as JSON: {e}")))
+}
+
+/// What a call reads: a file's path (CSV, Parquet or Arrow IPC) or a
+/// pyarrow Table (a DataFrame arrives as one).
+#[derive(FromPyObject)]
+enum Source {
+    Path(PathBuf),
+    Table(PyArrowType<PyTable>),
+}
+
+impl Source {
+    /// The name in messages and the table input.
+    fn input(self) -> karc::Result<(PathBuf, TableInput)> {
+        match self {
+            Source::Path(path) => {
+                let input = TableInput::open(&path)?;
+                Ok((input_name(&path), input))
+            }
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                Ok((
+                    PathBuf::from(ARROW_TABLE),
+                    api::arrow_input(&schema, &batches)?,
+                ))
+            }
+        }
+    }
+}
+
+/// How a table given in memory is named in messages (as `karc::arrow`
+/// names it).
+const ARROW_TABLE: &str = "Arrow table";
+
+/// Anonymizes a table: the release as a pyarrow Table (the identifiers
+/// left out, the quasi-identifiers as text, the other columns with an
+/// Arrow input's types and nulls; a CSV file's as strings) and the report
+/// as JSON.
+#[pyfunction]
+#[pyo3(signature = (source, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn anonymize(
+    py: Python<'_>,
+    source: Source,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(PyArrowType<PyTable>, String)> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        api::check_algorithm(&config)?;
+        let (a, layout) = match source {
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                let (a, layout) = api::anonymize_arrow(&config, &schema, &batches)?;
+                (a, Some(layout))
+            }
+            path => {
+                let (name, input) = path.input()?;
+                (api::anonymize(&config, &name, &input)?, input.arrow)
+            }
+        };
+        let release = tables::to_py(a.release_batch(layout.as_ref())?)?;
+        Ok((release, json(&a.report)?))
+    })
+}
+
+/// The seal the arguments ask for.
+fn seal_options(
+    recipients: Vec<String>,
+    recipients_files: Vec<PathBuf>,
+    passphrase: Option<String>,
+    work_factor: Option<u8>,
+    no_encryption: bool,
+) -> SealOptions {
+    SealOptions {
+        recipients,
+        recipients_files,
+        passphrase,
+        passphrase_file: None,
+        work_factor,
+        no_encryption,
+    }
+}
+
+fn diff_mode(mode: Option<&str>) -> karc::Result<DiffMode> {
+    mode.map_or(Ok(DiffMode::default()), |m| {
+        m.parse().map_err(|e| options(&format!("mode: {e}")))
+    })
+}
+
+/// Anonymizes a table and packs it into `output`; the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (source, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    py: Python<'_>,
+    source: Source,
+    output: PathBuf,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    mode: Option<String>,
+    recipients: Vec<String>,
+    recipients_files: Vec<PathBuf>,
+    passphrase: Option<String>,
+    work_factor: Option<u8>,
+    no_encryption: bool,
+) -> PyResult<String> {
+    detached(py, || {
+        let seal = seal_options(
+            recipients,
+            recipients_files,
+            passphrase,
+            work_factor,
+            no_encryption,
+        );
+        let options = PackOptions {
+            mode: diff_mode(mode.as_deref())?,
+            seal: seal.seal()?,
+        };
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let read = match &source {
+            Source::Path(p) => vec![p.clone()],
+            Source::Table(_) => Vec::new(),
+        };
+        let out = private_output(&output, &config, &seal, &read)?;
+        api::check_algorithm(&config)?;
+        let (name, input) = source.input()?;
+        let packed = api::pack_input(&config, &name, &input, &options)?;
+        out.write_bytes(&packed.bytes)?;
+        json(&packed.report)
+    })
+}
+
+/// The archive's output, refused when it is a file the pack reads.
+fn private_output(
+    output: &Path,
+    config: &Config,
+    seal: &SealOptions,
+    inputs: &[PathBuf],
+) -> karc::Result<Output> {
+    let out = Output::new(output, Access::Private)?;
+    let mut read = api::config_files(config);
+    read.extend(seal.files());
+    read.extend(inputs.iter().cloned());
+    let read: Vec<&Path> = read.iter().map(PathBuf::as_path).collect();
+    refuse_same_files(&read, &[&out])?;
+    Ok(out)
+}
+
+fn key_options(identities: Vec<PathBuf>, passphrase: Option<String>) -> KeyOptions {
+    KeyOptions {
+        identities,
+        passphrase,
+        passphrase_file: None,
+    }
+}
+
+/// An opened, checked `.karc` file.
+#[pyclass(frozen, module = "karc._karc")]
+struct Archive {
+    inner: api::Archive,
+    name: PathBuf,
+}
+
+#[pymethods]
+impl Archive {
+    /// Opens and checks `path` (its privacy claim too, unless
+    /// `no_privacy_check`).
+    #[new]
+    #[pyo3(signature = (path, no_privacy_check=false))]
+    fn new(py: Python<'_>, path: PathBuf, no_privacy_check: bool) -> PyResult<Archive> {
+        let check = if no_privacy_check {
+            ClaimCheck::Skip
+        } else {
+            ClaimCheck::Enforce
+        };
+        let inner = detached(py, || {
+            let bytes = Input::open(&path)?.into_vec();
+            api::open(&input_name(&path), bytes, check)
+        })?;
+        Ok(Archive { inner, name: path })
+    }
+
+    /// The file's path.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.name.clone()
+    }
+
+    /// The release as CSV bytes, as `karc export` writes it.
+    fn release_csv(&self, py: Python<'_>) -> PyResult<Py<PyBytes>> {
+        let csv = detached(py, || {
+            let mut out = Vec::new();
+            self.inner.export_csv(&mut out)?;
+            Ok(out)
+        })?;
+        Ok(PyBytes::new(py, &csv).unbind())
+    }
+
+    /// The release as a pyarrow Table.
+    fn release(&self, py: Python<'_>) -> PyResult<PyArrowType<PyTable>> {
+        detached(py, || tables::to_py(self.inner.release_batch()?))
+    }
+
+    /// The original as a pyarrow Table (a CSV input's cells as text).
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn restore(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<PyArrowType<PyTable>> {
+        detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            tables::to_py(self.inner.restore_batch(key.as_ref())?)
+        })
+    }
+
+    /// The original file's bytes, checked against their digests.
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn restore_bytes(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<Py<PyBytes>> {
+        let original = detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            self.inner.restore(key.as_ref())
+        })?;
+        Ok(PyBytes::new(py, &original).unbind())
+    }
+
+    /// Integrity and the claim, recomputed: JSON.
+    fn verify(&self, py: Python<'_>) -> PyResult<String> {
+        detached(py, || json(&self.inner.verify()?))
+    }
+
+    /// Sections, sizes, claim, algorithm, metrics: JSON.
+    #[pyo3(signature = (identities=Vec::new(), passphrase=None))]
+    fn inspect(
+        &self,
+        py: Python<'_>,
+        identities: Vec<PathBuf>,
+        passphrase: Option<String>,
+    ) -> PyResult<String> {
+        detached(py, || {
+            let key = key_options(identities, passphrase).key()?;
+            json(&self.inner.inspect(key.as_ref())?)
+        })
+    }
+}
+
+/// The claim to check, from the arguments.
+fn verify_options(
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Option<String>,
+    l: Option<usize>,
+) -> karc::Result<VerifyOptions> {
+    let suppressed: SuppressionPolicy = suppressed
+        .parse()
+        .map_err(|e| options(&format!("suppressed: {e}")))?;
+    let sensitive = match (sensitive, l) {
+        (Some(s), Some(l)) => Some((s, l)),
+        (None, None) => None,
+        _ => return Err(options("sensitive and l go together: give both or neither")),
+    };
+    Ok(VerifyOptions {
+        qi,
+        k,
+        constraints: constraints
+            .into_iter()
+            .map(|(columns, k)| api::ConstraintSpec { columns, k })
+            .collect(),
+        suppressed,
+        sensitive,
+    })
+}
+
+/// Checks the privacy claim of a release (a file's path, or a pyarrow
+/// Table): the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None, delimiter=None))]
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    py: Python<'_>,
+    source: Source,
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Option<String>,
+    l: Option<usize>,
+    delimiter: Option<char>,
+) -> PyResult<String> {
+    let suppressed = suppressed.to_owned();
+    detached(py, || {
+        let options = verify_options(qi, k, constraints, &suppressed, sensitive, l)?;
+        let delimiter = match delimiter {
+            Some(d) if d.is_ascii() => Some(d as u8),
+            Some(d) => {
+                return Err(self::options(&format!(
+                    "delimiter: expected one ASCII character, found {d:?}"
+                )));
+            }
+            None => None,
+        };
+        let table = match source {
+            Source::Path(path) => {
+                let bytes = Input::open(&path)?.into_vec();
+                api::read_release(&input_name(&path), bytes, delimiter)?
+            }
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                table_from_arrow(&schema, &batches)?.0
+            }
+        };
+        json(&api::verify_table(&table, &options)?)
+    })
+}
+
+/// Sizes and times against zip per algorithm, k and mode: the rows as
+/// JSON.
+#[pyfunction]
+#[pyo3(signature = (source, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    py: Python<'_>,
+    source: Source,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    algorithms: Vec<String>,
+    ks: Vec<usize>,
+    modes: Vec<String>,
+    baselines: bool,
+    repeats: usize,
+) -> PyResult<String> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(None, None, seed, suppression_limit),
+        )?;
+        let options = api::CompareOptions {
+            algorithms,
+            ks,
+            modes,
+            baselines,
+            repeats,
+        };
+        api::compare_rows(&options)?;
+        let (name, input) = source.input()?;
+        json(&api::compare(
+            &config,
+            &name,
+            &input,
+            &options,
+            &mut |_| {},
+        )?)
+    })
+}
+
+#[pymodule]
+fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("KarcError", py.get_type::<KarcError>())?;
+    m.add("BadInputError", py.get_type::<BadInputError>())?;
+    m.add("CheckFailedError", py.get_type::<CheckFailedError>())?;
+    m.add("WrongKeyError", py.get_type::<WrongKeyError>())?;
+    m.add_class::<Archive>()?;
+    m.add_function(wrap_pyfunction!(anonymize, m)?)?;
+    m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    Ok(())
+}

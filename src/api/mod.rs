@@ -1,0 +1,256 @@
+//! The library facade: each thing karc does, from typed options to a
+//! result, in one call. The command line, the Python package and any other
+//! front end are thin shells over these functions and never call each
+//! other; they only turn their own arguments into these options and the
+//! results into their own output.
+//!
+//! ```no_run
+//! use karc::api::{self, ConfigSource, Overrides, TableInput};
+//! let config = api::load_config(
+//!     &ConfigSource::File("fixtures/adult/adult.toml".into()),
+//!     &Overrides { k: Some(10), ..Overrides::default() },
+//! )?;
+//! let name = std::path::Path::new("fixtures/adult/adult.csv");
+//! let input = TableInput::open(name)?;
+//! let a = api::anonymize(&config, name, &input)?;
+//! let packed = api::pack(&config, a, &input, &api::PackOptions {
+//!     mode: Default::default(),
+//!     seal: karc::archive::seal::Seal::None,
+//! })?;
+//! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
+//! assert_eq!(archive.restore(None)?, input.csv);
+//! # Ok::<(), karc::Error>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+
+use crate::anonymize::{self, Algorithm};
+use crate::archive::layout::Layout;
+use crate::arrow::{ArrowLayout, ColumnExtras, table_from_arrow, to_arrow};
+use crate::config::Config;
+use crate::dataset::Dataset;
+use crate::privacy::{ModelError, PrivacyModel};
+use crate::report::Report;
+use crate::table::{Column, Table};
+use crate::{Error, Result};
+
+pub use crate::archive::reader::{ClaimCheck, Inspection};
+pub use crate::arrow::TableInput;
+
+mod archive;
+mod compare;
+mod keys;
+mod pack;
+mod verify;
+
+pub use archive::{
+    Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
+};
+pub use compare::{CompareOptions, compare, compare_rows};
+pub use keys::{KeyOptions, SealOptions};
+pub use pack::{
+    PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
+    pack_stream, stream_params,
+};
+pub use verify::{ConstraintSpec, VerifyOptions, read_release, verify_table};
+
+/// Where a config comes from.
+#[derive(Debug, Clone)]
+pub enum ConfigSource {
+    /// A TOML file; hierarchy paths are relative to its folder.
+    File(PathBuf),
+    /// TOML text in memory; `path` names it in messages and locates the
+    /// hierarchy files (relative to its folder).
+    Text { path: PathBuf, text: String },
+    /// A config already parsed.
+    Parsed(Config),
+}
+
+/// What a front end may override in the config (the command line's
+/// `--algorithm`, `--k`, `--seed`, `--suppression-limit`).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub algorithm: Option<String>,
+    /// k over all QIs; replaces any constraint set.
+    pub k: Option<usize>,
+    pub seed: Option<u64>,
+    pub suppression_limit: Option<f64>,
+}
+
+/// Loads the config and applies the overrides.
+pub fn load_config(source: &ConfigSource, overrides: &Overrides) -> Result<Config> {
+    let mut config = match source {
+        ConfigSource::File(path) => Config::load(path)?,
+        ConfigSource::Text { path, text } => Config::parse(path, text)?,
+        ConfigSource::Parsed(config) => config.clone(),
+    };
+    if let Some(a) = &overrides.algorithm {
+        config.algorithm.name = a.clone();
+    }
+    if let Some(seed) = overrides.seed {
+        config.algorithm.seed = seed;
+    }
+    if let Some(k) = overrides.k {
+        if k == 0 {
+            return Err(Error::Options(format!(
+                "k: expected a whole number from 1 up, found {k}"
+            )));
+        }
+        config.privacy.k = Some(k);
+        config.privacy.constraints.clear();
+    }
+    if let Some(limit) = overrides.suppression_limit {
+        if !(0.0..=1.0).contains(&limit) {
+            return Err(Error::Options(format!(
+                "suppression_limit: expected a number in 0..=1, found {limit}"
+            )));
+        }
+        config.privacy.suppression_limit = Some(limit);
+    }
+    Ok(config)
+}
+
+/// The files a config reads: itself and its hierarchies (a front end
+/// refuses to overwrite them).
+pub fn config_files(config: &Config) -> Vec<PathBuf> {
+    std::iter::once(config.path.clone())
+        .chain(
+            config
+                .columns
+                .iter()
+                .filter_map(|c| config.hierarchy_path(c)),
+        )
+        .collect()
+}
+
+/// Everything an anonymization produced.
+pub struct Anonymized {
+    pub data: Dataset,
+    pub outcome: anonymize::Outcome,
+    pub report: Report,
+}
+
+impl Anonymized {
+    /// The release as CSV, as `karc anonymize` writes it.
+    pub fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.outcome.release.write_csv(&self.data, out)
+    }
+
+    /// The release as an Arrow record batch: the identifiers left out, the
+    /// quasi-identifiers as strings (generalized labels), the other
+    /// columns as an Arrow input (`arrow`) had them, types and nulls, since
+    /// they are released as they are; a CSV input's columns as strings.
+    pub fn release_batch(&self, arrow: Option<&ArrowLayout>) -> Result<RecordBatch> {
+        let columns = self.outcome.release.columns(&self.data);
+        let Some(input) = arrow else {
+            return to_arrow(&columns, None);
+        };
+        let qis: Vec<&str> = self.data.qis.iter().map(|q| q.name.as_str()).collect();
+        let typed = input.release(&qis);
+        let index = |c: &Column| typed.schema.index_of(&c.name).ok();
+        let fields: Vec<_> = columns
+            .iter()
+            .filter_map(|c| index(c).map(|i| typed.schema.field(i).clone()))
+            .collect();
+        let extras = input.extras.as_ref().map(|extras| {
+            columns
+                .iter()
+                .filter_map(index)
+                .map(
+                    |i| match qis.contains(&typed.schema.field(i).name().as_str()) {
+                        true => ColumnExtras::default(),
+                        false => extras[i].clone(),
+                    },
+                )
+                .collect()
+        });
+        let layout = ArrowLayout {
+            schema: Arc::new(Schema::new_with_metadata(
+                fields,
+                typed.schema.metadata().clone(),
+            )),
+            extras,
+        };
+        to_arrow(&columns, Some(&layout))
+    }
+}
+
+/// Refuses an unknown algorithm (before any table is read).
+pub fn check_algorithm(config: &Config) -> Result<()> {
+    Algorithm::from_name(&config.algorithm.name).map(drop)
+}
+
+/// An Arrow table in memory (a pyarrow or pandas table) as a table input:
+/// the canonical CSV of its texts, which the archive seals, and the layout
+/// that rebuilds it (as [`TableInput::open`] reads a Parquet or IPC file).
+pub fn arrow_input(schema: &Schema, batches: &[RecordBatch]) -> Result<TableInput> {
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    let mut csv = Vec::new();
+    Layout::canonical(table.columns.len()).render(&table, &mut csv);
+    Ok(TableInput {
+        csv,
+        arrow: Some(layout),
+    })
+}
+
+/// Anonymizes a table input (`name` names it in messages): a CSV file's
+/// bytes, read as the config says, or an Arrow table's canonical CSV.
+pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Anonymized> {
+    check_algorithm(config)?;
+    let config = input.config(config);
+    let table = Table::from_bytes(name, &input.csv, &config.csv_options()?)?;
+    anonymize_table(&config, table)
+}
+
+/// Anonymizes an Arrow table in memory as [`anonymize`] does its
+/// [`arrow_input`], without the canonical CSV only an archive needs (the
+/// table is the one its texts make); returns the layout too, which types
+/// [`Anonymized::release_batch`].
+pub fn anonymize_arrow(
+    config: &Config,
+    schema: &Schema,
+    batches: &[RecordBatch],
+) -> Result<(Anonymized, ArrowLayout)> {
+    check_algorithm(config)?;
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    // The config reads the table as it reads an Arrow input's CSV.
+    let input = TableInput {
+        csv: Vec::new(),
+        arrow: Some(layout),
+    };
+    let a = anonymize_table(&input.config(config), table)?;
+    Ok((a, input.arrow.expect("set above")))
+}
+
+/// Anonymizes a table already in memory.
+pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
+    check_algorithm(config)?;
+    let data = Dataset::bind(config, table)?;
+    let model = privacy_model(config, &data)?;
+    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    Ok(Anonymized {
+        data,
+        outcome,
+        report,
+    })
+}
+
+/// The config's privacy model for `data`, its error naming where the
+/// problem comes from: the table for a k it cannot reach, the config's
+/// `[privacy]` section for the rest.
+fn privacy_model(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
+    PrivacyModel::from_config(config, data).map_err(|e| {
+        let place = match &e {
+            Error::Model(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
+            _ => format!("{}: [privacy]", config.path.display()),
+        };
+        Error::Located {
+            place,
+            source: Box::new(e),
+        }
+    })
+}

@@ -1,0 +1,124 @@
+//! Checking the privacy claim of a release made by anyone.
+
+use std::path::Path;
+
+use crate::arrow::{TableFormat, read_table_bytes};
+use crate::config::SuppressionPolicy;
+use crate::privacy::{ClaimReport, Constraint, check_k, verify_columns};
+use crate::table::{Column, CsvOptions, Table};
+use crate::{Error, Result};
+
+/// A privacy claim to check on a release made by anyone: k over `qi`,
+/// constraints on their own columns, distinct l-diversity.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    pub qi: Vec<String>,
+    /// k over all the `qi` columns.
+    pub k: Option<usize>,
+    /// Constraints, each checked on its own columns.
+    pub constraints: Vec<ConstraintSpec>,
+    /// How all-`*` rows count.
+    pub suppressed: SuppressionPolicy,
+    /// A sensitive column and the l of its distinct l-diversity.
+    pub sensitive: Option<(String, usize)>,
+}
+
+/// One k over some columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstraintSpec {
+    pub columns: Vec<String>,
+    pub k: usize,
+}
+
+impl std::str::FromStr for ConstraintSpec {
+    type Err = Error;
+
+    /// Parses "a,b:5".
+    fn from_str(text: &str) -> Result<ConstraintSpec> {
+        let bad = |why: String| Error::Options(format!("--constraint {text:?}: {why}"));
+        let (cols, k) = text
+            .rsplit_once(':')
+            .ok_or_else(|| bad("expected \"col,col:K\"".to_owned()))?;
+        let k = k
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("expected a whole number after ':', found {k:?}")))?;
+        let columns: Vec<String> = cols.split(',').map(|c| c.trim().to_owned()).collect();
+        if columns.iter().any(String::is_empty) {
+            return Err(bad("empty column name".to_owned()));
+        }
+        Ok(ConstraintSpec { columns, k })
+    }
+}
+
+/// Reads a release for [`verify_table`]: a Parquet or Arrow IPC table
+/// (by `name`'s extension or the bytes' magic), else a CSV file with a
+/// header line, the delimiter given or detected, cells as they are.
+pub fn read_release(name: &Path, bytes: Vec<u8>, delimiter: Option<u8>) -> Result<Table> {
+    let format = TableFormat::of_input(name, &bytes);
+    if format != TableFormat::Csv {
+        return read_table_bytes(name, bytes, format).map(|(table, _)| table);
+    }
+    Table::from_bytes(
+        name,
+        &bytes,
+        &CsvOptions {
+            delimiter,
+            header: true,
+            trim: false,
+        },
+    )
+}
+
+/// Checks a release's privacy claim, whoever made it.
+pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
+    let mut names: Vec<String> = o.qi.clone();
+    let mut specs: Vec<(Vec<String>, usize)> = Vec::new();
+    for c in &o.constraints {
+        for col in &c.columns {
+            if !names.contains(col) {
+                names.push(col.clone());
+            }
+        }
+        specs.push((c.columns.clone(), c.k));
+    }
+    if let Some(k) = o.k {
+        if o.qi.is_empty() {
+            return Err(Error::Options(
+                "--k needs --qi: name the quasi-identifier columns".to_owned(),
+            ));
+        }
+        specs.insert(0, (o.qi.clone(), k));
+    }
+    if specs.is_empty() {
+        return Err(Error::Options(
+            "no claim to check: give --qi with --k, or --constraint \"col,col:K\"".to_owned(),
+        ));
+    }
+    let find = |name: &str| -> Result<&Column> {
+        table.column(name).ok_or_else(|| {
+            let available: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
+            Error::Options(format!(
+                "{}: no column {name:?} (columns: {})",
+                table.source.display(),
+                available.join(", ")
+            ))
+        })
+    };
+    let qi: Vec<&Column> = names.iter().map(|n| find(n)).collect::<Result<_>>()?;
+    let mut constraints = Vec::new();
+    for (i, (cols, k)) in specs.iter().enumerate() {
+        check_k(*k, usize::MAX, (specs.len() > 1).then_some(i + 1))?;
+        let qis = cols
+            .iter()
+            .map(|c| names.iter().position(|n| n == c).expect("collected above"))
+            .collect();
+        constraints.push(Constraint { qis, k: *k });
+    }
+    let sensitive = match &o.sensitive {
+        Some((_, 0)) => return Err(Error::Options("--l must be at least 1".to_owned())),
+        Some((s, l)) => Some((find(s)?, *l)),
+        None => None,
+    };
+    Ok(verify_columns(&qi, &constraints, o.suppressed, sensitive))
+}

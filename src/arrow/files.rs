@@ -1,0 +1,211 @@
+//! Parquet and Arrow IPC files read as karc tables, and record batches
+//! written as either.
+//!
+//! A file is read one record batch at a time into the karc columns, so the
+//! Arrow form of the whole table is never in memory at once.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_ipc::writer::IpcWriteOptions;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use super::{ArrowLayout, ArrowTableError, TableBuilder};
+use crate::io::{Access, Input, Output, input_name, is_std};
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// Rows per record batch read from a file: large enough that the per-batch
+/// work is nothing beside the cells, small enough to stay out of memory.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// The kind of a table file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Parquet,
+    /// Arrow IPC: the file format (Feather v2) or the stream format.
+    Ipc,
+}
+
+impl TableFormat {
+    /// The format a path's extension names (`.parquet`, `.pq`; `.arrow`,
+    /// `.feather`, `.ipc`, `.arrows`); CSV otherwise.
+    pub fn from_path(path: &Path) -> TableFormat {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("parquet" | "pq") => TableFormat::Parquet,
+            Some("arrow" | "feather" | "ipc" | "arrows") => TableFormat::Ipc,
+            _ => TableFormat::Csv,
+        }
+    }
+
+    /// The format of bytes by their magic (`PAR1`, `ARROW1`, or an IPC
+    /// stream's continuation marker); CSV otherwise.
+    pub fn sniff(bytes: &[u8]) -> TableFormat {
+        if bytes.starts_with(b"PAR1") {
+            TableFormat::Parquet
+        } else if bytes.starts_with(b"ARROW1") || bytes.starts_with(&[0xff; 4]) {
+            TableFormat::Ipc
+        } else {
+            TableFormat::Csv
+        }
+    }
+
+    /// The format of a command-line input: by its extension, or by its
+    /// first bytes for standard input (`-`), which `head` holds.
+    pub fn of_input(path: &Path, head: &[u8]) -> TableFormat {
+        if is_std(path) {
+            TableFormat::sniff(head)
+        } else {
+            TableFormat::from_path(path)
+        }
+    }
+}
+
+fn file_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    ArrowTableError::File {
+        path: input_name(path).display().to_string(),
+        message: e.to_string(),
+    }
+    .into()
+}
+
+/// Reads a Parquet or Arrow IPC file (its format from its extension) as a
+/// karc table and the layout that rebuilds it.
+pub fn read_table(path: &Path) -> Result<(Table, ArrowLayout)> {
+    if is_std(path) {
+        let bytes = Input::open_arg(path)?.into_vec();
+        let format = TableFormat::sniff(&bytes);
+        return read_table_bytes(path, bytes, format);
+    }
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    match TableFormat::from_path(path) {
+        TableFormat::Parquet => {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+                .map_err(|e| file_error(path, e))?;
+            build(path, reader)
+        }
+        _ => {
+            let mut magic = [0u8; 6];
+            let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| Error::io(path, e))?;
+            read_ipc(path, std::io::BufReader::new(file), &magic[..n])
+        }
+    }
+}
+
+/// Reads a Parquet or Arrow IPC table held in memory; `path` names it.
+pub fn read_table_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    format: TableFormat,
+) -> Result<(Table, ArrowLayout)> {
+    match format {
+        TableFormat::Parquet => {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+                .map_err(|e| file_error(path, e))?;
+            build(path, reader)
+        }
+        TableFormat::Ipc => {
+            let head = bytes[..bytes.len().min(6)].to_vec();
+            read_ipc(path, std::io::Cursor::new(bytes), &head)
+        }
+        TableFormat::Csv => Err(file_error(
+            path,
+            "not a Parquet or Arrow IPC file: expected PAR1 or ARROW1 at its start",
+        )),
+    }
+}
+
+/// An IPC file (which starts `ARROW1`) or stream.
+fn read_ipc<R: Read + Seek>(path: &Path, reader: R, head: &[u8]) -> Result<(Table, ArrowLayout)> {
+    if head.starts_with(b"ARROW1") {
+        let reader = arrow_ipc::reader::FileReader::try_new(reader, None)
+            .map_err(|e| file_error(path, e))?;
+        build(path, reader)
+    } else {
+        let reader = arrow_ipc::reader::StreamReader::try_new(reader, None)
+            .map_err(|e| file_error(path, e))?;
+        build(path, reader)
+    }
+}
+
+fn build(path: &Path, reader: impl RecordBatchReader) -> Result<(Table, ArrowLayout)> {
+    let name = input_name(path).display().to_string();
+    let mut builder = TableBuilder::new(reader.schema(), &name)?;
+    for batch in reader {
+        builder.push(&batch.map_err(|e| file_error(path, e))?)?;
+    }
+    let (mut table, layout) = builder.finish();
+    table.source = path.to_owned();
+    Ok((table, layout))
+}
+
+/// Writes `batch` to `out` as a Parquet file (zstd-compressed pages, which
+/// every current reader supports) or an Arrow IPC file (LZ4 frames, as
+/// pyarrow's Feather writer does); `name` names the output in messages.
+pub fn write_batch(
+    out: &mut dyn Write,
+    name: &Path,
+    format: TableFormat,
+    batch: &RecordBatch,
+) -> Result<()> {
+    let error = |e: &dyn std::fmt::Display| -> Error {
+        ArrowTableError::File {
+            path: name.display().to_string(),
+            message: e.to_string(),
+        }
+        .into()
+    };
+    match format {
+        TableFormat::Parquet => {
+            let props = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .build();
+            // The writer needs a `Send` sink: the file is built in memory
+            // (compressed, it is smaller than the batch it holds).
+            let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props))
+                .map_err(|e| error(&e))?;
+            writer.write(batch).map_err(|e| error(&e))?;
+            let bytes = writer.into_inner().map_err(|e| error(&e))?;
+            out.write_all(&bytes).map_err(|e| Error::io(name, e))
+        }
+        TableFormat::Ipc => {
+            let options = IpcWriteOptions::default()
+                .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
+                .map_err(|e| error(&e))?;
+            let schema = batch.schema();
+            let mut writer =
+                arrow_ipc::writer::FileWriter::try_new_with_options(out, &schema, options)
+                    .map_err(|e| error(&e))?;
+            writer.write(batch).map_err(|e| error(&e))?;
+            writer.finish().map_err(|e| error(&e))?;
+            Ok(())
+        }
+        TableFormat::Csv => Err(error(&"a record batch is written as Parquet or Arrow IPC")),
+    }
+}
+
+/// Writes `batch` to `path` (its format from its extension; standard
+/// output for `-`, as Parquet) atomically, readable as `access` says.
+pub fn write_table(path: &Path, batch: &RecordBatch, access: Access) -> Result<()> {
+    let format = match TableFormat::from_path(path) {
+        TableFormat::Csv if is_std(path) => TableFormat::Parquet,
+        f => f,
+    };
+    let output = Output::new(path, access)?;
+    let name = output.name();
+    output.write(|w| write_batch(w, &name, format, batch))
+}
