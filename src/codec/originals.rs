@@ -42,7 +42,7 @@ use crate::huffman::{
 };
 use crate::table::Column;
 
-mod contexts;
+pub(super) mod contexts;
 mod offsets;
 mod per_value_rans;
 
@@ -533,6 +533,25 @@ fn with_parents(
         })
         .collect();
     let chosen = contexts::choose(&columns);
+    code_with_parents(
+        qis, released, tables, prefixes, sections, threads, &chosen, true,
+    );
+}
+
+/// Codes again the sections of the QIs `chosen` gives parents, replacing
+/// each (when `smaller_only`, only by a smaller one). Every original parent
+/// must have a section with a value table, and the parents no cycle.
+#[allow(clippy::too_many_arguments)]
+fn code_with_parents(
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+    tables: &[ValueTable],
+    prefixes: &[Vec<u8>],
+    sections: &mut [Vec<u8>],
+    threads: usize,
+    chosen: &[Vec<Parent>],
+    smaller_only: bool,
+) {
     let order: Vec<usize> = (0..qis.len()).filter(|&q| !chosen[q].is_empty()).collect();
     each_section(sections, &order, threads, |q, section| {
         let sources: Vec<(&[u32], u64)> = chosen[q]
@@ -543,6 +562,14 @@ fn with_parents(
             })
             .collect();
         let keys = ContextKeys::new(released[q].symbols.len(), sources);
+        let rows = released[q].rows.len();
+        let fits = keys.space.is_some_and(|space| {
+            space <= contexts::context_limit(rows)
+                && space.checked_mul(tables[q].texts.len() as u64).is_some()
+        });
+        if !fits {
+            return;
+        }
         let mut with = prefixes[q].clone();
         let coded = per_value_rans::encode(
             &qis[q],
@@ -552,10 +579,56 @@ fn with_parents(
             &keys,
             &mut with,
         );
-        if coded && with.len() < section.len() {
+        if coded && (with.len() < section.len() || !smaller_only) {
             *section = with;
         }
     });
+}
+
+/// Per-value-rans mode's blob with the given parents (tests: every
+/// parent's path, whether the encoder would choose it or not). A QI whose
+/// section (or an original parent's) holds offsets keeps its section
+/// without parents.
+#[cfg(test)]
+pub(super) fn encode_with_parents(
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+    parents: &[Vec<Parent>],
+) -> Vec<u8> {
+    let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
+    let tables: Vec<ValueTable> = qis
+        .iter()
+        .zip(&mut sections)
+        .map(|(qi, section)| ValueTable::build(qi, section))
+        .collect();
+    let prefixes = sections.clone();
+    for (q, section) in sections.iter_mut().enumerate() {
+        *section = per_value_rans_section(&qis[q], &released[q], &tables[q], section)
+            .expect("codable in per-value-rans mode");
+    }
+    let table = |q: usize| sections[q].first() != Some(&VALUES_OFFSETS);
+    let chosen: Vec<Vec<Parent>> = parents
+        .iter()
+        .enumerate()
+        .map(|(q, ps)| {
+            let fit = table(q)
+                && ps.iter().all(|&p| match p {
+                    Parent::Original(i) => table(i),
+                    Parent::Released(_) => true,
+                });
+            if fit { ps.clone() } else { Vec::new() }
+        })
+        .collect();
+    code_with_parents(
+        qis, released, &tables, &prefixes, &mut sections, 1, &chosen, false,
+    );
+    let mut bytes = vec![DiffMode::PerValueRans.id()];
+    put_varint(&mut bytes, qis.len() as u64);
+    for section in &sections {
+        put_varint(&mut bytes, section.len() as u64);
+        bytes.extend_from_slice(section);
+    }
+    bytes
 }
 
 /// Encodes the original QI columns against their released columns.
