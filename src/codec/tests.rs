@@ -892,10 +892,19 @@ proptest! {
 #[test]
 fn a_dependent_qi_takes_a_parent_and_shrinks() {
     let rows = 4000;
-    let mix = |r: usize| (r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23) as usize;
+    let mix = |r: usize| {
+        (r as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(23) as usize
+    };
     let g = vec![
         qi_of(30, rows, mix, |_| 2),
-        qi_of(30, rows, |r| if mix(r) % 16 == 0 { r } else { mix(r) + 1 }, |_| 2),
+        qi_of(
+            30,
+            rows,
+            |r| if mix(r) % 16 == 0 { r } else { mix(r) + 1 },
+            |_| 2,
+        ),
     ];
     let chosen = encode_all(DiffMode::PerValueRans, &g);
     let none = forced(&g, &[vec![], vec![]]);
@@ -1006,5 +1015,8 @@ fn corrupted_parents_are_refused() {
     let refined_at = 3 + 1;
     assert!(b[refined_at] >= 1, "QI 1 refines a context");
     b[refined_at + 1] = 12;
-    refused(&join_sections(&[sections[0].clone(), b]), "beyond the 12 contexts");
+    refused(
+        &join_sections(&[sections[0].clone(), b]),
+        "beyond the 12 contexts",
+    );
 }

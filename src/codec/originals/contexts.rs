@@ -89,7 +89,9 @@ pub(super) fn refine(
     let bound = keys.space?.checked_mul(v)?;
     let per_symbol = keys.per_symbol();
     let coded = |r: usize| sizes[symbols[r] as usize] > 0;
-    let rows = (0..symbols.len()).step_by(stride.max(1)).filter(|&r| coded(r));
+    let rows = (0..symbols.len())
+        .step_by(stride.max(1))
+        .filter(|&r| coded(r));
     let mut by_context: Vec<u64> = rows
         .clone()
         .map(|r| keys.key(symbols[r], r) * v + u64::from(values[r]))
@@ -201,7 +203,8 @@ pub(super) fn choose(columns: &[Column<'_>]) -> Vec<Vec<Parent>> {
     let measure = |j: usize, parents: &[Parent]| -> Option<i64> {
         let column = &columns[j];
         let (values, value_count) = column.values?;
-        let sources: Vec<(&[u32], u64)> = parents.iter().map(|&p| radix(p)).collect::<Option<_>>()?;
+        let sources: Vec<(&[u32], u64)> =
+            parents.iter().map(|&p| radix(p)).collect::<Option<_>>()?;
         let keys = ContextKeys::new(column.symbol_count, sources);
         if keys.space? > limit {
             return None;

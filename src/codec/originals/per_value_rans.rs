@@ -258,7 +258,9 @@ pub(super) fn encode(
     }
     for r in &refined {
         let g = (r.context / per_symbol) as usize;
-        let alphabet = alphabets[g].clone().expect("a refined context's symbol is coded");
+        let alphabet = alphabets[g]
+            .clone()
+            .expect("a refined context's symbol is coded");
         coded.push(Coded::new(alphabet, &r.counts));
     }
     let tables: Vec<&Table> = coded.iter().map(|c| &c.table).collect();
@@ -291,9 +293,7 @@ pub(super) fn encode(
             true => None,
             false => {
                 let context = keys.key(g, r);
-                refined
-                    .binary_search_by_key(&context, |c| c.context)
-                    .ok()
+                refined.binary_search_by_key(&context, |c| c.context).ok()
             }
         };
         own.map_or(table_of[g as usize] as usize, |i| base_tables + i)
