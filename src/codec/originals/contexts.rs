@@ -69,86 +69,133 @@ const BIT: i64 = 1 << 16;
 /// number's varint and its scale symbol.
 const CONTEXT_BITS: i64 = 16;
 
-/// The contexts of `keys` that pay for their own table, and what they
-/// save (fixed-point bits, before the parents' bytes), over the rows
-/// `0, stride, 2 stride ...` whose symbol is coded. `symbols`: each row's
-/// released symbol; `values`: each row's value-table index, below
-/// `value_count`; `sizes`: each symbol's alphabet size, 0 for a symbol
-/// that codes nothing. `keep`: whether to list the contexts (the gain
-/// alone otherwise). `None` when the keys do not fit 64 bits.
-pub(super) fn refine(
-    symbols: &[u32],
-    values: &[u32],
-    value_count: usize,
-    sizes: &[u32],
-    keys: &ContextKeys<'_>,
+/// A QI's rows as [`CodedRows::refine`] measures them: the rows `0,
+/// stride, 2 stride ...` whose symbol is coded, and each (symbol, value)
+/// count of those rows, computed once for all candidates.
+pub(super) struct CodedRows<'a> {
+    /// Each row's released symbol.
+    symbols: &'a [u32],
+    /// Each row's value-table index, below `value_count`.
+    values: &'a [u32],
+    value_count: u64,
+    /// Each symbol's alphabet size, 0 for a symbol that codes nothing.
+    sizes: &'a [u32],
     stride: usize,
-    keep: bool,
-) -> Option<(i64, Vec<Refined>)> {
-    let v = value_count.max(1) as u64;
-    let bound = keys.space?.checked_mul(v)?;
-    let per_symbol = keys.per_symbol();
-    let coded = |r: usize| sizes[symbols[r] as usize] > 0;
-    let rows = (0..symbols.len())
-        .step_by(stride.max(1))
-        .filter(|&r| coded(r));
-    let mut by_context: Vec<u64> = rows
-        .clone()
-        .map(|r| keys.key(symbols[r], r) * v + u64::from(values[r]))
-        .collect();
-    sort_keys(&mut by_context, bound);
-    let mut by_symbol: Vec<u64> = rows
-        .map(|r| u64::from(symbols[r]) * v + u64::from(values[r]))
-        .collect();
-    sort_keys(&mut by_symbol, (sizes.len() as u64).max(1) * v);
-    // The released values' (symbol, value) runs and row totals.
-    let base = runs(&by_symbol);
-    let mut totals = vec![0u64; sizes.len()];
-    for &(k, n) in &base {
-        totals[(k / v) as usize] += n;
+    /// (symbol * value_count + value, rows), ascending.
+    base: Vec<(u64, u64)>,
+    /// Each symbol's rows.
+    totals: Vec<u64>,
+}
+
+impl<'a> CodedRows<'a> {
+    pub(super) fn new(
+        symbols: &'a [u32],
+        values: &'a [u32],
+        value_count: usize,
+        sizes: &'a [u32],
+        stride: usize,
+    ) -> CodedRows<'a> {
+        let mut rows = CodedRows {
+            symbols,
+            values,
+            value_count: value_count.max(1) as u64,
+            sizes,
+            stride: stride.max(1),
+            base: Vec::new(),
+            totals: vec![0; sizes.len()],
+        };
+        let v = rows.value_count;
+        let bound = (sizes.len() as u64).max(1).saturating_mul(v);
+        rows.base = counted(
+            rows.rows()
+                .map(|r| u64::from(symbols[r]) * v + u64::from(values[r])),
+            bound,
+        );
+        for &(k, n) in &rows.base {
+            rows.totals[(k / v) as usize] += n;
+        }
+        rows
     }
-    let base_count = |g: u64, x: u64| {
-        let i = base
-            .binary_search_by_key(&(g * v + x), |&(k, _)| k)
-            .expect("a context's value is its symbol's");
-        base[i].1
-    };
-    let mut gain = 0i64;
-    let mut refined = Vec::new();
-    let contexts = runs(&by_context);
-    let mut i = 0;
-    while i < contexts.len() {
-        let context = contexts[i].0 / v;
-        let start = i;
-        while i < contexts.len() && contexts[i].0 / v == context {
-            i += 1;
-        }
-        let group = &contexts[start..i];
-        let g = context / per_symbol;
-        let rows: u64 = group.iter().map(|&(_, n)| n).sum();
-        let (log_rows, log_g) = (log2_fixed(rows), log2_fixed(totals[g as usize]));
-        let (mut own, mut under, mut table) = (0i64, 0i64, CONTEXT_BITS * BIT);
-        for &(k, n) in group {
-            let n_fixed = n as i64;
-            own += n_fixed * (log_rows - log2_fixed(n));
-            under += n_fixed * (log_g - log2_fixed(base_count(g, k % v)));
-            // A present value's width symbol and low bits.
-            table += log2_fixed(n) + 2 * BIT;
-        }
-        // Every absent value of the alphabet: a width symbol.
-        table += i64::from(sizes[g as usize]).saturating_sub(group.len() as i64) * BIT;
-        let saved = under - own - table;
-        if saved > 0 {
-            gain += saved;
-            if keep {
-                refined.push(Refined {
-                    context,
-                    counts: group.iter().map(|&(k, n)| ((k % v) as u32, n)).collect(),
-                });
+
+    /// The rows measured.
+    fn rows(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        (0..self.symbols.len())
+            .step_by(self.stride)
+            .filter(|&r| self.sizes[self.symbols[r] as usize] > 0)
+    }
+
+    /// The contexts of `keys` that pay for their own table, and what they
+    /// save (fixed-point bits, before the parents' bytes). `keep`: whether
+    /// to list the contexts (the gain alone otherwise). `None` when the
+    /// keys do not fit 64 bits.
+    pub(super) fn refine(&self, keys: &ContextKeys<'_>, keep: bool) -> Option<(i64, Vec<Refined>)> {
+        let (symbols, values, sizes, v) = (self.symbols, self.values, self.sizes, self.value_count);
+        let bound = keys.space?.checked_mul(v)?;
+        let per_symbol = keys.per_symbol();
+        let contexts = counted(
+            self.rows()
+                .map(|r| keys.key(symbols[r], r) * v + u64::from(values[r])),
+            bound,
+        );
+        let (base, totals) = (&self.base, &self.totals);
+        let base_count = |g: u64, x: u64| {
+            let i = base
+                .binary_search_by_key(&(g * v + x), |&(k, _)| k)
+                .expect("a context's value is its symbol's");
+            base[i].1
+        };
+        let mut gain = 0i64;
+        let mut refined = Vec::new();
+        let mut i = 0;
+        while i < contexts.len() {
+            let context = contexts[i].0 / v;
+            let start = i;
+            while i < contexts.len() && contexts[i].0 / v == context {
+                i += 1;
+            }
+            let group = &contexts[start..i];
+            let g = context / per_symbol;
+            let rows: u64 = group.iter().map(|&(_, n)| n).sum();
+            let (log_rows, log_g) = (log2_fixed(rows), log2_fixed(totals[g as usize]));
+            let (mut own, mut under, mut table) = (0i64, 0i64, CONTEXT_BITS * BIT);
+            for &(k, n) in group {
+                let n_fixed = n as i64;
+                own += n_fixed * (log_rows - log2_fixed(n));
+                under += n_fixed * (log_g - log2_fixed(base_count(g, k % v)));
+                // A present value's width symbol and low bits.
+                table += log2_fixed(n) + 2 * BIT;
+            }
+            // Every absent value of the alphabet: a width symbol.
+            table += i64::from(sizes[g as usize]).saturating_sub(group.len() as i64) * BIT;
+            let saved = under - own - table;
+            if saved > 0 {
+                gain += saved;
+                if keep {
+                    refined.push(Refined {
+                        context,
+                        counts: group.iter().map(|&(k, n)| ((k % v) as u32, n)).collect(),
+                    });
+                }
             }
         }
+        Some((gain, refined))
     }
-    Some((gain, refined))
+}
+
+/// The (key, count) of `keys`, all below `bound`, ascending: counted in
+/// an array when `bound` is small beside the keys, else sorted.
+fn counted(keys: impl Iterator<Item = u64> + Clone, bound: u64) -> Vec<(u64, u64)> {
+    let len = keys.clone().count() as u64;
+    if bound <= (4 * len).max(1 << 16) {
+        let mut counts = vec![0u64; bound as usize];
+        for k in keys {
+            counts[k as usize] += 1;
+        }
+        return (0..bound).zip(counts).filter(|&(_, n)| n > 0).collect();
+    }
+    let mut sorted: Vec<u64> = keys.collect();
+    sort_keys(&mut sorted, bound);
+    runs(&sorted)
 }
 
 /// The runs of equal keys of a sorted list: (key, count).
@@ -200,25 +247,22 @@ pub(super) fn choose(columns: &[Column<'_>]) -> Vec<Vec<Parent>> {
             Parent::Released(i) => Some((columns[i].symbols, columns[i].symbol_count as u64)),
         }
     };
+    let measured: Vec<Option<CodedRows<'_>>> = columns
+        .iter()
+        .map(|c| {
+            c.values
+                .map(|(values, n)| CodedRows::new(c.symbols, values, n, &c.sizes, stride))
+        })
+        .collect();
     let measure = |j: usize, parents: &[Parent]| -> Option<i64> {
-        let column = &columns[j];
-        let (values, value_count) = column.values?;
+        let rows = measured[j].as_ref()?;
         let sources: Vec<(&[u32], u64)> =
             parents.iter().map(|&p| radix(p)).collect::<Option<_>>()?;
-        let keys = ContextKeys::new(column.symbol_count, sources);
+        let keys = ContextKeys::new(columns[j].symbol_count, sources);
         if keys.space? > limit {
             return None;
         }
-        let (gain, _) = refine(
-            column.symbols,
-            values,
-            value_count,
-            &column.sizes,
-            &keys,
-            stride,
-            false,
-        )?;
-        Some(gain)
+        rows.refine(&keys, false).map(|(gain, _)| gain)
     };
     // Every single candidate's gain, best first (ties: lower QI, then
     // original before released).

@@ -189,7 +189,7 @@ impl Coded {
 /// a slot each. `keys` numbers each row's context from its released value
 /// and its `parents`' values (none: the released value alone); the
 /// contexts that pay for a table of their own get one
-/// ([`contexts::refine`]).
+/// ([`contexts::CodedRows::refine`]).
 pub(super) fn encode(
     qi: &QiOriginal<'_>,
     rel: &ReleasedColumn,
@@ -215,16 +215,10 @@ pub(super) fn encode(
                 .iter()
                 .map(|a| a.as_ref().map_or(0, |a| a.len() as u32))
                 .collect();
-            let (_, refined) = contexts::refine(
-                &rel.rows,
-                &values.rows,
-                values.texts.len(),
-                &sizes,
-                keys,
-                1,
-                true,
-            )
-            .expect("the caller checked the context space");
+            let (_, refined) =
+                contexts::CodedRows::new(&rel.rows, &values.rows, values.texts.len(), &sizes, 1)
+                    .refine(keys, true)
+                    .expect("the caller checked the context space");
             put_varint(out, refined.len() as u64);
             let mut next = 0;
             for r in &refined {
