@@ -227,7 +227,7 @@ pub(super) struct Column<'a> {
 /// with a stride (the final coding counts every row).
 const SAMPLE_ROWS: usize = 1 << 16;
 /// The best single parent is paired with each of the next `PAIRED - 1`.
-const PAIRED: usize = 4;
+const PAIRED: usize = 8;
 
 /// The parents of each QI: every other QI's original (when its section
 /// has a value table) and released values are measured alone; then, by
