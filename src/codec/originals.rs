@@ -19,9 +19,11 @@
 //!   (`tools/src/bin/coding_sizes.rs`), but its adaptive models decode bit
 //!   by bit, about three times slower than a lookup a row;
 //! - [`DiffMode::PerValueRans`] (default, `per_value_rans`): per-value
-//!   mode's alphabets, a static frequency table per released value and the
-//!   rows in rANS: 54,073 B on the same release, decoded a lookup a coded
-//!   row, as fast as per-value mode and ten times context mode.
+//!   mode's alphabets, a static frequency table per released value (and
+//!   per context of up to two other columns, original or released, where
+//!   it pays: `contexts`) and the rows in rANS: 50,041 B on the same
+//!   release, decoded a lookup a coded row, as fast as per-value mode and
+//!   ten times context mode.
 
 use bitstream_io::BitWrite;
 use rustc_hash::FxHashMap;
@@ -42,8 +44,11 @@ use crate::huffman::{
 };
 use crate::table::Column;
 
+pub(super) mod contexts;
 mod offsets;
 mod per_value_rans;
+
+use contexts::Parent;
 
 /// How the original QI columns are coded against the release. The id is
 /// stored in the blob, so decoding needs no mode argument.
@@ -447,13 +452,191 @@ fn per_value_rans_section(
     let tables = (covered <= COVER_PER_ROW * rel.rows.len() + (1 << 16))
         .then(|| {
             let mut tables = section.to_vec();
-            per_value_rans::encode(qi, rel, values, &mut tables).then_some(tables)
+            let no_parents = ContextKeys::new(rel.symbols.len(), Vec::new());
+            per_value_rans::encode(qi, rel, values, &[], &no_parents, &mut tables).then_some(tables)
         })
         .flatten();
     match (offsets, tables) {
         (Some(o), Some(t)) => Some(if o.len() < t.len() { o } else { t }),
         (o, t) => o.or(t),
     }
+}
+
+/// Calls `encode(q, &mut sections[q])` for every `q` of `order`, on
+/// `threads` threads (each taking the next of `order`).
+fn each_section(
+    sections: &mut [Vec<u8>],
+    order: &[usize],
+    threads: usize,
+    encode: impl Fn(usize, &mut Vec<u8>) + Sync,
+) {
+    if threads <= 1 {
+        for &q in order {
+            encode(q, &mut sections[q]);
+        }
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<&mut Vec<u8>>> =
+        sections.iter_mut().map(std::sync::Mutex::new).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&q) = order.get(taken) else {
+                        break;
+                    };
+                    let mut section = slots[q].lock().expect("one worker per section");
+                    encode(q, &mut section);
+                }
+            });
+        }
+    });
+}
+
+/// Per-value-rans mode's second pass: chooses context parents for the
+/// QIs coded with tables ([`contexts::choose`]) and codes those that
+/// have some again, keeping a section only when it is smaller than the
+/// one without parents (`prefixes`: each section's value table).
+fn with_parents(
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+    tables: &[ValueTable],
+    prefixes: &[Vec<u8>],
+    sections: &mut [Vec<u8>],
+    threads: usize,
+) {
+    if qis.len() < 2 {
+        return;
+    }
+    let columns: Vec<contexts::Column<'_>> = (0..qis.len())
+        .map(|q| {
+            let (qi, rel, values) = (&qis[q], &released[q], &tables[q]);
+            let has_table = sections[q].first() != Some(&VALUES_OFFSETS);
+            let sizes = match has_table {
+                true => {
+                    let counts = value_counts(rel, values);
+                    let (_, alphabets) = coded_alphabets(qi, rel, values, &counts);
+                    alphabets
+                        .iter()
+                        .map(|a| a.as_ref().map_or(0, |a| a.len() as u32))
+                        .collect()
+                }
+                false => Vec::new(),
+            };
+            contexts::Column {
+                symbols: &rel.rows,
+                symbol_count: rel.symbols.len(),
+                values: has_table.then(|| (&values.rows[..], values.texts.len())),
+                sizes,
+            }
+        })
+        .collect();
+    let chosen = contexts::choose(&columns);
+    code_with_parents(
+        qis, released, tables, prefixes, sections, threads, &chosen, true,
+    );
+}
+
+/// Codes again the sections of the QIs `chosen` gives parents, replacing
+/// each (when `smaller_only`, only by a smaller one). Every original parent
+/// must have a section with a value table, and the parents no cycle.
+#[allow(clippy::too_many_arguments)]
+fn code_with_parents(
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+    tables: &[ValueTable],
+    prefixes: &[Vec<u8>],
+    sections: &mut [Vec<u8>],
+    threads: usize,
+    chosen: &[Vec<Parent>],
+    smaller_only: bool,
+) {
+    let order: Vec<usize> = (0..qis.len()).filter(|&q| !chosen[q].is_empty()).collect();
+    each_section(sections, &order, threads, |q, section| {
+        let sources: Vec<(&[u32], u64)> = chosen[q]
+            .iter()
+            .map(|&p| match p {
+                Parent::Original(i) => (&tables[i].rows[..], tables[i].texts.len() as u64),
+                Parent::Released(i) => (&released[i].rows[..], released[i].symbols.len() as u64),
+            })
+            .collect();
+        let keys = ContextKeys::new(released[q].symbols.len(), sources);
+        let rows = released[q].rows.len();
+        let fits = keys.space.is_some_and(|space| {
+            space <= contexts::context_limit(rows)
+                && space.checked_mul(tables[q].texts.len() as u64).is_some()
+        });
+        if !fits {
+            return;
+        }
+        let mut with = prefixes[q].clone();
+        let coded = per_value_rans::encode(
+            &qis[q],
+            &released[q],
+            &tables[q],
+            &chosen[q],
+            &keys,
+            &mut with,
+        );
+        if coded && (with.len() < section.len() || !smaller_only) {
+            *section = with;
+        }
+    });
+}
+
+/// Per-value-rans mode's blob with the given parents (tests: every
+/// parent's path, whether the encoder would choose it or not). A QI whose
+/// section (or an original parent's) holds offsets keeps its section
+/// without parents.
+#[cfg(test)]
+pub(super) fn encode_with_parents(
+    qis: &[QiOriginal<'_>],
+    released: &[ReleasedColumn],
+    parents: &[Vec<Parent>],
+) -> Vec<u8> {
+    let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
+    let tables: Vec<ValueTable> = qis
+        .iter()
+        .zip(&mut sections)
+        .map(|(qi, section)| ValueTable::build(qi, section))
+        .collect();
+    let prefixes = sections.clone();
+    for (q, section) in sections.iter_mut().enumerate() {
+        *section = per_value_rans_section(&qis[q], &released[q], &tables[q], section)
+            .expect("codable in per-value-rans mode");
+    }
+    let table = |q: usize| sections[q].first() != Some(&VALUES_OFFSETS);
+    let chosen: Vec<Vec<Parent>> = parents
+        .iter()
+        .enumerate()
+        .map(|(q, ps)| {
+            let fit = table(q)
+                && ps.iter().all(|&p| match p {
+                    Parent::Original(i) => table(i),
+                    Parent::Released(_) => true,
+                });
+            if fit { ps.clone() } else { Vec::new() }
+        })
+        .collect();
+    code_with_parents(
+        qis,
+        released,
+        &tables,
+        &prefixes,
+        &mut sections,
+        1,
+        &chosen,
+        false,
+    );
+    let mut bytes = vec![DiffMode::PerValueRans.id()];
+    put_varint(&mut bytes, qis.len() as u64);
+    for section in &sections {
+        put_varint(&mut bytes, section.len() as u64);
+        bytes.extend_from_slice(section);
+    }
+    bytes
 }
 
 /// Encodes the original QI columns against their released columns.
@@ -477,21 +660,25 @@ pub fn encode_originals(
         );
     }
     // Every section starts with its value table; the rest of a section
-    // depends only on the value tables (context mode reads earlier QIs'
-    // rows from them), so the sections are coded independently, on as many
-    // threads as pay, and joined in QI order: the bytes do not depend on
-    // the scheduling.
-    // Context mode reads every earlier QI's table, so they are built
-    // first; the other modes build each on the worker that codes its
+    // depends only on the value tables (context and per-value-rans modes
+    // read other QIs' rows from them), so the sections are coded
+    // independently, on as many threads as pay, and joined in QI order:
+    // the bytes do not depend on the scheduling.
+    // Context and per-value-rans modes read other QIs' tables, so they are
+    // built first; the other modes build each on the worker that codes its
     // section and drop it there (a row index per row and QI: ten QIs at
     // ten million rows hold 400 MB).
     let mut sections: Vec<Vec<u8>> = vec![Vec::new(); qis.len()];
     let tables: Vec<ValueTable> = match mode {
-        DiffMode::Context => qis
+        DiffMode::Context | DiffMode::PerValueRans => qis
             .iter()
             .zip(&mut sections)
             .map(|(qi, section)| ValueTable::build(qi, section))
             .collect(),
+        _ => Vec::new(),
+    };
+    let prefixes: Vec<Vec<u8>> = match mode {
+        DiffMode::PerValueRans => sections.clone(),
         _ => Vec::new(),
     };
     let logs = parents::SharedLogs::new(released.first().map_or(0, |r| r.rows.len()));
@@ -517,38 +704,18 @@ pub fn encode_originals(
         }
     };
     let threads = section_threads(released.len(), released.first().map_or(0, |r| r.rows.len()));
-    if threads <= 1 {
-        for (q, section) in sections.iter_mut().enumerate() {
-            encode(q, section);
-        }
-    } else {
-        // Workers take the next QI from a shared counter, the costliest
-        // first (so that no long one starts last).
-        let mut order: Vec<usize> = (0..qis.len()).collect();
-        order.sort_by_key(|&q| {
-            let cost = tables
-                .get(q)
-                .map_or(1, |values| section_cost(mode, q, values));
-            std::cmp::Reverse((cost, q))
-        });
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<&mut Vec<u8>>> =
-            sections.iter_mut().map(std::sync::Mutex::new).collect();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    loop {
-                        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&q) = order.get(taken) else {
-                            break;
-                        };
-                        let slot = &slots[q];
-                        let mut section = slot.lock().expect("one worker per section");
-                        encode(q, &mut section);
-                    }
-                });
-            }
-        });
+    // Workers take the costliest sections first (so that no long one
+    // starts last).
+    let mut order: Vec<usize> = (0..qis.len()).collect();
+    order.sort_by_key(|&q| {
+        let cost = tables
+            .get(q)
+            .map_or(1, |values| section_cost(mode, q, values));
+        std::cmp::Reverse((cost, q))
+    });
+    each_section(&mut sections, &order, threads, encode);
+    if mode == DiffMode::PerValueRans && !uncodable.load(std::sync::atomic::Ordering::Relaxed) {
+        with_parents(qis, released, &tables, &prefixes, &mut sections, threads);
     }
     if uncodable.into_inner() {
         // A QI that is not numbers and whose released values cover more
@@ -621,7 +788,13 @@ pub struct OriginalsDecoding<'a> {
     paper_rows: PaperRows,
     qis: &'a [QiSchema<'a>],
     released: &'a [ReleasedRows<'a>],
+    /// Each section's original parents (decoded first).
     parents_of: Vec<Vec<usize>>,
+    /// Each section's parents as stored (per-value-rans mode: original or
+    /// released values).
+    links: Vec<Vec<Parent>>,
+    /// Each section's value-table size: an original parent's radix.
+    value_counts: Vec<usize>,
     bytes_of: Vec<u64>,
     /// The sections not taken yet.
     pending: std::sync::Mutex<Vec<Option<Section<'a>>>>,
@@ -683,7 +856,11 @@ impl<'a> OriginalsDecoding<'a> {
                 None => (Vec::new(), false, true),
             };
             let parents = match mode {
-                DiffMode::Context => context_parents(&mut s, q)?,
+                DiffMode::Context => context_parents(&mut s, q)?
+                    .into_iter()
+                    .map(Parent::Original)
+                    .collect(),
+                DiffMode::PerValueRans if !offsets => rans_parents(&mut s, q, qis.len())?,
                 _ => Vec::new(),
             };
             sections.push(Section {
@@ -696,12 +873,44 @@ impl<'a> OriginalsDecoding<'a> {
             });
         }
         r.finish("original QI columns")?;
+        // Original parents: sections with a value table, never a cycle
+        // (each section waits for its original parents').
+        let mut graph: Vec<Vec<Parent>> = vec![Vec::new(); qis.len()];
+        for q in 0..sections.len() {
+            for &p in &sections[q].parents {
+                let bad = match p {
+                    Parent::Original(i) if sections[i].offsets => Some("holds no value table"),
+                    _ if contexts::cyclic(&graph, q, p) => Some("closes a cycle"),
+                    _ => None,
+                };
+                if let Some(why) = bad {
+                    return Err(CodecError::Invalid {
+                        what: "context parent",
+                        detail: format!("QI {q}: parent QI {} {why}", p.qi()),
+                    });
+                }
+                graph[q].push(p);
+            }
+        }
         Ok(OriginalsDecoding {
             mode,
             paper_rows,
             qis,
             released,
-            parents_of: sections.iter().map(|s| s.parents.clone()).collect(),
+            parents_of: sections
+                .iter()
+                .map(|s| {
+                    s.parents
+                        .iter()
+                        .filter_map(|&p| match p {
+                            Parent::Original(i) => Some(i),
+                            Parent::Released(_) => None,
+                        })
+                        .collect()
+                })
+                .collect(),
+            links: sections.iter().map(|s| s.parents.clone()).collect(),
+            value_counts: sections.iter().map(|s| s.texts.len()).collect(),
             bytes_of: sections.iter().map(|s| s.bytes).collect(),
             pending: std::sync::Mutex::new(sections.into_iter().map(Some).collect()),
             changed: std::sync::Condvar::new(),
@@ -870,11 +1079,84 @@ impl<'a> OriginalsDecoding<'a> {
             }
             DiffMode::Context => context_decode(qi, rel, texts, leaves, parents, &mut s)?,
             DiffMode::PerValueRans if offsets => offsets::decode(qi, rel, &mut s)?,
-            DiffMode::PerValueRans => per_value_rans::decode(qi, rel, texts, leaves, &mut s)?,
+            DiffMode::PerValueRans => {
+                let sources = self.context_sources(q, parents)?;
+                let sources: Vec<(&[u32], u64)> =
+                    sources.iter().map(|(v, n)| (&v[..], *n)).collect();
+                per_value_rans::decode(qi, rel, texts, leaves, &sources, &mut s)?
+            }
         };
         s.finish("QI section")?;
         Ok(column)
     }
+}
+
+impl<'a> OriginalsDecoding<'a> {
+    /// The values per row and radix of each parent of section `q`, in
+    /// stored order (`originals`: its original parents' decoded columns,
+    /// in that order), each value checked below its radix.
+    fn context_sources<'c>(
+        &'c self,
+        q: usize,
+        originals: &[&'c Column],
+    ) -> Result<Vec<(std::borrow::Cow<'c, [u32]>, u64)>, CodecError> {
+        let mut originals = originals.iter();
+        self.links[q]
+            .iter()
+            .map(|&p| {
+                let (values, radix) = match p {
+                    Parent::Original(i) => (
+                        std::borrow::Cow::Borrowed(
+                            &originals
+                                .next()
+                                .expect("one column per original parent")
+                                .codes[..],
+                        ),
+                        self.value_counts[i],
+                    ),
+                    Parent::Released(i) => (
+                        self.released[i].row_symbols(),
+                        self.released[i].symbols.len(),
+                    ),
+                };
+                match values.iter().copied().max() {
+                    Some(v) if v as usize >= radix => Err(CodecError::IndexOutOfRange {
+                        what: "context parent value",
+                        index: u64::from(v),
+                        len: radix as u64,
+                    }),
+                    _ => Ok((values, radix as u64)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A per-value-rans section's parents: a byte `p` (at most 2), then `p`
+/// varints, `2 i` for QI `i`'s original values, `2 i + 1` for its released
+/// values; another QI each, no QI twice with the same kind.
+fn rans_parents(s: &mut ByteReader<'_>, q: usize, qis: usize) -> Result<Vec<Parent>, CodecError> {
+    let p = s.byte("context parent count")?;
+    if p > 2 {
+        return Err(CodecError::IndexOutOfRange {
+            what: "context parent count",
+            index: u64::from(p),
+            len: 3,
+        });
+    }
+    let mut parents: Vec<Parent> = Vec::with_capacity(p as usize);
+    for _ in 0..p {
+        let id = s.varint("context parent")?;
+        let parent = Parent::from_id(id);
+        if parent.qi() >= qis || parent.qi() == q || parents.contains(&parent) {
+            return Err(CodecError::Invalid {
+                what: "context parent",
+                detail: format!("QI {q}: parent {id} is not another QI's (of {qis}), once"),
+            });
+        }
+        parents.push(parent);
+    }
+    Ok(parents)
 }
 
 /// One QI's section, its value table read.
@@ -884,8 +1166,9 @@ struct Section<'a> {
     leaves: bool,
     /// Whether the section holds offsets (no value table).
     offsets: bool,
-    /// Context mode: the parent QIs (earlier ones).
-    parents: Vec<usize>,
+    /// Context mode: the parent QIs (earlier ones); per-value-rans mode:
+    /// the parents of its contexts.
+    parents: Vec<Parent>,
     /// The section's length: its decoding time grows with it.
     bytes: u64,
 }

@@ -57,7 +57,7 @@ fn mantissa_logs() -> &'static [u32] {
 }
 
 /// `log2(x)` for `x >= 1`, in fixed point (about 2^-12 bits of error).
-fn log2_fixed(x: u64) -> i64 {
+pub(super) fn log2_fixed(x: u64) -> i64 {
     let table = mantissa_logs();
     let e = 63 - x.leading_zeros();
     let index = if e > MANTISSA_BITS {
@@ -313,7 +313,7 @@ fn estimate_dense(
 
 /// Sorts `keys`, all below `bound`: least-significant-digit radix sort
 /// (11-bit digits) when the keys need few digits, else a comparison sort.
-fn sort_keys(keys: &mut Vec<u64>, bound: u64) {
+pub(super) fn sort_keys(keys: &mut Vec<u64>, bound: u64) {
     const DIGIT: u32 = 11;
     let bits = 64 - bound.saturating_sub(1).leading_zeros();
     let passes = bits.div_ceil(DIGIT);

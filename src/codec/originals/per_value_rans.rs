@@ -10,12 +10,13 @@
 //! near context mode's size at a fraction of its decoding time
 //! (`spec/CODING.md` 6.5 gives Adult's figures).
 
+use super::contexts::{self, Parent, context_limit};
 use super::{
-    ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable, coded_alphabets,
-    symbol_alphabets, value_counts,
+    ColumnBuilder, ContextKeys, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable,
+    coded_alphabets, symbol_alphabets, value_counts,
 };
 use crate::codec::CodecError;
-use crate::codec::bytes::{ByteReader, put_coded};
+use crate::codec::bytes::{ByteReader, put_coded, put_varint};
 use crate::codec::rans::{
     LOW, check_end, encode_step, put_low_bits, put_stream, quantize, read_low_bits, read_stream,
 };
@@ -182,27 +183,81 @@ impl Coded {
     }
 }
 
-/// Appends the section's rows; `false` (and a partial section) when a
-/// released value's rows hold more than `2^MAX_SCALE` distinct originals,
-/// which no table of this mode can give a slot each.
+/// Appends the section's parents, rules, tables and rows; `false` (and a
+/// partial section) when a released value's rows hold more than
+/// `2^MAX_SCALE` distinct originals, which no table of this mode can give
+/// a slot each. `keys` numbers each row's context from its released value
+/// and its `parents`' values (none: the released value alone); the
+/// contexts that pay for a table of their own get one
+/// ([`contexts::CodedRows::refine`]).
 pub(super) fn encode(
     qi: &QiOriginal<'_>,
     rel: &ReleasedColumn,
     values: &ValueTable,
+    parents: &[Parent],
+    keys: &ContextKeys<'_>,
     out: &mut Vec<u8>,
 ) -> bool {
-    let counts = value_counts(rel, values);
+    let mut counts = value_counts(rel, values);
     if counts.iter().any(|c| c.len() > 1 << MAX_SCALE) {
         return false;
     }
     let (rules, alphabets) = coded_alphabets(qi, rel, values, &counts);
+    out.push(parents.len() as u8);
+    for p in parents {
+        put_varint(out, p.id());
+    }
     out.extend_from_slice(&rules);
-    let coded: Vec<Option<Coded>> = alphabets
-        .into_iter()
-        .zip(&counts)
-        .map(|(alphabet, counts)| alphabet.map(|alphabet| Coded::new(alphabet, counts)))
-        .collect();
-    let tables: Vec<&Table> = coded.iter().flatten().map(|c| &c.table).collect();
+    let refined = match parents {
+        [] => Vec::new(),
+        _ => {
+            let sizes: Vec<u32> = alphabets
+                .iter()
+                .map(|a| a.as_ref().map_or(0, |a| a.len() as u32))
+                .collect();
+            let (_, refined) =
+                contexts::CodedRows::new(&rel.rows, &values.rows, values.texts.len(), &sizes, 1)
+                    .refine(keys, true)
+                    .expect("the caller checked the context space");
+            put_varint(out, refined.len() as u64);
+            let mut next = 0;
+            for r in &refined {
+                put_varint(out, r.context - next);
+                next = r.context + 1;
+            }
+            // A refined context's rows leave its released value's table.
+            let per_symbol = keys.per_symbol();
+            for r in &refined {
+                let base = &mut counts[(r.context / per_symbol) as usize];
+                for &(x, n) in &r.counts {
+                    let i = base.binary_search_by_key(&x, |&(y, _)| y).expect("counted");
+                    base[i].1 -= n;
+                }
+            }
+            for base in &mut counts {
+                base.retain(|&(_, n)| n > 0);
+            }
+            refined
+        }
+    };
+    let per_symbol = keys.per_symbol();
+    let mut coded: Vec<Coded> = Vec::new();
+    // Each symbol's table in `coded` (`u32::MAX` when it codes nothing).
+    let mut table_of = vec![u32::MAX; alphabets.len()];
+    for (g, alphabet) in alphabets.iter().enumerate() {
+        if let Some(alphabet) = alphabet {
+            table_of[g] = coded.len() as u32;
+            coded.push(Coded::new(alphabet.clone(), &counts[g]));
+        }
+    }
+    for r in &refined {
+        let g = (r.context / per_symbol) as usize;
+        let alphabet = alphabets[g]
+            .clone()
+            .expect("a refined context's symbol is coded");
+        coded.push(Coded::new(alphabet, &r.counts));
+    }
+    let tables: Vec<&Table> = coded.iter().map(|c| &c.table).collect();
     let scales: Vec<u32> = tables
         .iter()
         .map(|t| if t.uniform { UNIFORM } else { t.scale })
@@ -226,17 +281,29 @@ pub(super) fn encode(
 
     // rANS codes last to first; the `k`-th coded row (rows released
     // unchanged are not) takes state `k mod STATES`.
+    let base_tables = table_of.iter().filter(|&&t| t != u32::MAX).count();
+    let table_of_row = |r: usize, g: u32| -> usize {
+        let own = match refined.is_empty() {
+            true => None,
+            false => {
+                let context = keys.key(g, r);
+                refined.binary_search_by_key(&context, |c| c.context).ok()
+            }
+        };
+        own.map_or(table_of[g as usize] as usize, |i| base_tables + i)
+    };
     let coded_rows: Vec<(u32, u32)> = rel
         .rows
         .iter()
         .zip(&values.rows)
-        .filter(|&(&g, _)| coded[g as usize].is_some())
-        .map(|(&g, &x)| (g, x))
+        .enumerate()
+        .filter(|&(_, (&g, _))| table_of[g as usize] != u32::MAX)
+        .map(|(r, (&g, &x))| (table_of_row(r, g) as u32, x))
         .collect();
     let mut states = [LOW; STATES];
     let mut words: Vec<u16> = Vec::new();
-    for (k, &(g, x)) in coded_rows.iter().enumerate().rev() {
-        let coded = coded[g as usize].as_ref().expect("a coded row");
+    for (k, &(t, x)) in coded_rows.iter().enumerate().rev() {
+        let coded = &coded[t as usize];
         let p = coded.position(x);
         let (f, c, scale) = (coded.table.freqs[p], coded.cum[p], coded.table.scale);
         encode_step(&mut states[k % STATES], f, c, scale, &mut words);
@@ -411,12 +478,54 @@ fn invalid(detail: String) -> CodecError {
     }
 }
 
-/// Decodes a section.
+/// Reads the refined contexts of a section with parents: their count, then
+/// the first context's number and each next one's gap less one. Each must
+/// be below the context space (itself within [`context_limit`]) and
+/// belong to a symbol that codes values.
+fn read_refined(
+    s: &mut ByteReader<'_>,
+    keys: &ContextKeys<'_>,
+    alphabets: &[Option<Vec<u32>>],
+    rows: usize,
+) -> Result<Vec<u64>, CodecError> {
+    let space = keys
+        .space
+        .filter(|&space| space <= context_limit(rows))
+        .ok_or_else(|| {
+            invalid(format!(
+                "{} released values times the parents' values exceed the {} contexts of {rows} rows",
+                alphabets.len(),
+                context_limit(rows)
+            ))
+        })?;
+    let count = s.count("per-value-rans refined contexts", 1)?;
+    let mut contexts = Vec::with_capacity(count);
+    let mut next = 0u64;
+    for _ in 0..count {
+        let context = next
+            .checked_add(s.varint("per-value-rans refined context")?)
+            .filter(|&c| c < space)
+            .ok_or_else(|| invalid(format!("a refined context beyond the {space} contexts")))?;
+        let g = (context / keys.per_symbol()) as usize;
+        if alphabets[g].as_ref().is_none_or(Vec::is_empty) {
+            return Err(invalid(format!(
+                "refined context {context}: released value {g} codes no value"
+            )));
+        }
+        contexts.push(context);
+        next = context + 1;
+    }
+    Ok(contexts)
+}
+
+/// Decodes a section (its parents read already: each one's value per row
+/// and radix, in the section's order).
 pub(super) fn decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedRows<'_>,
     texts: Vec<String>,
     leaves: bool,
+    parents: &[(&[u32], u64)],
     s: &mut ByteReader<'_>,
 ) -> Result<Column, CodecError> {
     let m = rel.symbols.len();
@@ -428,12 +537,29 @@ pub(super) fn decode(
         leaves,
         &texts,
     )?;
-    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
-    let coded = alphabets.iter().flatten().count();
-    let scales = s.coded("per-value-rans scales", SCALES, coded)?;
-    let sizes: usize = alphabets
+    let keys = ContextKeys::new(m, parents.to_vec());
+    let per_symbol = keys.per_symbol();
+    let refined = match parents {
+        [] => Vec::new(),
+        _ => read_refined(s, &keys, &alphabets, rel.rows.len())?,
+    };
+    // The tables in stored order: each coded symbol's, then each refined
+    // context's (over its symbol's alphabet).
+    let entries: Vec<(usize, Option<&Vec<u32>>, bool)> = alphabets
         .iter()
-        .flatten()
+        .enumerate()
+        .map(|(g, a)| (g, a.as_ref(), false))
+        .chain(refined.iter().map(|&c| {
+            let g = (c / per_symbol) as usize;
+            (g, alphabets[g].as_ref(), true)
+        }))
+        .collect();
+    let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
+    let coded = entries.iter().filter(|e| e.1.is_some()).count();
+    let scales = s.coded("per-value-rans scales", SCALES, coded)?;
+    let sizes: usize = entries
+        .iter()
+        .filter_map(|e| e.1)
         .zip(&scales)
         .filter(|&(_, &scale)| scale != UNIFORM)
         .map(|(a, _)| a.len())
@@ -442,19 +568,19 @@ pub(super) fn decode(
     let tops: Vec<Option<u32>> = widths.iter().map(|&w| w.checked_sub(1)).collect();
     let freqs = read_low_bits(s, &tops, "per-value-rans frequency bits")?;
     // The stored tables' slots: at most two per row (a scale is at most
-    // `ceil(log2 rows)` of its value's rows) and one per value. A uniform
+    // `ceil(log2 rows)` of its table's rows) and one per table. A uniform
     // table takes one slot per value of its alphabet, which is in memory
     // already.
-    let limit = 2 * rel.rows.len() as u64 + m as u64;
+    let limit = 2 * rel.rows.len() as u64 + m as u64 + refined.len() as u64;
     let mut slots: Vec<Slot> = Vec::new();
-    let mut heads = Vec::with_capacity(m);
+    let mut heads = Vec::with_capacity(entries.len());
     let (mut scales, mut freqs) = (scales.into_iter(), freqs.into_iter());
     let mut empty = Vec::new();
     // The stored tables' slots so far.
     let mut stored = 0u64;
     // Each symbol's code when it is released unchanged, else `MISS`.
     let mut fixed = Vec::with_capacity(m);
-    for (g, alphabet) in alphabets.iter().enumerate() {
+    for &(g, alphabet, context) in &entries {
         let base = slots.len() as u32;
         let Some(alphabet) = alphabet else {
             fixed.push(b.unchanged_symbol_code(rel.symbols, g));
@@ -466,7 +592,9 @@ pub(super) fn decode(
             });
             continue;
         };
-        fixed.push(MISS);
+        if !context {
+            fixed.push(MISS);
+        }
         let scale = scales.next().expect("one scale per coded value");
         if scale == UNIFORM {
             let size = alphabet.len();
@@ -555,10 +683,31 @@ pub(super) fn decode(
         None => fixed,
         Some(of) => of.iter().map(|&g| fixed[g as usize]).collect(),
     };
+    // With parents, each row's table: its context's when refined, else its
+    // symbol's.
+    let tables_of_rows;
+    let (ids, class_symbols) = match parents {
+        [] => (rel.rows, rel.class_symbols),
+        _ => {
+            let mut table_of: Vec<u32> = (0..keys.space.expect("checked by read_refined"))
+                .map(|c| (c / per_symbol) as u32)
+                .collect();
+            for (j, &c) in refined.iter().enumerate() {
+                table_of[c as usize] = (m + j) as u32;
+            }
+            tables_of_rows = rel
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(r, &id)| table_of[keys.key(symbol_of(id), r) as usize])
+                .collect::<Vec<u32>>();
+            (&tables_of_rows[..], None)
+        }
+    };
     let (states, words) = read_stream::<STATES>(s, "per-value-rans stream")?;
     let mut rows = Rows {
         heads: &heads,
-        class_symbols: rel.class_symbols,
+        class_symbols,
         slots: &slots,
         words: words
             .chunks_exact(2)
@@ -578,7 +727,7 @@ pub(super) fn decode(
         rel.rows.iter().map(|&g| fixed[g as usize]).collect()
     };
     if all_coded {
-        rows.decode(&mut codes, rel.rows, None);
+        rows.decode(&mut codes, ids, None);
     } else if fixed.contains(&MISS) {
         let mut coded_rows = vec![0u32; rel.rows.len()];
         let mut n = 0;
@@ -587,7 +736,7 @@ pub(super) fn decode(
             n += usize::from(c == MISS);
         }
         coded_rows.truncate(n);
-        rows.decode(&mut codes, rel.rows, Some(&coded_rows));
+        rows.decode(&mut codes, ids, Some(&coded_rows));
     }
     check_end(
         &rows.states,
