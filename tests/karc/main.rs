@@ -7,6 +7,7 @@ mod compare;
 
 mod anonymize;
 mod archive;
+mod arrow;
 mod bad_input;
 mod codec;
 mod constraints;
