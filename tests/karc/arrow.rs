@@ -137,6 +137,13 @@ fn typed_config(dir: &Path) -> PathBuf {
     path
 }
 
+/// A temporary folder holding [`typed_config`], and the config's path.
+fn typed_setup() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = typed_config(dir.path()).display().to_string();
+    (dir, config)
+}
+
 /// The table a Parquet or IPC file holds, as Arrow's readers give it.
 fn read_arrow(path: &Path) -> RecordBatch {
     let (table, layout) = read_table(path).unwrap();
@@ -163,6 +170,28 @@ fn assert_same_table(a: &RecordBatch, b: &RecordBatch) {
     }
 }
 
+/// The arguments of an unencrypted `karc pack` of `input` into `archive`.
+fn pack<'a>(config: &'a str, input: &'a str, archive: &'a str) -> Vec<&'a str> {
+    vec![
+        "pack",
+        "-c",
+        config,
+        input,
+        "-o",
+        archive,
+        "--no-encryption",
+    ]
+}
+
+/// Asserts a refusal: exit 2, nothing on stdout, one line on stderr
+/// naming `expected`.
+fn refused(args: &[&str], expected: &str) {
+    let (code, stdout, err) = outcome(&karc(args));
+    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(err.contains(expected), "{err}");
+}
+
 fn ok(args: &[&str]) -> String {
     let o = karc(args);
     let (code, _, err) = outcome(&o);
@@ -172,9 +201,8 @@ fn ok(args: &[&str]) -> String {
 
 #[test]
 fn parquet_and_ipc_inputs_restore_to_equal_tables() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = typed_config(dir.path());
-    let config = config.to_str().unwrap();
+    let (dir, config) = typed_setup();
+    let config = config.as_str();
     let table = typed_table(12);
     for input in ["in.parquet", "in.arrow", "in.feather"] {
         let input = dir.path().join(input);
@@ -182,7 +210,7 @@ fn parquet_and_ipc_inputs_restore_to_equal_tables() {
         let held = read_arrow(&input);
         let archive = dir.path().join("a.karc");
         let (i, a) = (input.to_str().unwrap(), archive.to_str().unwrap());
-        ok(&["pack", "-c", config, i, "-o", a, "--no-encryption"]);
+        ok(&pack(config, i, a));
         for output in ["out.parquet", "out.arrow", "out.ipc"] {
             let out = dir.path().join(output);
             ok(&["restore", a, "-o", out.to_str().unwrap()]);
@@ -213,26 +241,15 @@ fn parquet_and_ipc_inputs_restore_to_equal_tables() {
 
 #[test]
 fn zero_rows_and_parquet_on_standard_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = typed_config(dir.path());
-    let config = config.to_str().unwrap();
+    let (dir, config) = typed_setup();
+    let config = config.as_str();
     let empty = dir.path().join("empty.parquet");
     write_table(&empty, &typed_table(0), Access::Public).unwrap();
     let (a, out) = (dir.path().join("e.karc"), dir.path().join("e.parquet"));
-    let o = karc(&[
-        "pack",
-        "-c",
-        config,
-        empty.to_str().unwrap(),
-        "-o",
-        a.to_str().unwrap(),
-        "--no-encryption",
-    ]);
-    // karc refuses a table without rows, whatever its format (one line,
-    // exit 2); the library round-trips one (src/arrow/tests.rs).
-    let (code, _, err) = outcome(&o);
-    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
-    assert!(err.contains("empty.parquet has no rows"), "{err}");
+    // karc refuses a table without rows, whatever its format; the library
+    // round-trips one (src/arrow/tests.rs).
+    let args = pack(config, empty.to_str().unwrap(), a.to_str().unwrap());
+    refused(&args, "empty.parquet has no rows");
     assert!(!a.exists());
     // `-` is recognized by the PAR1 magic.
     let input = dir.path().join("in.parquet");
@@ -240,15 +257,7 @@ fn zero_rows_and_parquet_on_standard_input() {
     let stdin = std::fs::File::open(&input).unwrap();
     let a = dir.path().join("s.karc");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_karc"))
-        .args([
-            "pack",
-            "-c",
-            config,
-            "-",
-            "-o",
-            a.to_str().unwrap(),
-            "--no-encryption",
-        ])
+        .args(pack(config, "-", a.to_str().unwrap()))
         .stdin(stdin)
         .output()
         .unwrap();
@@ -259,46 +268,20 @@ fn zero_rows_and_parquet_on_standard_input() {
 
 #[test]
 fn parquet_releases_hold_the_release_cells() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = typed_config(dir.path());
-    let config = config.to_str().unwrap();
+    let (dir, config) = typed_setup();
+    let config = config.as_str();
     let input = dir.path().join("in.parquet");
     write_table(&input, &typed_table(12), Access::Public).unwrap();
     let path = |n: &str| dir.path().join(n).display().to_string();
     let i = input.to_str().unwrap();
     // k = 3: each (city, age) of the table occurs twice, so the QIs are
     // generalized.
-    ok(&[
-        "anonymize",
-        "-c",
-        config,
-        "-k",
-        "3",
-        i,
-        "-o",
-        &path("release.csv"),
-    ]);
-    ok(&[
-        "anonymize",
-        "-c",
-        config,
-        "-k",
-        "3",
-        i,
-        "-o",
-        &path("release.parquet"),
-    ]);
-    ok(&[
-        "pack",
-        "-c",
-        config,
-        "-k",
-        "3",
-        i,
-        "-o",
-        &path("a.karc"),
-        "--no-encryption",
-    ]);
+    let anonymize =
+        |output: &str| ok(&["anonymize", "-c", config, "-k", "3", i, "-o", &path(output)]);
+    anonymize("release.csv");
+    anonymize("release.parquet");
+    let a = path("a.karc");
+    ok(&[pack(config, i, &a), vec!["-k", "3"]].concat());
     ok(&["export", &path("a.karc"), "-o", &path("export.parquet")]);
     ok(&["export", &path("a.karc"), "-o", &path("export.csv")]);
     let csv = Table::read(Path::new(&path("release.csv")), &CsvOptions::default()).unwrap();
@@ -361,15 +344,11 @@ fn a_csv_input_still_restores_byte_exact_and_to_parquet_as_strings() {
     let config = fixture("archive/source/small.toml");
     let csv = fixture("archive/source/small.csv");
     let a = dir.path().join("a.karc");
-    ok(&[
-        "pack",
-        "-c",
+    ok(&pack(
         config.to_str().unwrap(),
         csv.to_str().unwrap(),
-        "-o",
         a.to_str().unwrap(),
-        "--no-encryption",
-    ]);
+    ));
     let (back, table) = (dir.path().join("back.csv"), dir.path().join("back.parquet"));
     ok(&["restore", a.to_str().unwrap(), "-o", back.to_str().unwrap()]);
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&csv).unwrap());
@@ -394,9 +373,8 @@ fn a_csv_input_still_restores_byte_exact_and_to_parquet_as_strings() {
 
 #[test]
 fn nested_columns_and_streams_of_parquet_are_refused_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = typed_config(dir.path());
-    let config = config.to_str().unwrap();
+    let (dir, config) = typed_setup();
+    let config = config.as_str();
     let typed = typed_table(6);
     let list =
         ListArray::from_iter_primitive::<Int32Type, _, _>((0..6).map(|r| Some(vec![Some(r)])));
@@ -413,15 +391,7 @@ fn nested_columns_and_streams_of_parquet_are_refused_in_one_line() {
     write_table(&input, &nested, Access::Public).unwrap();
     let out = dir.path().join("a.karc");
     for args in [
-        vec![
-            "pack",
-            "-c",
-            config,
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--no-encryption",
-        ],
+        pack(config, input.to_str().unwrap(), out.to_str().unwrap()),
         vec![
             "anonymize",
             "-c",
@@ -431,43 +401,19 @@ fn nested_columns_and_streams_of_parquet_are_refused_in_one_line() {
             "-",
         ],
     ] {
-        let o = karc(&args);
-        let (code, stdout, err) = outcome(&o);
-        assert_eq!(code, 2, "{err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-        assert!(err.contains("column nothing: type List("), "{err}");
-        assert!(stdout.is_empty());
+        refused(&args, "column nothing: type List(");
     }
     assert!(!out.exists());
     let flat = dir.path().join("flat.parquet");
     write_table(&flat, &typed, Access::Public).unwrap();
-    let o = karc(&[
-        "pack",
-        "-c",
-        config,
-        flat.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--stream",
-        "--no-encryption",
-    ]);
-    let (code, _, err) = outcome(&o);
-    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
-    assert!(err.contains("--stream reads CSV files"), "{err}");
+    let (f, o) = (flat.to_str().unwrap(), out.to_str().unwrap());
+    refused(
+        &[pack(config, f, o), vec!["--stream"]].concat(),
+        "--stream reads CSV files",
+    );
     // A file named .parquet that is not one.
     std::fs::write(&flat, b"id\n1\n").unwrap();
-    let o = karc(&[
-        "pack",
-        "-c",
-        config,
-        flat.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--no-encryption",
-    ]);
-    let (code, _, err) = outcome(&o);
-    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
-    assert!(err.contains("flat.parquet"), "{err}");
+    refused(&pack(config, f, o), "flat.parquet");
 }
 
 #[test]
