@@ -234,7 +234,8 @@ fn parquet_and_ipc_inputs_restore_to_equal_tables() {
             "{text}"
         );
         let restored = Table::read(&csv, &CsvOptions::default()).unwrap();
-        let (texts, _) = karc::arrow::table_from_arrow(&held.schema(), &[held.clone()]).unwrap();
+        let (texts, _) =
+            karc::arrow::table_from_arrow(&held.schema(), std::slice::from_ref(&held)).unwrap();
         assert_eq!(restored.columns, texts.columns);
     }
 }
@@ -309,7 +310,8 @@ fn parquet_releases_hold_the_release_cells() {
         &DataType::Timestamp(TimeUnit::Microsecond, Some("Europe/Berlin".into()))
     );
     // Every cell is the release CSV's (a null as the empty cell).
-    let (texts, _) = karc::arrow::table_from_arrow(&schema, &[release.clone()]).unwrap();
+    let (texts, _) =
+        karc::arrow::table_from_arrow(&schema, std::slice::from_ref(&release)).unwrap();
     assert_eq!(texts.columns, csv.columns);
     let age = csv.column("age").unwrap();
     assert!(
@@ -366,7 +368,8 @@ fn a_csv_input_still_restores_byte_exact_and_to_parquet_as_strings() {
             .iter()
             .all(|f| f.data_type() == &DataType::Utf8)
     );
-    let (texts, _) = karc::arrow::table_from_arrow(&batch.schema(), &[batch.clone()]).unwrap();
+    let (texts, _) =
+        karc::arrow::table_from_arrow(&batch.schema(), std::slice::from_ref(&batch)).unwrap();
     let original = Table::read(&csv, &CsvOptions::default()).unwrap();
     assert_eq!(texts.columns, original.columns);
 }
