@@ -662,3 +662,29 @@ proptest::proptest! {
         assert_same(&batch, &to_arrow(&table.columns, Some(&layout)).unwrap());
     }
 }
+
+#[test]
+fn files_without_a_table_extension_are_read_by_their_magic() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = sample();
+    let mut ipc = Vec::new();
+    write_batch(
+        &mut ipc,
+        std::path::Path::new("t"),
+        TableFormat::Ipc,
+        &batch,
+    )
+    .unwrap();
+    let unnamed = dir.path().join("table");
+    std::fs::write(&unnamed, &ipc).unwrap();
+    let (table, _) = read_table(&unnamed).unwrap();
+    assert_eq!(table.rows, 7);
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "a\n1\n").unwrap();
+    let err = read_table(&csv).unwrap_err().to_string();
+    assert!(
+        err.ends_with("not a Parquet or Arrow IPC file: expected PAR1 or ARROW1 at its start"),
+        "{err}"
+    );
+    assert!(err.contains("t.csv"), "{err}");
+}
