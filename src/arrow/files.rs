@@ -79,10 +79,10 @@ fn file_error(path: &Path, e: impl std::fmt::Display) -> Error {
     .into()
 }
 
-/// Reads a Parquet or Arrow IPC file (its format from its extension) as a
-/// karc table and the layout that rebuilds it.
+/// Reads a Parquet or Arrow IPC file (its format from its extension, else
+/// from its first bytes) as a karc table and the layout that rebuilds it.
 pub fn read_table(path: &Path) -> Result<(Table, ArrowLayout)> {
-    if is_std(path) {
+    if is_std(path) || TableFormat::from_path(path) == TableFormat::Csv {
         let bytes = Input::open_arg(path)?.into_vec();
         let format = TableFormat::sniff(&bytes);
         return read_table_bytes(path, bytes, format);

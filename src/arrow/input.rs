@@ -12,6 +12,7 @@ use crate::Result;
 use crate::archive::layout::Layout;
 use crate::config::Config;
 use crate::io::Input;
+use crate::table::Table;
 
 pub struct TableInput {
     /// The CSV bytes: the file's own, or an Arrow table's canonical CSV.
@@ -37,12 +38,18 @@ impl TableInput {
     /// A Parquet or IPC table held in memory; `path` names it.
     pub fn arrow(path: &Path, bytes: Vec<u8>, format: TableFormat) -> Result<TableInput> {
         let (table, layout) = read_table_bytes(path, bytes, format)?;
+        Ok(TableInput::from_arrow(&table, layout))
+    }
+
+    /// An Arrow table already converted ([`super::table_from_arrow`]: a
+    /// pandas or pyarrow table in memory).
+    pub fn from_arrow(table: &Table, layout: ArrowLayout) -> TableInput {
         let mut csv = Vec::new();
-        Layout::canonical(table.columns.len()).render(&table, &mut csv);
-        Ok(TableInput {
+        Layout::canonical(table.columns.len()).render(table, &mut csv);
+        TableInput {
             csv,
             arrow: Some(layout),
-        })
+        }
     }
 
     /// The config that reads `csv`: for an Arrow input, the canonical

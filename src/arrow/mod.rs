@@ -710,6 +710,17 @@ impl Cells<'_> {
         self.valid.is_none_or(|v| v.is_valid(row))
     }
 
+    /// A layout's NaN row past the column's rows.
+    fn nan_row_outside(&self, row: u32) -> ArrowTableError {
+        ArrowTableError::Layout {
+            detail: format!(
+                "column {}: NaN row {row} of {}",
+                self.name,
+                self.codes.len()
+            ),
+        }
+    }
+
     fn bad(&self, code: u32) -> Error {
         ArrowTableError::Cell {
             column: self.name.to_owned(),
@@ -754,13 +765,7 @@ impl Cells<'_> {
         for &(row, bits) in nan_bits {
             let slot = values
                 .get_mut(row as usize)
-                .ok_or_else(|| ArrowTableError::Layout {
-                    detail: format!(
-                        "column {}: NaN row {row} of {}",
-                        self.name,
-                        self.codes.len()
-                    ),
-                })?;
+                .ok_or_else(|| self.nan_row_outside(row))?;
             *slot = from_bits(bits);
         }
         let array = PrimitiveArray::<T>::new(values.into(), self.valid.cloned())
@@ -954,13 +959,7 @@ fn dictionary(
     for &(row, bits) in nan_bits {
         let key = keys
             .get_mut(row as usize)
-            .ok_or_else(|| ArrowTableError::Layout {
-                detail: format!(
-                    "column {}: NaN row {row} of {}",
-                    cells.name,
-                    cells.codes.len()
-                ),
-            })?;
+            .ok_or_else(|| cells.nan_row_outside(row))?;
         value_nans.push((value_codes.len() as u32, bits));
         value_codes.push(value_codes[*key]);
         *key = value_codes.len() - 1;

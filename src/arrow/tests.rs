@@ -376,7 +376,7 @@ fn float_bits(a: &ArrayRef) -> Vec<Option<u64>> {
 #[test]
 fn every_flat_type_round_trips_exactly() {
     let batch = sample();
-    let (table, layout) = table_from_arrow(&batch.schema(), &[batch.clone()]).unwrap();
+    let (table, layout) = table_from_arrow(&batch.schema(), std::slice::from_ref(&batch)).unwrap();
     assert_eq!(table.rows, 7);
     let back = to_arrow(&table.columns, Some(&layout)).unwrap();
     assert_same(&batch, &back);
@@ -435,7 +435,7 @@ fn batches_zero_rows_and_dictionaries_of_numbers() {
     assert_same(&batch, &to_arrow(&table.columns, Some(&layout)).unwrap());
 
     let empty = batch.slice(0, 0);
-    let (table, layout) = table_from_arrow(&empty.schema(), &[empty.clone()]).unwrap();
+    let (table, layout) = table_from_arrow(&empty.schema(), std::slice::from_ref(&empty)).unwrap();
     assert_eq!(table.rows, 0);
     assert_same(&empty, &to_arrow(&table.columns, Some(&layout)).unwrap());
 
@@ -448,7 +448,7 @@ fn batches_zero_rows_and_dictionaries_of_numbers() {
     let dict: ArrayRef = Arc::new(DictionaryArray::<Int8Type>::try_new(keys, values).unwrap());
     let schema = Schema::new(vec![Field::new("d", dict.data_type().clone(), true)]);
     let batch = RecordBatch::try_new(Arc::new(schema), vec![dict]).unwrap();
-    let (table, layout) = table_from_arrow(&batch.schema(), &[batch.clone()]).unwrap();
+    let (table, layout) = table_from_arrow(&batch.schema(), std::slice::from_ref(&batch)).unwrap();
     let back = to_arrow(&table.columns, Some(&layout)).unwrap();
     assert_eq!(back.schema(), batch.schema());
     let d = back.column(0).as_dictionary::<Int8Type>();
@@ -497,7 +497,8 @@ fn nested_types_are_refused_naming_the_column() {
 #[test]
 fn releases_keep_types_where_the_texts_still_parse() {
     let batch = sample();
-    let (mut table, layout) = table_from_arrow(&batch.schema(), &[batch.clone()]).unwrap();
+    let (mut table, layout) =
+        table_from_arrow(&batch.schema(), std::slice::from_ref(&batch)).unwrap();
     // A generalized integer column and a suppressed date.
     let i = table.column_index("u8").unwrap();
     let mut generalized = table.columns[i].clone();
@@ -559,7 +560,7 @@ fn releases_keep_types_where_the_texts_still_parse() {
 #[test]
 fn schema_bytes_round_trip_and_bad_layouts_are_errors() {
     let batch = sample();
-    let (table, layout) = table_from_arrow(&batch.schema(), &[batch.clone()]).unwrap();
+    let (table, layout) = table_from_arrow(&batch.schema(), std::slice::from_ref(&batch)).unwrap();
     let schema = ArrowLayout::schema_from_bytes(&layout.schema_bytes()).unwrap();
     assert_eq!(&schema, layout.schema.as_ref());
     assert!(ArrowLayout::schema_from_bytes(b"not a schema").is_err());
@@ -634,4 +635,56 @@ fn parquet_and_ipc_files_round_trip() {
             assert_same(&batch, &held);
         }
     }
+}
+
+proptest::proptest! {
+    /// Random string, integer and float columns with nulls and empty
+    /// strings, cut into random batches, come back equal.
+    #[test]
+    fn random_columns_round_trip(
+        rows in proptest::collection::vec(
+            (
+                proptest::option::of("[a-c]{0,2}"),
+                proptest::option::of(proptest::num::i64::ANY),
+                proptest::option::of(proptest::num::f64::ANY),
+            ),
+            0..40,
+        ),
+        cut in 0usize..40,
+    ) {
+        let strings: ArrayRef = Arc::new(rows.iter().map(|r| r.0.as_deref()).collect::<StringArray>());
+        let ints: ArrayRef = Arc::new(rows.iter().map(|r| r.1).collect::<Int64Array>());
+        let floats: ArrayRef = Arc::new(rows.iter().map(|r| r.2).collect::<Float64Array>());
+        let batch = RecordBatch::try_from_iter([("s", strings), ("i", ints), ("f", floats)]).unwrap();
+        let cut = cut.min(batch.num_rows());
+        let parts = [batch.slice(0, cut), batch.slice(cut, batch.num_rows() - cut)];
+        let (table, layout) = table_from_arrow(&batch.schema(), &parts).unwrap();
+        assert_same(&batch, &to_arrow(&table.columns, Some(&layout)).unwrap());
+    }
+}
+
+#[test]
+fn files_without_a_table_extension_are_read_by_their_magic() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = sample();
+    let mut ipc = Vec::new();
+    write_batch(
+        &mut ipc,
+        std::path::Path::new("t"),
+        TableFormat::Ipc,
+        &batch,
+    )
+    .unwrap();
+    let unnamed = dir.path().join("table");
+    std::fs::write(&unnamed, &ipc).unwrap();
+    let (table, _) = read_table(&unnamed).unwrap();
+    assert_eq!(table.rows, 7);
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "a\n1\n").unwrap();
+    let err = read_table(&csv).unwrap_err().to_string();
+    assert!(
+        err.ends_with("not a Parquet or Arrow IPC file: expected PAR1 or ARROW1 at its start"),
+        "{err}"
+    );
+    assert!(err.contains("t.csv"), "{err}");
 }

@@ -409,3 +409,62 @@ mod tests {
         assert_eq!(parse_hex("zz"), None);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn unit() -> impl Strategy<Value = TimeUnit> {
+        prop_oneof![
+            Just(TimeUnit::Second),
+            Just(TimeUnit::Millisecond),
+            Just(TimeUnit::Microsecond),
+            Just(TimeUnit::Nanosecond),
+        ]
+    }
+
+    proptest! {
+        /// Every f64 and f32 (NaNs aside: their bits are kept apart) parses
+        /// back from its text to the same bits.
+        #[test]
+        fn floats_round_trip(bits in any::<u64>(), bits32 in any::<u32>()) {
+            let (v, w) = (f64::from_bits(bits), f32::from_bits(bits32));
+            let mut b = String::new();
+            write_f64(&mut b, v);
+            let back: f64 = b.parse().unwrap();
+            prop_assert!(back.to_bits() == bits || (v.is_nan() && back.is_nan()), "{b}");
+            b.clear();
+            write_f32(&mut b, w);
+            let back: f32 = b.parse().unwrap();
+            prop_assert!(back.to_bits() == bits32 || (w.is_nan() && back.is_nan()), "{b}");
+        }
+
+        #[test]
+        fn timestamps_and_times_round_trip(v in any::<i64>(), unit in unit(), utc in any::<bool>()) {
+            let mut b = String::new();
+            write_timestamp(&mut b, v, unit, utc);
+            prop_assert_eq!(parse_timestamp(&b, unit), Some(v), "{}", b);
+            b.clear();
+            write_time(&mut b, v, unit);
+            prop_assert_eq!(parse_time(&b, unit), Some(v), "{}", b);
+        }
+
+        #[test]
+        fn dates_round_trip(d in any::<i32>()) {
+            let mut b = String::new();
+            write_date(&mut b, d.into());
+            prop_assert_eq!(parse_date(&b), Some(i64::from(d)), "{}", b);
+        }
+
+        #[test]
+        fn decimals_round_trip(v in any::<i128>(), scale in -10i8..=38) {
+            let mut b = String::new();
+            let digits = v.to_string();
+            write_decimal(&mut b, &digits, scale);
+            let mut out = String::new();
+            let back = decimal_digits(&b, scale, &mut out).and_then(|d| d.parse::<i128>().ok());
+            prop_assert_eq!(back, Some(v), "{}", b);
+        }
+    }
+}

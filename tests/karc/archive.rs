@@ -810,11 +810,17 @@ fn invalid_vectors_are_refused_with_their_error() {
 
 #[test]
 fn valid_and_compat_vectors_open_and_restore() {
-    let original = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    let csv = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    // A Parquet input restores to its canonical CSV.
+    let parquet_csv = std::fs::read(fixture("archive/source/small_parquet.csv")).unwrap();
     // `compat/` holds no file until the format next changes (its README).
-    assert!(names_in("archive/valid").len() >= 8);
+    assert!(names_in("archive/valid").len() >= 9);
     for dir in ["archive/valid", "archive/compat"] {
         for name in names_in(dir) {
+            let original = match name.starts_with("arrow_") {
+                true => &parquet_csv,
+                false => &csv,
+            };
             let a = Archive::open(&fixture(&format!("{dir}/{name}")), ClaimCheck::Enforce)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(a.claim_report.as_ref().unwrap().holds());
@@ -828,7 +834,7 @@ fn valid_and_compat_vectors_open_and_restore() {
                 let restored = a
                     .restore(vector_key(&name).as_ref())
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(restored, original, "{name}");
+                assert_eq!(&restored, original, "{name}");
                 let bytes = std::fs::read(fixture(&format!("{dir}/{name}"))).unwrap();
                 let (_, together) = Archive::from_bytes_and_restore(
                     Path::new(&name),
@@ -837,7 +843,7 @@ fn valid_and_compat_vectors_open_and_restore() {
                     vector_key(&name).as_ref(),
                 )
                 .unwrap_or_else(|e| panic!("{name} in one go: {e}"));
-                assert_eq!(together, original, "{name} in one go");
+                assert_eq!(&together, original, "{name} in one go");
             }
         }
     }
@@ -882,13 +888,15 @@ fn classfly_without_suppression_limit_reopens_and_restores() {
 fn writer_output_is_pinned_on_adult() {
     let (config_path, csv) = small_table();
     let config = Config::load(&config_path).unwrap();
-    for (mode, name) in [
-        (DiffMode::default(), "plain_small.karc"),
-        (DiffMode::Paper, "plain_small_paper.karc"),
+    let parquet = fixture("archive/source/small.parquet");
+    for (mode, name, input) in [
+        (DiffMode::default(), "plain_small.karc", &csv),
+        (DiffMode::Paper, "plain_small_paper.karc", &csv),
+        (DiffMode::default(), "arrow_small_parquet.karc", &parquet),
     ] {
         let packed = writer::pack_file(
             &config,
-            &csv,
+            input,
             &PackOptions {
                 mode,
                 seal: &Seal::None,

@@ -8,6 +8,7 @@ mod compare;
 mod anonymize;
 mod api;
 mod archive;
+mod arrow;
 mod bad_input;
 mod codec;
 mod constraints;

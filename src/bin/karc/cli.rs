@@ -98,9 +98,11 @@ pub struct AnonymizerArgs {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// The input CSV (`-`: standard input).
+    /// The input table: CSV, or Parquet (.parquet) or Arrow IPC (.arrow, .feather, .ipc) by its extension
+    /// (`-`: standard input, Parquet or IPC recognized by their magic bytes).
     pub input: PathBuf,
-    /// Where to write the release CSV (written atomically; `-`: standard output).
+    /// Where to write the release: CSV, or Parquet or Arrow IPC by the extension (written atomically; `-`:
+    /// standard output, as CSV).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     /// Also write the report as JSON.
@@ -110,8 +112,8 @@ pub struct AnonymizeArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A release CSV, or a .karc file (recognized by its magic or extension; the other flags are then
-    /// unused); `-`: standard input.
+    /// A release CSV, Parquet or Arrow IPC table, or a .karc file (recognized by its magic or extension; the
+    /// other flags are then unused); `-`: standard input.
     pub input: PathBuf,
     /// Quasi-identifier columns, comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -247,7 +249,8 @@ pub struct PackArgs {
     /// Rows per row group with --stream (default 65536).
     #[arg(long, requires = "stream", value_parser = count)]
     pub group_rows: Option<usize>,
-    /// The input CSV (`-`: standard input).
+    /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
+    /// its magic bytes).
     pub input: PathBuf,
     /// Where to write the .karc file (written atomically, readable by its owner only; `-`: standard output).
     #[arg(long, short = 'o')]
@@ -264,7 +267,8 @@ pub struct RestoreArgs {
     /// The .karc file (`-`: standard input).
     pub input: PathBuf,
     /// Where to write the original CSV (written atomically, readable by its owner only, after its digest is
-    /// checked; `-`: standard output).
+    /// checked; `-`: standard output); a .parquet, .arrow, .feather or .ipc output gets the original table as
+    /// Parquet or Arrow IPC (a Parquet or IPC input's exact table; a CSV input's columns as strings).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     #[command(flatten)]
@@ -278,7 +282,8 @@ pub struct RestoreArgs {
 pub struct ExportArgs {
     /// The .karc file (`-`: standard input).
     pub input: PathBuf,
-    /// Where to write the release CSV (written atomically; `-`: standard output).
+    /// Where to write the release: CSV, or Parquet or Arrow IPC by the extension (written atomically; `-`:
+    /// standard output, as CSV).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     /// Open the file even if its release breaks its privacy claim (forensics only).
@@ -323,7 +328,8 @@ pub struct CompareArgs {
     /// The config, and overrides of its privacy and seed settings.
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
-    /// The input CSV (`-`: standard input).
+    /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
+    /// its magic bytes).
     pub input: PathBuf,
     /// Algorithms, comma-separated, or "all" (default: paper 004's five).
     #[arg(long, value_delimiter = ',')]

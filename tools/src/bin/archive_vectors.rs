@@ -5,7 +5,9 @@
 //! cargo run --release -p karc-tools --bin archive_vectors -- fixtures/archive
 //! ```
 //!
-//! Every vector is made from `source/small.csv` with `source/small.toml`.
+//! Every vector is made from `source/small.csv` with `source/small.toml`
+//! (`arrow_small_parquet.karc` from `source/small.parquet`, written here
+//! from `small.csv` with typed columns).
 //! Sealed vectors use `keys/identity.txt` (a test key, made here when
 //! absent) and `keys/passphrase.txt` with scrypt work factor 4.
 
@@ -77,6 +79,59 @@ fn reassemble(sections: &Sections) -> Vec<u8> {
     format::assemble(&refs)
 }
 
+/// `source/small.parquet`: `small.csv`'s table as a Parquet user has it:
+/// `id` 64-bit integers, `city` dictionary-encoded strings, `age` 32-bit
+/// integers, `note` strings whose empty cell is a null.
+fn write_small_parquet(
+    config: &Config,
+    csv: &Path,
+    out: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{
+        ArrayRef, DictionaryArray, Int32Array, Int64Array, RecordBatch, StringArray,
+    };
+    use std::sync::Arc;
+    let table = karc::table::Table::read(csv, &config.csv_options()?)?;
+    let texts = |name: &str| {
+        let c = table.column(name).expect("small.csv's columns");
+        (0..table.rows).map(move |r| c.text(r))
+    };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "id",
+            Arc::new(
+                texts("id")
+                    .map(str::parse::<i64>)
+                    .collect::<Result<Int64Array, _>>()?,
+            ),
+        ),
+        (
+            "city",
+            Arc::new(texts("city").collect::<DictionaryArray<Int32Type>>()),
+        ),
+        (
+            "age",
+            Arc::new(
+                texts("age")
+                    .map(str::parse::<i32>)
+                    .collect::<Result<Int32Array, _>>()?,
+            ),
+        ),
+        (
+            "note",
+            Arc::new(
+                texts("note")
+                    .map(|t| Some(t).filter(|t| !t.is_empty()))
+                    .collect::<StringArray>(),
+            ),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns)?;
+    karc::arrow::write_table(out, &batch, karc::io::Access::Public)?;
+    Ok(())
+}
+
 fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::load(&root.join("source/small.toml"))?;
     let csv = root.join("source/small.csv");
@@ -121,6 +176,22 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let write = |dir: &Path, name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes);
 
     write(&valid, "plain_small.karc", &plain)?;
+    // A Parquet input: an ARROW_SCHEMA section and the private part's
+    // ArrowExtras; it restores to its canonical CSV, written beside.
+    let parquet = root.join("source/small.parquet");
+    write_small_parquet(&config, &csv, &parquet)?;
+    let arrow = writer::pack_file(
+        &config,
+        &parquet,
+        &PackOptions {
+            mode: DiffMode::default(),
+            seal: &Seal::None,
+        },
+    )?;
+    write(&valid, "arrow_small_parquet.karc", &arrow)?;
+    let canonical =
+        Archive::from_bytes(Path::new("arrow"), arrow, ClaimCheck::Enforce)?.restore(None)?;
+    write(root, "source/small_parquet.csv", &canonical)?;
     write(
         &valid,
         "plain_small_paper.karc",
