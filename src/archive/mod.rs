@@ -15,6 +15,7 @@
 
 pub mod digest;
 pub mod format;
+mod jobs;
 pub mod layout;
 pub mod meta;
 pub mod reader;

@@ -8,11 +8,12 @@ use serde::Serialize;
 use super::ArchiveError;
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
+use super::jobs::Jobs;
 use super::layout::{Halves, Layout, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
-use crate::codec::{self, QiSchema, ReleasedColumn, ReleasedRows};
+use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::Role;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
@@ -793,6 +794,17 @@ impl Archive {
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
     ) -> Result<(Vec<u8>, u32)> {
+        // The columns that are not QIs, decoded by both threads once the
+        // QIs are (an error in listing them comes after the QIs' errors).
+        let (jobs, jobs_error) = match self.other_jobs(g, part) {
+            Ok(jobs) => (jobs, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let others_decoding = &Jobs::new(jobs.len());
+        let decode_other = &|j: usize| {
+            let (c, bytes) = jobs[j];
+            self.decode_other(g, c, bytes)
+        };
         // What the second thread renders from, set by this one.
         let originals = std::sync::OnceLock::new();
         let others = std::sync::OnceLock::new();
@@ -800,8 +812,12 @@ impl Archive {
         let halves = std::sync::OnceLock::new();
         std::thread::scope(|scope| {
             let (go, ready) = std::sync::mpsc::sync_channel(1);
+            let (decoded, helper_decoded) = std::sync::mpsc::sync_channel(1);
             let helper = scope.spawn(move || {
                 decoding.work();
+                others_decoding.work(decode_other);
+                // Both `work`s catch their panics: this always gets sent.
+                let _ = decoded.send(());
                 // Told to render, or (an error here) not.
                 ready
                     .recv()
@@ -809,12 +825,19 @@ impl Archive {
                     .map(|halves: &Halves<'_, RestoreTexts<'_>>| halves.tail())
             });
             decoding.work();
+            others_decoding.work(decode_other);
             let prepared = (|| -> Result<&Halves<'_, RestoreTexts<'_>>> {
                 let decoded = decoding
                     .columns()
                     .map_err(|e| self.originals_corrupt(g, e))?;
                 let originals = originals.get_or_init(|| decoded);
-                let decoded = self.other_columns(g, part)?;
+                if let Some(e) = jobs_error {
+                    return Err(e);
+                }
+                helper_decoded
+                    .recv()
+                    .expect("the helper reports its jobs done");
+                let decoded = self.by_column(&jobs, others_decoding.results())?;
                 let others = others.get_or_init(|| decoded);
                 let prepared = self.restore_texts(g, others, originals)?;
                 let texts = texts.get_or_init(|| prepared);
@@ -857,16 +880,16 @@ impl Archive {
         }
     }
 
-    /// Row group `g`'s columns that are not QIs, by column (`None` for the
-    /// QIs): identifiers from the private part, the others from the release.
-    fn other_columns(&self, g: usize, part: &PrivatePart) -> Result<Vec<Option<Column>>> {
-        let rows = self.groups[g].rows;
+    /// Row group `g`'s columns that are not QIs, as jobs for
+    /// [`Archive::decode_other`]: each one's column and bytes (identifiers
+    /// from the private part, the others from the release).
+    fn other_jobs<'p>(&'p self, g: usize, part: &'p PrivatePart) -> Result<Vec<(usize, &'p [u8])>> {
         let corrupt = |detail: String| self.group_corrupt(g, detail);
         let mut identifiers = part.identifiers.iter();
-        let mut owned: Vec<Option<Column>> = Vec::with_capacity(self.meta.columns.len());
+        let mut jobs = Vec::with_capacity(self.meta.columns.len());
         for (i, c) in self.meta.columns.iter().enumerate() {
-            owned.push(match c.role {
-                Role::Quasi => None,
+            match c.role {
+                Role::Quasi => {}
                 Role::Identifier => {
                     let id = identifiers
                         .next()
@@ -874,20 +897,57 @@ impl Archive {
                         .ok_or_else(|| {
                             corrupt(format!("identifier column {:?} is missing", c.name))
                         })?;
-                    Some(
-                        codec::decode_plain(&id.bytes, &c.name, rows)
-                            .map_err(|e| corrupt(format!("identifier column {:?}: {e}", c.name)))?,
-                    )
+                    jobs.push((i, &id.bytes[..]));
                 }
-                _ => Some(self.group_plain_column(g, i)?),
-            });
+                _ => jobs.push((i, self.column_blob(g, i))),
+            }
         }
         if identifiers.next().is_some() {
             return Err(
                 corrupt("more identifier columns than the metadata lists".to_owned()).into(),
             );
         }
-        Ok(owned)
+        Ok(jobs)
+    }
+
+    /// Column `column` of row group `g`, not a QI, decoded from `bytes` to
+    /// be rendered.
+    fn decode_other(&self, g: usize, column: usize, bytes: &[u8]) -> Result<Column> {
+        let c = &self.meta.columns[column];
+        let decoded =
+            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering);
+        match c.role {
+            Role::Identifier => decoded.map_err(|e| {
+                self.group_corrupt(g, format!("identifier column {:?}: {e}", c.name))
+                    .into()
+            }),
+            _ => decoded.map_err(|e| self.column_corrupt(g, column, e.to_string()).into()),
+        }
+    }
+
+    /// Decoded `jobs` ([`Archive::other_jobs`]) by column (`None` for the
+    /// QIs); the first error in column order.
+    fn by_column(
+        &self,
+        jobs: &[(usize, &[u8])],
+        decoded: Vec<Result<Column>>,
+    ) -> Result<Vec<Option<Column>>> {
+        let mut columns: Vec<Option<Column>> = (0..self.meta.columns.len()).map(|_| None).collect();
+        for (&(c, _), column) in jobs.iter().zip(decoded) {
+            columns[c] = Some(column?);
+        }
+        Ok(columns)
+    }
+
+    /// Row group `g`'s columns that are not QIs, by column (`None` for the
+    /// QIs), decoded on this thread.
+    fn other_columns(&self, g: usize, part: &PrivatePart) -> Result<Vec<Option<Column>>> {
+        let jobs = self.other_jobs(g, part)?;
+        let decoded = jobs
+            .iter()
+            .map(|&(c, bytes)| self.decode_other(g, c, bytes))
+            .collect();
+        self.by_column(&jobs, decoded)
     }
 
     /// The texts of row group `g`'s restore: `others` by column, the QIs'
