@@ -9,12 +9,13 @@ use super::ArchiveError;
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::jobs::Jobs;
-use super::layout::{Halves, Layout, Texts};
+use super::layout::{Halves, Layout, RenderedColumn, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
 use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::Role;
+use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
 use crate::privacy::{ClaimReport, Constraint, verify_columns, verify_weighted};
@@ -782,11 +783,13 @@ impl Archive {
         Ok(out)
     }
 
-    /// [`Archive::restore_group`] with one second thread: it decodes
-    /// sections beside this one, then renders the last half of the
-    /// records while this one renders the first (no thread is started
-    /// between decoding and rendering: on a machine where the second core
-    /// had gone idle, the start took up to 65 us).
+    /// [`Archive::restore_group`] with one second thread. Both threads
+    /// decode the QIs' sections, then take the columns as jobs: decode
+    /// one (a QI's is taken decoded) and render its values. Then the
+    /// second renders the last half of the records while this one renders
+    /// the first (no thread is started between decoding and rendering: on
+    /// a machine where the second core had gone idle, the start took up
+    /// to 65 us).
     fn restore_on_two_threads(
         &self,
         g: usize,
@@ -794,30 +797,50 @@ impl Archive {
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
     ) -> Result<(Vec<u8>, u32)> {
-        // The columns that are not QIs, decoded by both threads once the
-        // QIs are (an error in listing them comes after the QIs' errors).
-        let (jobs, jobs_error) = match self.other_jobs(g, part) {
+        // The columns that are not QIs first, then the QIs (whose jobs
+        // wait for every section); an error in listing the columns comes
+        // after the QIs' errors.
+        let (others, others_error) = match self.other_jobs(g, part) {
             Ok(jobs) => (jobs, None),
             Err(e) => (Vec::new(), Some(e)),
         };
-        let others_decoding = &Jobs::new(jobs.len());
-        let decode_other = &|j: usize| {
-            let (c, bytes) = jobs[j];
-            self.decode_other(g, c, bytes)
+        // The longest blobs first, so that no long one starts last.
+        let mut order: Vec<usize> = (0..others.len()).collect();
+        order.sort_by_key(|&j| std::cmp::Reverse(others[j].1.len()));
+        let columns = self.meta.columns.len();
+        let jobs = &Jobs::new(others.len() + self.meta.qis.len());
+        let column_job = &|j: usize| -> Result<(Column, RenderedColumn)> {
+            let (c, column) = match order.get(j).map(|&j| others[j]) {
+                Some((c, bytes)) => (c, self.decode_other(g, c, bytes)?),
+                None => {
+                    let q = j - others.len();
+                    let column = decoding
+                        .column(q)
+                        .map_err(|e| self.originals_corrupt(g, e))?;
+                    (self.meta.qis[q] as usize, column)
+                }
+            };
+            let rendered = part.layout.render_column(c, columns, &column);
+            // Its texts are rendered: the dictionary is not read again.
+            let codes = Column {
+                name: column.name,
+                dict: Dictionary::new(),
+                codes: column.codes,
+            };
+            Ok((codes, rendered))
         };
         // What the second thread renders from, set by this one.
-        let originals = std::sync::OnceLock::new();
-        let others = std::sync::OnceLock::new();
+        let decoded = std::sync::OnceLock::new();
         let texts = std::sync::OnceLock::new();
         let halves = std::sync::OnceLock::new();
         std::thread::scope(|scope| {
             let (go, ready) = std::sync::mpsc::sync_channel(1);
-            let (decoded, helper_decoded) = std::sync::mpsc::sync_channel(1);
+            let (done, helper_done) = std::sync::mpsc::sync_channel(1);
             let helper = scope.spawn(move || {
                 decoding.work();
-                others_decoding.work(decode_other);
+                jobs.work(column_job);
                 // Both `work`s catch their panics: this always gets sent.
-                let _ = decoded.send(());
+                let _ = done.send(());
                 // Told to render, or (an error here) not.
                 ready
                     .recv()
@@ -825,23 +848,44 @@ impl Archive {
                     .map(|halves: &Halves<'_, RestoreTexts<'_>>| halves.tail())
             });
             decoding.work();
-            others_decoding.work(decode_other);
+            jobs.work(column_job);
             let prepared = (|| -> Result<&Halves<'_, RestoreTexts<'_>>> {
-                let decoded = decoding
-                    .columns()
-                    .map_err(|e| self.originals_corrupt(g, e))?;
-                let originals = originals.get_or_init(|| decoded);
-                if let Some(e) = jobs_error {
-                    return Err(e);
-                }
-                helper_decoded
+                helper_done
                     .recv()
                     .expect("the helper reports its jobs done");
-                let decoded = self.by_column(&jobs, others_decoding.results())?;
-                let others = others.get_or_init(|| decoded);
+                let mut results = jobs.results();
+                let qis = results.split_off(others.len());
+                let originals = qis.into_iter().collect::<Result<Vec<_>>>()?;
+                if let Some(e) = others_error {
+                    return Err(e);
+                }
+                // Errors in column order.
+                let mut in_order: Vec<Option<Result<(Column, RenderedColumn)>>> =
+                    (0..others.len()).map(|_| None).collect();
+                for (&j, result) in order.iter().zip(results) {
+                    in_order[j] = Some(result);
+                }
+                let mut rendered: Vec<Option<RenderedColumn>> =
+                    (0..columns).map(|_| None).collect();
+                let mut by_column: Vec<Option<Column>> = (0..columns).map(|_| None).collect();
+                for (&(c, _), result) in others.iter().zip(in_order) {
+                    let (column, values) = result.expect("every job done")?;
+                    by_column[c] = Some(column);
+                    rendered[c] = Some(values);
+                }
+                let mut qi_columns = Vec::with_capacity(originals.len());
+                for (&c, (column, values)) in self.meta.qis.iter().zip(originals) {
+                    rendered[c as usize] = Some(values);
+                    qi_columns.push(column);
+                }
+                let (others, originals) = decoded.get_or_init(|| (by_column, qi_columns));
                 let prepared = self.restore_texts(g, others, originals)?;
                 let texts = texts.get_or_init(|| prepared);
-                Ok(halves.get_or_init(|| part.layout.halves(texts, expected_len)))
+                let rendered = rendered
+                    .into_iter()
+                    .map(|r| r.expect("every column rendered"))
+                    .collect();
+                Ok(halves.get_or_init(|| part.layout.halves_of(texts, rendered, expected_len)))
             })();
             match prepared {
                 Err(e) => {
