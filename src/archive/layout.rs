@@ -691,6 +691,18 @@ impl<T: Texts> Halves<'_, T> {
         }
     }
 
+    /// The output as the head's bytes and the tail's, and its CRC-32 (the
+    /// two combined): for a caller that writes them one after the other,
+    /// without copying the tail after the head.
+    pub fn parts(&self, head: Half, tail: Half) -> ([Vec<u8>; 2], u32) {
+        let mut checksum = head.checksum;
+        checksum.combine(&tail.checksum);
+        (
+            [head.sink.into_vec(), tail.sink.into_vec()],
+            checksum.finalize(),
+        )
+    }
+
     /// The whole output and its CRC-32: the tail's bytes after the head's,
     /// their CRC-32s combined.
     pub fn join(&self, head: Half, tail: Half) -> (Vec<u8>, u32) {

@@ -668,7 +668,7 @@ impl Archive {
     fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let expected = self.reservation(parts.original_len);
-        self.restore_parts(&parts, &mut |bytes| {
+        self.restore_parts(&parts, &mut |bytes: Vec<u8>| {
             if out.is_empty() {
                 out = bytes;
                 out.reserve(expected.saturating_sub(out.len()));
@@ -681,8 +681,9 @@ impl Archive {
     }
 
     /// Restores the original as [`Archive::restore`] does, but hands its
-    /// bytes to `sink` a row group at a time, so that a file of several
-    /// row groups is written holding one group's bytes, not the table's.
+    /// bytes to `sink` a row group at a time (a large group in two pieces,
+    /// one per thread that rendered it), so that a file of several row
+    /// groups is written holding one group's bytes, not the table's.
     /// Each group is checked before `sink` sees it, the whole file after:
     /// on an error, what `sink` received must be thrown away (write it to
     /// a temporary file, as `karc restore` does). Returns the length.
@@ -703,9 +704,11 @@ impl Archive {
         sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<u64> {
         if !self.framed {
-            let bytes = self.restore_group(0, &parts.groups[0])?;
-            let len = bytes.len() as u64;
-            sink(bytes)?;
+            let mut len = 0;
+            for bytes in self.restore_group(0, &parts.groups[0])? {
+                len += bytes.len() as u64;
+                sink(bytes)?;
+            }
             return Ok(len);
         }
         self.restore_groups(parts, sink)
@@ -721,10 +724,11 @@ impl Archive {
         let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
         for (g, part) in parts.groups.iter().enumerate() {
-            let bytes = self.restore_group(g, part)?;
-            hasher.update(&bytes);
-            len += bytes.len() as u64;
-            sink(bytes)?;
+            for bytes in self.restore_group(g, part)? {
+                hasher.update(&bytes);
+                len += bytes.len() as u64;
+                sink(bytes)?;
+            }
         }
         self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
         Ok(len)
@@ -744,8 +748,10 @@ impl Archive {
         Ok(())
     }
 
-    /// Restores row group `g`'s bytes of the original from its private part.
-    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
+    /// Restores row group `g`'s bytes of the original from its private
+    /// part, in pieces to be joined in order (two when rendered on two
+    /// threads: the second needs not be copied after the first).
+    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<Vec<u8>>> {
         if self.groups[g].class_sizes.len() == 1 {
             // One class, whose rows take no bits: the columns of the
             // private part confirm their number before they are made.
@@ -769,7 +775,8 @@ impl Archive {
             .map_err(|e| self.originals_corrupt(g, e))?;
         let expected_len = self.reservation(part.original_len);
         let (out, crc) = if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
-            self.restore_on_two_threads(g, part, &decoding, expected_len)?
+            let (parts, crc) = self.restore_on_two_threads(g, part, &decoding, expected_len)?;
+            (parts.into(), crc)
         } else {
             decoding.work();
             let originals = decoding
@@ -777,9 +784,11 @@ impl Archive {
                 .map_err(|e| self.originals_corrupt(g, e))?;
             let others = self.other_columns(g, part)?;
             let texts = self.restore_texts(g, &others, &originals)?;
-            part.layout.render_hashed(&texts, expected_len)
+            let (out, crc) = part.layout.render_hashed(&texts, expected_len);
+            (vec![out], crc)
         };
-        self.check_restored(out.len() as u64, crc, part.digest, part.original_len)?;
+        let len = out.iter().map(|p| p.len() as u64).sum();
+        self.check_restored(len, crc, part.digest, part.original_len)?;
         Ok(out)
     }
 
@@ -796,7 +805,7 @@ impl Archive {
         part: &PrivatePart,
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
-    ) -> Result<(Vec<u8>, u32)> {
+    ) -> Result<([Vec<u8>; 2], u32)> {
         // The columns that are not QIs first, then the QIs (whose jobs
         // wait for every section); an error in listing the columns comes
         // after the QIs' errors.
@@ -900,7 +909,7 @@ impl Archive {
                         .join()
                         .expect("rendering does not panic")
                         .expect("the helper was told to render");
-                    Ok(halves.join(head, tail))
+                    Ok(halves.parts(head, tail))
                 }
             }
         })
