@@ -786,24 +786,7 @@ impl<'a> OriginalsDecoding<'a> {
     /// order; a decoder's panic goes on here. Once only: the columns are
     /// taken.
     pub fn columns(&self) -> Result<Vec<Column>, CodecError> {
-        self.wait_decoded();
-        if let Some(panic) = self
-            .panicked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            std::panic::resume_unwind(panic);
-        }
-        self.results
-            .iter()
-            .map(|r| {
-                r.write()
-                    .expect("no worker panics")
-                    .take()
-                    .expect("every section decoded once")
-            })
-            .collect()
+        (0..self.results.len()).map(|q| self.column(q)).collect()
     }
 
     /// QI `q`'s decoded column once every section is decoded (a later
