@@ -65,7 +65,8 @@ impl Dictionary {
         if let Some(&code) = index.find(h, |&c| text_of(texts, ends, c) == value) {
             return code;
         }
-        Self::append(texts, ends, value, Some((index, h)))
+        texts.push_str(value);
+        Self::record(texts, ends, Some((index, h)))
     }
 
     /// Appends `value`, which the caller knows is not in the dictionary
@@ -73,9 +74,17 @@ impl Dictionary {
     /// hashing it unless the index is built already. A value appended
     /// twice is held twice: [`Dictionary::code`] then finds one of them.
     pub fn push_new(&mut self, value: &str) -> u32 {
+        self.push_with(|texts| texts.push_str(value))
+    }
+
+    /// [`Dictionary::push_new`] of the text `write` appends to the string
+    /// it is given: rendered in place, not through a buffer.
+    pub fn push_with(&mut self, write: impl FnOnce(&mut String)) -> u32 {
         let Dictionary { texts, ends, index } = self;
-        let index = index.get_mut().map(|index| (index, hash(value)));
-        Self::append(texts, ends, value, index)
+        let start = texts.len();
+        write(texts);
+        let index = index.get_mut().map(|index| (index, hash(&texts[start..])));
+        Self::record(texts, ends, index)
     }
 
     /// Reserves room for `values` more values of `bytes` bytes in all.
@@ -84,17 +93,16 @@ impl Dictionary {
         self.texts.reserve(bytes);
     }
 
-    fn append(
-        texts: &mut String,
+    /// Ends a value at the end of `texts` (indexed with its hash `h`).
+    fn record(
+        texts: &str,
         ends: &mut Vec<usize>,
-        value: &str,
         index: Option<(&mut HashTable<u32>, u64)>,
     ) -> u32 {
         let code = u32::try_from(ends.len()).expect("more than 2^32 distinct values");
-        texts.push_str(value);
         ends.push(texts.len());
         if let Some((index, h)) = index {
-            let (texts, ends) = (&*texts, &*ends);
+            let ends = &*ends;
             index.insert_unique(h, code, |&c| hash(text_of(texts, ends, c)));
         }
         code

@@ -367,12 +367,31 @@ fn replace_file<T>(
 /// Runs `write` into `file`, then flushes and syncs it.
 fn fill<T>(file: &File, name: &Path, write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
     let io = |e| Error::io(name, e);
-    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let mut out = BufWriter::with_capacity(1 << 16, Chunked(file));
     let written = write(&mut out)?;
     out.flush().map_err(io)?;
     drop(out);
     file.sync_all().map_err(io)?;
     Ok(written)
+}
+
+/// A file written at most [`Chunked::MAX`] bytes a call: a restore's 84 MB
+/// in one `write` took 110 to 380 ms on Linux (ext4), in 1 MiB calls 30 to
+/// 40 ms.
+struct Chunked<'a>(&'a File);
+
+impl Chunked<'_> {
+    const MAX: usize = 1 << 20;
+}
+
+impl Write for Chunked<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(&buf[..buf.len().min(Chunked::MAX)])
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Unnamed files (`O_TMPFILE`), named once complete.

@@ -108,6 +108,9 @@ struct Rendered {
     bytes: Vec<u8>,
 }
 
+/// A column's values rendered for records ([`Layout::render_column`]).
+pub struct RenderedColumn(Rendered);
+
 /// Fields up to this many bytes (with their delimiter) are copied as one
 /// block of this size and the output cut back: one pair of vector moves per
 /// field instead of a call to `memcpy` for a few bytes. (32: most runs of
@@ -511,10 +514,15 @@ struct Renderer<'a, T: Texts> {
 
 impl<'a, T: Texts> Renderer<'a, T> {
     fn new(layout: &'a Layout, texts: &'a T) -> Self {
-        let alone = texts.columns() == 1;
         let rendered: Vec<Rendered> = (0..texts.columns())
-            .map(|c| Rendered::build(texts.column(c), &layout.padding[c], layout.delimiter, alone))
+            .map(|c| layout.render_column(c, texts.columns(), texts.column(c)).0)
             .collect();
+        Renderer::with(layout, texts, rendered)
+    }
+
+    /// The renderer of `texts` whose columns' values are `rendered`
+    /// already (the texts' dictionaries are not read).
+    fn with(layout: &'a Layout, texts: &'a T, rendered: Vec<Rendered>) -> Self {
         let runs = Run::plan(&rendered, texts.rows());
         let codes = (0..texts.columns())
             .map(|c| &texts.column(c).codes[..])
@@ -681,6 +689,18 @@ impl<T: Texts> Halves<'_, T> {
             checksum: sink.checksum().expect("checksummed"),
             sink,
         }
+    }
+
+    /// The output as the head's bytes and the tail's, and its CRC-32 (the
+    /// two combined): for a caller that writes them one after the other,
+    /// without copying the tail after the head.
+    pub fn parts(&self, head: Half, tail: Half) -> ([Vec<u8>; 2], u32) {
+        let mut checksum = head.checksum;
+        checksum.combine(&tail.checksum);
+        (
+            [head.sink.into_vec(), tail.sink.into_vec()],
+            checksum.finalize(),
+        )
     }
 
     /// The whole output and its CRC-32: the tail's bytes after the head's,
@@ -1035,7 +1055,35 @@ impl Layout {
     /// [`Halves::tail`] on the other, then [`Halves::join`]. For expected
     /// lengths from [`PARALLEL_BYTES`] on ([`Layout::renders_on_two_threads`]).
     pub fn halves<'a, T: Texts>(&'a self, texts: &'a T, expected_len: usize) -> Halves<'a, T> {
-        let renderer = Renderer::new(self, texts);
+        Layout::split(Renderer::new(self, texts), expected_len)
+    }
+
+    /// [`Layout::halves`] of columns whose values each thread rendered
+    /// with [`Layout::render_column`] as it decoded them: `rendered[c]`
+    /// for `texts.column(c)`, whose dictionary is not read again (it may
+    /// be dropped).
+    pub fn halves_of<'a, T: Texts>(
+        &'a self,
+        texts: &'a T,
+        rendered: Vec<RenderedColumn>,
+        expected_len: usize,
+    ) -> Halves<'a, T> {
+        let rendered = rendered.into_iter().map(|r| r.0).collect();
+        Layout::split(Renderer::with(self, texts, rendered), expected_len)
+    }
+
+    /// Column `c` of `columns`' values rendered as records show them
+    /// (padding, quotes, the delimiter after), for [`Layout::halves_of`].
+    pub fn render_column(&self, c: usize, columns: usize, column: &Column) -> RenderedColumn {
+        RenderedColumn(Rendered::build(
+            column,
+            &self.padding[c],
+            self.delimiter,
+            columns == 1,
+        ))
+    }
+
+    fn split<T: Texts>(renderer: Renderer<'_, T>, expected_len: usize) -> Halves<'_, T> {
         let (share, of) = CALLER_SHARE;
         Halves {
             split: renderer.records * share / of,

@@ -17,6 +17,7 @@
 
 pub mod digest;
 pub mod format;
+mod jobs;
 pub mod layout;
 pub mod meta;
 pub mod pipeline;

@@ -8,13 +8,15 @@ use serde::Serialize;
 use super::ArchiveError;
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
-use super::layout::{Halves, Layout, Texts};
+use super::jobs::Jobs;
+use super::layout::{Halves, Layout, RenderedColumn, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::seal::{self, Key};
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
-use crate::codec::{self, QiSchema, ReleasedColumn, ReleasedRows};
+use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::Role;
+use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
 use crate::privacy::{ClaimReport, Constraint, verify_columns, verify_weighted};
@@ -782,7 +784,7 @@ impl Archive {
     fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let expected = self.reservation(parts.original_len);
-        self.restore_parts(&parts, &mut |bytes| {
+        self.restore_parts(&parts, &mut |bytes: Vec<u8>| {
             if out.is_empty() {
                 out = bytes;
                 out.reserve(expected.saturating_sub(out.len()));
@@ -795,8 +797,9 @@ impl Archive {
     }
 
     /// Restores the original as [`Archive::restore`] does, but hands its
-    /// bytes to `sink` a row group at a time, so that a file of several
-    /// row groups is written holding one group's bytes, not the table's.
+    /// bytes to `sink` a row group at a time (a large group in two pieces,
+    /// one per thread that rendered it), so that a file of several row
+    /// groups is written holding one group's bytes, not the table's.
     /// Each group is checked before `sink` sees it, the whole file after:
     /// on an error, what `sink` received must be thrown away (write it to
     /// a temporary file, as `karc restore` does). Returns the length.
@@ -817,9 +820,11 @@ impl Archive {
         sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<u64> {
         if !self.framed {
-            let bytes = self.restore_group(0, &parts.groups[0])?;
-            let len = bytes.len() as u64;
-            sink(bytes)?;
+            let mut len = 0;
+            for bytes in self.restore_group(0, &parts.groups[0])? {
+                len += bytes.len() as u64;
+                sink(bytes)?;
+            }
             return Ok(len);
         }
         self.restore_groups(parts, sink)
@@ -835,10 +840,11 @@ impl Archive {
         let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
         for (g, part) in parts.groups.iter().enumerate() {
-            let bytes = self.restore_group(g, part)?;
-            hasher.update(&bytes);
-            len += bytes.len() as u64;
-            sink(bytes)?;
+            for bytes in self.restore_group(g, part)? {
+                hasher.update(&bytes);
+                len += bytes.len() as u64;
+                sink(bytes)?;
+            }
         }
         self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
         Ok(len)
@@ -858,8 +864,10 @@ impl Archive {
         Ok(())
     }
 
-    /// Restores row group `g`'s bytes of the original from its private part.
-    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<u8>> {
+    /// Restores row group `g`'s bytes of the original from its private
+    /// part, in pieces to be joined in order (two when rendered on two
+    /// threads: the second needs not be copied after the first).
+    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<Vec<u8>>> {
         if self.groups[g].class_sizes.len() == 1 {
             // One class, whose rows take no bits: the columns of the
             // private part confirm their number before they are made.
@@ -883,7 +891,8 @@ impl Archive {
             .map_err(|e| self.originals_corrupt(g, e))?;
         let expected_len = self.reservation(part.original_len);
         let (out, crc) = if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
-            self.restore_on_two_threads(g, part, &decoding, expected_len)?
+            let (parts, crc) = self.restore_on_two_threads(g, part, &decoding, expected_len)?;
+            (parts.into(), crc)
         } else {
             decoding.work();
             let originals = decoding
@@ -891,33 +900,72 @@ impl Archive {
                 .map_err(|e| self.originals_corrupt(g, e))?;
             let others = self.other_columns(g, part)?;
             let texts = self.restore_texts(g, &others, &originals)?;
-            part.layout.render_hashed(&texts, expected_len)
+            let (out, crc) = part.layout.render_hashed(&texts, expected_len);
+            (vec![out], crc)
         };
-        self.check_restored(out.len() as u64, crc, part.digest, part.original_len)?;
+        let len = out.iter().map(|p| p.len() as u64).sum();
+        self.check_restored(len, crc, part.digest, part.original_len)?;
         Ok(out)
     }
 
-    /// [`Archive::restore_group`] with one second thread: it decodes
-    /// sections beside this one, then renders the last half of the
-    /// records while this one renders the first (no thread is started
-    /// between decoding and rendering: on a machine where the second core
-    /// had gone idle, the start took up to 65 us).
+    /// [`Archive::restore_group`] with one second thread. Both threads
+    /// decode the QIs' sections, then take the columns as jobs: decode
+    /// one (a QI's is taken decoded) and render its values. Then the
+    /// second renders the last half of the records while this one renders
+    /// the first (no thread is started between decoding and rendering: on
+    /// a machine where the second core had gone idle, the start took up
+    /// to 65 us).
     fn restore_on_two_threads(
         &self,
         g: usize,
         part: &PrivatePart,
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
-    ) -> Result<(Vec<u8>, u32)> {
+    ) -> Result<([Vec<u8>; 2], u32)> {
+        // The columns that are not QIs first, then the QIs (whose jobs
+        // wait for every section); an error in listing the columns comes
+        // after the QIs' errors.
+        let (others, others_error) = match self.other_jobs(g, part) {
+            Ok(jobs) => (jobs, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        // The longest blobs first, so that no long one starts last.
+        let mut order: Vec<usize> = (0..others.len()).collect();
+        order.sort_by_key(|&j| std::cmp::Reverse(others[j].1.len()));
+        let columns = self.meta.columns.len();
+        let jobs = &Jobs::new(others.len() + self.meta.qis.len());
+        let column_job = &|j: usize| -> Result<(Column, RenderedColumn)> {
+            let (c, column) = match order.get(j).map(|&j| others[j]) {
+                Some((c, bytes)) => (c, self.decode_other(g, c, bytes)?),
+                None => {
+                    let q = j - others.len();
+                    let column = decoding
+                        .column(q)
+                        .map_err(|e| self.originals_corrupt(g, e))?;
+                    (self.meta.qis[q] as usize, column)
+                }
+            };
+            let rendered = part.layout.render_column(c, columns, &column);
+            // Its texts are rendered: the dictionary is not read again.
+            let codes = Column {
+                name: column.name,
+                dict: Dictionary::new(),
+                codes: column.codes,
+            };
+            Ok((codes, rendered))
+        };
         // What the second thread renders from, set by this one.
-        let originals = std::sync::OnceLock::new();
-        let others = std::sync::OnceLock::new();
+        let decoded = std::sync::OnceLock::new();
         let texts = std::sync::OnceLock::new();
         let halves = std::sync::OnceLock::new();
         std::thread::scope(|scope| {
             let (go, ready) = std::sync::mpsc::sync_channel(1);
+            let (done, helper_done) = std::sync::mpsc::sync_channel(1);
             let helper = scope.spawn(move || {
                 decoding.work();
+                jobs.work(column_job);
+                // Both `work`s catch their panics: this always gets sent.
+                let _ = done.send(());
                 // Told to render, or (an error here) not.
                 ready
                     .recv()
@@ -925,16 +973,44 @@ impl Archive {
                     .map(|halves: &Halves<'_, RestoreTexts<'_>>| halves.tail())
             });
             decoding.work();
+            jobs.work(column_job);
             let prepared = (|| -> Result<&Halves<'_, RestoreTexts<'_>>> {
-                let decoded = decoding
-                    .columns()
-                    .map_err(|e| self.originals_corrupt(g, e))?;
-                let originals = originals.get_or_init(|| decoded);
-                let decoded = self.other_columns(g, part)?;
-                let others = others.get_or_init(|| decoded);
+                helper_done
+                    .recv()
+                    .expect("the helper reports its jobs done");
+                let mut results = jobs.results();
+                let qis = results.split_off(others.len());
+                let originals = qis.into_iter().collect::<Result<Vec<_>>>()?;
+                if let Some(e) = others_error {
+                    return Err(e);
+                }
+                // Errors in column order.
+                let mut in_order: Vec<Option<Result<(Column, RenderedColumn)>>> =
+                    (0..others.len()).map(|_| None).collect();
+                for (&j, result) in order.iter().zip(results) {
+                    in_order[j] = Some(result);
+                }
+                let mut rendered: Vec<Option<RenderedColumn>> =
+                    (0..columns).map(|_| None).collect();
+                let mut by_column: Vec<Option<Column>> = (0..columns).map(|_| None).collect();
+                for (&(c, _), result) in others.iter().zip(in_order) {
+                    let (column, values) = result.expect("every job done")?;
+                    by_column[c] = Some(column);
+                    rendered[c] = Some(values);
+                }
+                let mut qi_columns = Vec::with_capacity(originals.len());
+                for (&c, (column, values)) in self.meta.qis.iter().zip(originals) {
+                    rendered[c as usize] = Some(values);
+                    qi_columns.push(column);
+                }
+                let (others, originals) = decoded.get_or_init(|| (by_column, qi_columns));
                 let prepared = self.restore_texts(g, others, originals)?;
                 let texts = texts.get_or_init(|| prepared);
-                Ok(halves.get_or_init(|| part.layout.halves(texts, expected_len)))
+                let rendered = rendered
+                    .into_iter()
+                    .map(|r| r.expect("every column rendered"))
+                    .collect();
+                Ok(halves.get_or_init(|| part.layout.halves_of(texts, rendered, expected_len)))
             })();
             match prepared {
                 Err(e) => {
@@ -949,7 +1025,7 @@ impl Archive {
                         .join()
                         .expect("rendering does not panic")
                         .expect("the helper was told to render");
-                    Ok(halves.join(head, tail))
+                    Ok(halves.parts(head, tail))
                 }
             }
         })
@@ -973,16 +1049,16 @@ impl Archive {
         }
     }
 
-    /// Row group `g`'s columns that are not QIs, by column (`None` for the
-    /// QIs): identifiers from the private part, the others from the release.
-    fn other_columns(&self, g: usize, part: &PrivatePart) -> Result<Vec<Option<Column>>> {
-        let rows = self.groups[g].rows;
+    /// Row group `g`'s columns that are not QIs, as jobs for
+    /// [`Archive::decode_other`]: each one's column and bytes (identifiers
+    /// from the private part, the others from the release).
+    fn other_jobs<'p>(&'p self, g: usize, part: &'p PrivatePart) -> Result<Vec<(usize, &'p [u8])>> {
         let corrupt = |detail: String| self.group_corrupt(g, detail);
         let mut identifiers = part.identifiers.iter();
-        let mut owned: Vec<Option<Column>> = Vec::with_capacity(self.meta.columns.len());
+        let mut jobs = Vec::with_capacity(self.meta.columns.len());
         for (i, c) in self.meta.columns.iter().enumerate() {
-            owned.push(match c.role {
-                Role::Quasi => None,
+            match c.role {
+                Role::Quasi => {}
                 Role::Identifier => {
                     let id = identifiers
                         .next()
@@ -990,20 +1066,57 @@ impl Archive {
                         .ok_or_else(|| {
                             corrupt(format!("identifier column {:?} is missing", c.name))
                         })?;
-                    Some(
-                        codec::decode_plain(&id.bytes, &c.name, rows)
-                            .map_err(|e| corrupt(format!("identifier column {:?}: {e}", c.name)))?,
-                    )
+                    jobs.push((i, &id.bytes[..]));
                 }
-                _ => Some(self.group_plain_column(g, i)?),
-            });
+                _ => jobs.push((i, self.column_blob(g, i))),
+            }
         }
         if identifiers.next().is_some() {
             return Err(
                 corrupt("more identifier columns than the metadata lists".to_owned()).into(),
             );
         }
-        Ok(owned)
+        Ok(jobs)
+    }
+
+    /// Column `column` of row group `g`, not a QI, decoded from `bytes` to
+    /// be rendered.
+    fn decode_other(&self, g: usize, column: usize, bytes: &[u8]) -> Result<Column> {
+        let c = &self.meta.columns[column];
+        let decoded =
+            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering);
+        match c.role {
+            Role::Identifier => decoded.map_err(|e| {
+                self.group_corrupt(g, format!("identifier column {:?}: {e}", c.name))
+                    .into()
+            }),
+            _ => decoded.map_err(|e| self.column_corrupt(g, column, e.to_string()).into()),
+        }
+    }
+
+    /// Decoded `jobs` ([`Archive::other_jobs`]) by column (`None` for the
+    /// QIs); the first error in column order.
+    fn by_column(
+        &self,
+        jobs: &[(usize, &[u8])],
+        decoded: Vec<Result<Column>>,
+    ) -> Result<Vec<Option<Column>>> {
+        let mut columns: Vec<Option<Column>> = (0..self.meta.columns.len()).map(|_| None).collect();
+        for (&(c, _), column) in jobs.iter().zip(decoded) {
+            columns[c] = Some(column?);
+        }
+        Ok(columns)
+    }
+
+    /// Row group `g`'s columns that are not QIs, by column (`None` for the
+    /// QIs), decoded on this thread.
+    fn other_columns(&self, g: usize, part: &PrivatePart) -> Result<Vec<Option<Column>>> {
+        let jobs = self.other_jobs(g, part)?;
+        let decoded = jobs
+            .iter()
+            .map(|&(c, bytes)| self.decode_other(g, c, bytes))
+            .collect();
+        self.by_column(&jobs, decoded)
     }
 
     /// The texts of row group `g`'s restore: `others` by column, the QIs'

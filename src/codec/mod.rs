@@ -7,6 +7,7 @@
 //! without panicking on any byte string, and refuses trailing bytes.
 
 mod bytes;
+mod cells;
 mod classes;
 mod numbers;
 mod originals;
@@ -17,6 +18,7 @@ mod rans;
 mod released;
 
 pub use bytes::{ByteReader, put_varint};
+pub use cells::Purpose;
 pub use classes::{
     ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, decode_classes_lazily,
     encode_classes, encode_classes_as,
@@ -25,7 +27,7 @@ pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,
     decode_originals_of, encode_originals,
 };
-pub use plain::{decode_plain, encode_plain};
+pub use plain::{decode_plain, decode_plain_for, encode_plain};
 pub use released::{
     ReleasedColumn, ReleasedRows, ReleasedSymbol, decode_released, encode_released,
 };

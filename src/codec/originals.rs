@@ -800,6 +800,8 @@ pub struct OriginalsDecoding<'a> {
     pending: std::sync::Mutex<Vec<Option<Section<'a>>>>,
     /// Notified when a section is decoded.
     changed: std::sync::Condvar,
+    /// Sections decoded (changed with `pending` locked).
+    decoded: std::sync::atomic::AtomicUsize,
     /// Each section's column once decoded. A context-mode section reads
     /// its parents' while others are decoded; [`OriginalsDecoding::columns`]
     /// takes them all at the end.
@@ -914,6 +916,7 @@ impl<'a> OriginalsDecoding<'a> {
             bytes_of: sections.iter().map(|s| s.bytes).collect(),
             pending: std::sync::Mutex::new(sections.into_iter().map(Some).collect()),
             changed: std::sync::Condvar::new(),
+            decoded: std::sync::atomic::AtomicUsize::new(0),
             results: (0..qis.len())
                 .map(|_| std::sync::RwLock::new(None))
                 .collect(),
@@ -981,6 +984,8 @@ impl<'a> OriginalsDecoding<'a> {
             drop(parents);
             *self.results[q].write().expect("no worker panics") = Some(result);
             board = self.pending.lock().expect("no worker panics");
+            self.decoded
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.changed.notify_all();
         }
     }
@@ -990,15 +995,15 @@ impl<'a> OriginalsDecoding<'a> {
     /// order; a decoder's panic goes on here. Once only: the columns are
     /// taken.
     pub fn columns(&self) -> Result<Vec<Column>, CodecError> {
-        let mut board = self.pending.lock().expect("no worker panics");
-        while self
-            .results
-            .iter()
-            .any(|r| r.read().expect("no worker panics").is_none())
-        {
-            board = self.changed.wait(board).expect("no worker panics");
-        }
-        drop(board);
+        (0..self.results.len()).map(|q| self.column(q)).collect()
+    }
+
+    /// QI `q`'s decoded column once every section is decoded (a later
+    /// section may read it as a parent until then); a decoder's panic goes
+    /// on here. Once only per QI, and not with
+    /// [`OriginalsDecoding::columns`]: it is taken.
+    pub fn column(&self, q: usize) -> Result<Column, CodecError> {
+        self.wait_decoded();
         if let Some(panic) = self
             .panicked
             .lock()
@@ -1007,15 +1012,19 @@ impl<'a> OriginalsDecoding<'a> {
         {
             std::panic::resume_unwind(panic);
         }
-        self.results
-            .iter()
-            .map(|r| {
-                r.write()
-                    .expect("no worker panics")
-                    .take()
-                    .expect("every section decoded once")
-            })
-            .collect()
+        self.results[q]
+            .write()
+            .expect("no worker panics")
+            .take()
+            .expect("each section taken once")
+    }
+
+    /// Waits until every section is decoded.
+    fn wait_decoded(&self) {
+        let mut board = self.pending.lock().expect("no worker panics");
+        while self.decoded.load(std::sync::atomic::Ordering::Relaxed) < self.results.len() {
+            board = self.changed.wait(board).expect("no worker panics");
+        }
     }
 
     /// Decodes section `q` (its parents' columns in `parents`).

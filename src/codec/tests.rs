@@ -742,6 +742,49 @@ fn distinct_decimals_are_coded_as_offsets() {
     assert_eq!(texts(&back[0]), texts(&g[0].original));
 }
 
+/// Past the size where a decoded column stops looking its values up:
+/// 60,000 near-distinct decimals as offsets, with exceptions (empty, `NA`,
+/// `007`, suppressed) and rows released unchanged, restore every text, and
+/// the column holds a text per row (none hashed).
+#[test]
+fn near_distinct_offsets_decode_row_by_row() {
+    let n = 60_000usize;
+    const ODD: [&str; 3] = ["", "NA", "007"];
+    let values: Vec<String> = (0..n)
+        .map(|r| match r % 40 {
+            0 => ODD[r / 40 % 3].to_owned(),
+            _ => format!("{}.{:04}", (r * 7_919) % 50_000, (r * 31) % 10_000),
+        })
+        .collect();
+    let original = column("q", &values);
+    let number = |r: usize| values[r].parse::<f64>().ok().filter(|_| r % 40 != 0);
+    let mut order: Vec<usize> = (0..n).filter(|&r| number(r).is_some()).collect();
+    order.sort_by(|&a, &b| number(a).unwrap().total_cmp(&number(b).unwrap()));
+    let code = |r: usize| original.dict.code(&values[r]).unwrap();
+    let mut cells = vec![Cell::Suppressed; n];
+    for class in order.chunks(10) {
+        for &r in class {
+            cells[r] = match r % 41 {
+                0 => Cell::Value(code(r)),
+                _ => Cell::interval(code(class[0]), code(class[class.len() - 1])),
+            };
+        }
+    }
+    let g = numbers_released(original, ValueType::Decimal, &cells);
+    let g = std::slice::from_ref(&g);
+    let bytes = encode_all(DiffMode::PerValueRans, g).bytes;
+    let mut r = ByteReader::new(&bytes[2..]);
+    r.varint("length").unwrap();
+    assert_eq!(r.byte("kind").unwrap(), 2, "offsets");
+    let back = decode_all(&bytes, g).unwrap();
+    assert_eq!(texts(&back[0]), texts(&g[0].original));
+    assert!(
+        back[0].dict.len() > n * 9 / 10,
+        "{} texts",
+        back[0].dict.len()
+    );
+}
+
 /// Numbers near both ends of the 64-bit range, whose span leaves 64 bits:
 /// the offsets section declines them and the blob still round-trips.
 #[test]

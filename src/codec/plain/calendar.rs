@@ -5,6 +5,7 @@
 //! them: a year of random seconds costs its 25 bits, not 20 bytes of text.
 
 use crate::civil::{civil_from_days, days_from_civil};
+use crate::codec::numbers::push_padded;
 
 /// How a column's texts spell its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,24 +94,42 @@ pub(super) fn parse(format: Format, s: &str) -> Option<i64> {
     (hh < 24 && mm < 60 && ss < 60).then_some(days * DAY + hh * 3600 + mm * 60 + ss)
 }
 
+/// Whether [`render`] renders `value` in `format`: a day or second of the
+/// years 0000 to 9999.
+pub(super) fn renders(format: Format, value: i64) -> bool {
+    let days = match format {
+        Format::Decimal => return false,
+        Format::Date => value,
+        Format::DateTime(_) => value.div_euclid(DAY),
+    };
+    (FIRST_DAY..END_DAY).contains(&days)
+}
+
 /// Appends the text of `value` in `format`; `None` when it is outside the
 /// years 0000 to 9999.
 pub(super) fn render(out: &mut String, format: Format, value: i64) -> Option<()> {
-    use std::fmt::Write;
-    let (days, secs) = match format {
-        Format::Decimal => return None,
-        Format::Date => (value, None),
-        Format::DateTime(_) => (value.div_euclid(DAY), Some(value.rem_euclid(DAY))),
-    };
-    if !(FIRST_DAY..END_DAY).contains(&days) {
+    if !renders(format, value) {
         return None;
     }
+    let (days, secs) = match format {
+        Format::DateTime(_) => (value.div_euclid(DAY), Some(value.rem_euclid(DAY))),
+        _ => (value, None),
+    };
+    // Fields in range (years 0000 to 9999): no sign, fixed widths.
     let (y, m, d) = civil_from_days(days);
-    write!(out, "{y:04}-{m:02}-{d:02}").expect("writing to a String");
+    let field = |out: &mut String, v: i64, width: usize| push_padded(out, v as u64, width);
+    field(out, y, 4);
+    out.push('-');
+    field(out, m, 2);
+    out.push('-');
+    field(out, d, 2);
     if let (Format::DateTime(sep), Some(s)) = (format, secs) {
         out.push(char::from(sep));
-        write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-            .expect("writing to a String");
+        field(out, s / 3600, 2);
+        out.push(':');
+        field(out, s / 60 % 60, 2);
+        out.push(':');
+        field(out, s % 60, 2);
     }
     Some(())
 }

@@ -20,6 +20,7 @@ use bitstream_io::{BitRead, BitWrite};
 
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_string, put_varint, unzigzag, zigzag};
+use super::cells::Purpose;
 use crate::dictionary::Dictionary;
 use crate::huffman::{self, bit_width};
 use crate::table::Column;
@@ -303,9 +304,21 @@ fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
     best.expect("at least one candidate")
 }
 
-/// Decodes a blob of [`encode_plain`] holding `rows` rows.
+/// Decodes a blob of [`encode_plain`] holding `rows` rows, each distinct
+/// text once in the column's dictionary.
 pub fn decode_plain(bytes: &[u8], name: &str, rows: usize) -> Result<Column, CodecError> {
-    let (dict, codes) = decode_rows(bytes, rows, Nesting::Column)?;
+    decode_plain_for(bytes, name, rows, Purpose::Values)
+}
+
+/// [`decode_plain`] for `purpose`: a column decoded for rendering may
+/// hold each row's text (near-distinct numbers and texts, not hashed).
+pub fn decode_plain_for(
+    bytes: &[u8],
+    name: &str,
+    rows: usize,
+    purpose: Purpose,
+) -> Result<Column, CodecError> {
+    let (dict, codes) = decode_rows(bytes, rows, Nesting::Column, purpose)?;
     Ok(Column {
         name: name.to_owned(),
         dict,
@@ -317,15 +330,17 @@ fn decode_rows(
     bytes: &[u8],
     rows: usize,
     nesting: Nesting,
+    purpose: Purpose,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let mut r = ByteReader::new(bytes);
-    let mut dict = Dictionary::new();
-    let codes = match r.byte("plain column layout")? {
+    let nested = |nested: &[u8], n: usize| decode_rows(nested, n, Nesting::Exceptions, purpose);
+    let (dict, codes) = match r.byte("plain column layout")? {
         LAYOUT_SINGLE => {
             let text = r.string("plain value")?;
             r.varint_equal("plain value count (rows)", rows as u64)?;
-            let code = dict.intern(text);
-            vec![code; rows]
+            let mut dict = Dictionary::new();
+            let code = dict.push_new(text);
+            (dict, vec![code; rows])
         }
         LAYOUT_DICTIONARY => {
             let texts = read_dictionary(&mut r)?;
@@ -340,15 +355,21 @@ fn decode_rows(
                     });
                 }
             };
-            let codes_of: Vec<u32> = texts.iter().map(|t| dict.intern(t)).collect();
-            indices.iter().map(|&i| codes_of[i as usize]).collect()
+            // The stored texts are distinct unless the file was forged:
+            // only a column of values pays for making sure.
+            let mut dict = Dictionary::new();
+            dict.reserve(texts.len(), texts.iter().map(String::len).sum());
+            let codes_of: Vec<u32> = match purpose {
+                Purpose::Values => texts.iter().map(|t| dict.intern(t)).collect(),
+                Purpose::Rendering => texts.iter().map(|t| dict.push_new(t)).collect(),
+            };
+            (
+                dict,
+                indices.iter().map(|&i| codes_of[i as usize]).collect(),
+            )
         }
         LAYOUT_NUMBERS if nesting == Nesting::Column => {
-            let (d, codes) = numbers::decode(&mut r, Format::Decimal, rows, |nested, n| {
-                decode_rows(nested, n, Nesting::Exceptions)
-            })?;
-            dict = d;
-            codes
+            numbers::decode(&mut r, Format::Decimal, rows, purpose, nested)?
         }
         LAYOUT_DATES if nesting == Nesting::Column => {
             let id = r.byte("date format")?;
@@ -357,17 +378,9 @@ fn decode_rows(
                 id,
                 known: "0 date, 1 date and time, 2 date T time",
             })?;
-            let (d, codes) = numbers::decode(&mut r, format, rows, |nested, n| {
-                decode_rows(nested, n, Nesting::Exceptions)
-            })?;
-            dict = d;
-            codes
+            numbers::decode(&mut r, format, rows, purpose, nested)?
         }
-        LAYOUT_TEXTS => {
-            let (d, codes) = texts::decode(&mut r, rows)?;
-            dict = d;
-            codes
-        }
+        LAYOUT_TEXTS => texts::decode(&mut r, rows, purpose)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "plain column layout",

@@ -6,10 +6,9 @@
 //!
 //! Each distinct text is parsed once; rows map to their text's number.
 
-use rustc_hash::FxHashMap;
-
 use super::super::CodecError;
 use super::super::bytes::{ByteReader, put_varint};
+use super::super::cells::{ColumnRows, Purpose};
 use super::calendar::{self, Format};
 use super::ints::{put_integers, put_symbols, read_integers, read_symbols};
 
@@ -131,12 +130,21 @@ pub(super) fn encode(
     Some(out)
 }
 
-/// Decodes the fields [`encode`] wrote into `rows` rows of `dict`'s
+/// A decoded row's value: a number (scaled to the column's largest
+/// decimals, and its own decimals) or an exception's code.
+#[derive(Hash, PartialEq, Eq)]
+enum Key {
+    Number(i64, u32),
+    Exception(u32),
+}
+
+/// Decodes the fields [`encode`] wrote into `rows` rows of a dictionary's
 /// codes; `exceptions(bytes, count)` decodes the nested blob.
 pub(super) fn decode(
     r: &mut ByteReader<'_>,
     format: Format,
     rows: usize,
+    purpose: Purpose,
     exceptions: impl FnOnce(&[u8], usize) -> Result<(Dictionary, Vec<u32>), CodecError>,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let e = r.varint("exception count")?;
@@ -147,7 +155,7 @@ pub(super) fn decode(
         });
     }
     let e = e as usize;
-    let (exception_rows, mut dict, exception_codes) = if e == 0 {
+    let (exception_rows, exception_dict, exception_codes) = if e == 0 {
         (Vec::new(), Dictionary::new(), Vec::new())
     } else {
         let at = read_integers(r, e)?;
@@ -197,31 +205,12 @@ pub(super) fn decode(
         }
     };
     let mantissas = read_integers(r, m)?;
-    let mut codes = Vec::with_capacity(rows);
-    let mut text = String::new();
-    // Each distinct number's text is appended once and found again by the
-    // number (words to hash, not texts); an exception is never a number's
-    // canonical text, so none is appended twice.
-    let mut seen: FxHashMap<(i64, u32), u32> = FxHashMap::default();
-    seen.reserve(m.min(1 << 20));
-    let mut next_exception = exception_rows.iter().zip(&exception_codes).peekable();
-    let mut numbers = mantissas.iter().zip(&decimals);
-    for row in 0..rows {
-        if let Some((_, &code)) = next_exception.next_if(|&(&at, _)| at == row as i64) {
-            codes.push(code);
-            continue;
-        }
-        let (&v, &d) = numbers
-            .next()
-            .expect("rows less exceptions are the numbers");
-        if let Some(&code) = seen.get(&(v, d)) {
-            codes.push(code);
-            continue;
-        }
-        text.clear();
-        if format == Format::Decimal {
-            render(&mut text, v / 10i64.pow(u32::from(max) - d), d as u8);
-        } else if max > 0 || calendar::render(&mut text, format, v).is_none() {
+    if format != Format::Decimal {
+        // Every date or time checked before any is rendered.
+        if let Some(&v) = mantissas
+            .iter()
+            .find(|&&v| max > 0 || !calendar::renders(format, v))
+        {
             return Err(CodecError::Invalid {
                 what: "date or time",
                 detail: format!(
@@ -229,11 +218,37 @@ pub(super) fn decode(
                 ),
             });
         }
-        let code = dict.push_new(&text);
-        seen.insert((v, d), code);
-        codes.push(code);
     }
-    Ok((dict, codes))
+    // Each distinct number's text is appended once and found again by the
+    // number (words to hash, not texts), or (a rendered column of distinct
+    // numbers) appended row by row; an exception is never a number's
+    // canonical text.
+    let mut column = ColumnRows::new(rows, purpose);
+    let mut next_exception = exception_rows.iter().zip(&exception_codes).peekable();
+    let mut numbers = mantissas.iter().zip(&decimals);
+    for row in 0..rows {
+        if let Some((_, &code)) = next_exception.next_if(|&(&at, _)| at == row as i64) {
+            column.push(Key::Exception(code), |s| {
+                s.push_str(exception_dict.value(code));
+            });
+            continue;
+        }
+        let (&v, &d) = numbers
+            .next()
+            .expect("rows less exceptions are the numbers");
+        column.push(Key::Number(v, d), |s| {
+            if format == Format::Decimal {
+                let v = match u32::from(max) - d {
+                    0 => v,
+                    shift => v / 10i64.pow(shift),
+                };
+                render(s, v, d as u8);
+            } else {
+                calendar::render(s, format, v).expect("checked above");
+            }
+        });
+    }
+    Ok(column.finish())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use rand_core::{Rng, SeedableRng};
 use std::io::Read;
 
 use super::*;
+use crate::codec::cells::Purpose;
 
 fn column(values: &[String]) -> Column {
     let mut c = Column::new("c");
@@ -54,10 +55,20 @@ fn every_layout(values: &[String]) -> Vec<(u8, Vec<u8>)> {
 fn round_trip(values: &[String]) -> Vec<u8> {
     let blobs = every_layout(values);
     for (layout, blob) in &blobs {
-        let back = decode_plain(blob, "c", values.len())
-            .unwrap_or_else(|e| panic!("layout {layout}: {e} on {values:?}"));
-        let back: Vec<&str> = (0..values.len()).map(|r| back.text(r)).collect();
-        assert_eq!(back, values, "layout {layout}");
+        for purpose in [Purpose::Values, Purpose::Rendering] {
+            let back = decode_plain_for(blob, "c", values.len(), purpose)
+                .unwrap_or_else(|e| panic!("layout {layout} {purpose:?}: {e} on {values:?}"));
+            let texts: Vec<&str> = (0..values.len()).map(|r| back.text(r)).collect();
+            assert_eq!(texts, values, "layout {layout} {purpose:?}");
+            if purpose == Purpose::Values {
+                let distinct: std::collections::HashSet<&str> = back.dict.values().collect();
+                assert_eq!(
+                    distinct.len(),
+                    back.dict.len(),
+                    "layout {layout}: a text twice"
+                );
+            }
+        }
     }
     let (_, chosen) = blobs.last().unwrap();
     let sizes: Vec<(u8, usize)> = blobs.iter().map(|(l, b)| (*l, b.len())).collect();
@@ -107,6 +118,68 @@ fn awkward_columns_round_trip_in_every_layout() {
     ];
     for values in &columns {
         round_trip(values);
+    }
+}
+
+/// Near-distinct columns past the size where a column to render stops
+/// looking its values up (numbers with exceptions, timestamps, free text
+/// with quotes, delimiters and line breaks): every layout gives the same
+/// texts for both purposes, and the chosen layout's rendering holds a text
+/// per row while its values hold each once.
+#[test]
+fn near_distinct_columns_render_row_by_row() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let rows = 60_000;
+    let exception = |i: usize| match i % 5 {
+        0 => "",
+        1 => "NA",
+        2 => "007",
+        3 => "1e5",
+        _ => "-0",
+    };
+    let amounts: Vec<String> = (0..rows)
+        .map(|i| match i % 97 {
+            0 => exception(i / 97).to_owned(),
+            _ => format!("{}.{:02}", rng.next_u32() % 1_000_000, rng.next_u32() % 100),
+        })
+        .collect();
+    let start = calendar::parse(Format::DateTime(b'T'), "2023-01-01T00:00:00").unwrap();
+    let stamps: Vec<String> = (0..rows)
+        .map(|i| {
+            let mut s = String::new();
+            if i % 101 == 0 {
+                s.push_str(exception(i / 101));
+            } else {
+                let t = start + (rng.next_u64() % (366 * 86_400 * 10)) as i64;
+                calendar::render(&mut s, Format::DateTime(b'T'), t).unwrap();
+            }
+            s
+        })
+        .collect();
+    let notes: Vec<String> = (0..rows)
+        .map(|i| match i % 53 {
+            0 => String::new(),
+            1 => format!("\"quoted\", with a comma {i}"),
+            2 => format!("two\r\nlines {i}"),
+            _ => format!("note {} é {i}", rng.next_u32() % 1000),
+        })
+        .collect();
+    for (values, layout) in [
+        (&amounts, LAYOUT_NUMBERS),
+        (&stamps, LAYOUT_DATES),
+        (&notes, LAYOUT_TEXTS),
+    ] {
+        let blob = round_trip(values);
+        assert_eq!(blob[0], layout);
+        let rendered = decode_plain_for(&blob, "c", rows, Purpose::Rendering).unwrap();
+        assert!(
+            rendered.dict.len() > rows * 9 / 10,
+            "{layout}: {}",
+            rendered.dict.len()
+        );
+        let distinct: std::collections::HashSet<&String> = values.iter().collect();
+        let counted = decode_plain(&blob, "c", rows).unwrap();
+        assert_eq!(counted.dict.len(), distinct.len(), "{layout}");
     }
 }
 

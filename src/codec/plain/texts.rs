@@ -10,6 +10,7 @@ use std::io::Read;
 
 use super::super::CodecError;
 use super::super::bytes::{ByteReader, put_varint};
+use super::super::cells::{ColumnRows, Purpose};
 use crate::dictionary::Dictionary;
 
 /// zstd's level: on 1M rows of free text or codes, level 9 packs within a
@@ -41,6 +42,7 @@ pub(super) fn encode(texts: &[&str], rows: &[u32]) -> Vec<u8> {
 pub(super) fn decode(
     r: &mut ByteReader<'_>,
     rows: usize,
+    purpose: Purpose,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
     let len = r.varint("text stream length")?;
     if len < rows as u64 {
@@ -84,11 +86,10 @@ pub(super) fn decode(
             "the stream does not end with a text's end (0xff)".to_owned(),
         ));
     };
-    let mut dict = Dictionary::new();
-    let mut codes = Vec::with_capacity(rows);
+    let mut column = ColumnRows::new(rows, purpose);
     let mut offset = 0usize;
     for text in body.split(|&b| b == END) {
-        if codes.len() == rows {
+        if column.len() == rows {
             return Err(CodecError::CountMismatch {
                 what: "zstd text stream's texts (rows)",
                 expected: rows as u64,
@@ -99,15 +100,15 @@ pub(super) fn decode(
             what: "zstd text stream",
             offset: (offset + e.valid_up_to()) as u64,
         })?;
-        codes.push(dict.intern(text));
+        column.push(text, |s| s.push_str(text));
         offset += text.len() + 1;
     }
-    if codes.len() != rows {
+    if column.len() != rows {
         return Err(CodecError::CountMismatch {
             what: "zstd text stream's texts (rows)",
             expected: rows as u64,
-            found: codes.len() as u64,
+            found: column.len() as u64,
         });
     }
-    Ok((dict, codes))
+    Ok(column.finish())
 }
