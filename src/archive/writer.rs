@@ -2,10 +2,10 @@
 //! table is one row group of the pack pipeline ([`super::pipeline`]), whose
 //! `META` states the anonymization's claim, algorithm and metrics.
 
+use super::ArchiveError;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
-use super::ArchiveError;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
 use super::seal::Seal;
 use crate::Result;
