@@ -30,12 +30,12 @@ use arrow_schema::Schema;
 
 use crate::anonymize::{self, Algorithm};
 use crate::archive::layout::Layout;
-use crate::arrow::{ArrowLayout, table_from_arrow, to_arrow};
+use crate::arrow::{ArrowLayout, ColumnExtras, table_from_arrow, to_arrow};
 use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::privacy::{ModelError, PrivacyModel};
 use crate::report::Report;
-use crate::table::Table;
+use crate::table::{Column, Table};
 use crate::{Error, Result};
 
 pub use crate::archive::reader::{ClaimCheck, Inspection};
@@ -140,13 +140,10 @@ impl Anonymized {
         self.outcome.release.write_csv(&self.data, out)
     }
 
-    /// The release as an Arrow record batch, as `karc export` gives it of
-    /// the archive: the identifiers left out, the quasi-identifiers as
-    /// strings (generalized labels), the other columns with an Arrow
-    /// input's (`arrow`) types where their texts still parse; a CSV
-    /// input's columns as strings. Like the archive's public part, it
-    /// holds no null rows (`spec/FORMAT.md` §7.6): a string column's nulls
-    /// are empty strings.
+    /// The release as an Arrow record batch: the identifiers left out, the
+    /// quasi-identifiers as strings (generalized labels), the other
+    /// columns as an Arrow input (`arrow`) had them, types and nulls, since
+    /// they are released as they are; a CSV input's columns as strings.
     pub fn release_batch(&self, arrow: Option<&ArrowLayout>) -> Result<RecordBatch> {
         let columns = self.outcome.release.columns(&self.data);
         let Some(input) = arrow else {
@@ -154,17 +151,29 @@ impl Anonymized {
         };
         let qis: Vec<&str> = self.data.qis.iter().map(|q| q.name.as_str()).collect();
         let typed = input.release(&qis);
+        let index = |c: &Column| typed.schema.index_of(&c.name).ok();
         let fields: Vec<_> = columns
             .iter()
-            .filter_map(|c| typed.schema.index_of(&c.name).ok())
-            .map(|i| typed.schema.field(i).clone())
+            .filter_map(|c| index(c).map(|i| typed.schema.field(i).clone()))
             .collect();
+        let extras = input.extras.as_ref().map(|extras| {
+            columns
+                .iter()
+                .filter_map(index)
+                .map(
+                    |i| match qis.contains(&typed.schema.field(i).name().as_str()) {
+                        true => ColumnExtras::default(),
+                        false => extras[i].clone(),
+                    },
+                )
+                .collect()
+        });
         let layout = ArrowLayout {
             schema: Arc::new(Schema::new_with_metadata(
                 fields,
                 typed.schema.metadata().clone(),
             )),
-            extras: None,
+            extras,
         };
         to_arrow(&columns, Some(&layout))
     }

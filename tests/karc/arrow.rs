@@ -170,6 +170,38 @@ fn assert_same_table(a: &RecordBatch, b: &RecordBatch) {
     }
 }
 
+/// The release of a table in hand (`karc anonymize`) and its archive's
+/// (`karc export`) are equal tables but for what the public part does not
+/// hold (`spec/FORMAT.md` §7.6): null rows, which the export shows in a
+/// string column as empty strings, and NaN payloads (one NaN).
+fn assert_same_release(release: &RecordBatch, export: &RecordBatch) {
+    assert_eq!(release.schema(), export.schema());
+    for (i, f) in release.schema().fields().iter().enumerate() {
+        let (x, y) = (release.column(i), export.column(i));
+        if f.data_type() == &DataType::Float64 {
+            let values = |c: &ArrayRef| {
+                let p = c.as_primitive::<Float64Type>();
+                (0..p.len())
+                    .map(|r| p.is_valid(r).then(|| p.value(r)))
+                    .map(|v| v.map(|v| if v.is_nan() { f64::NAN } else { v }.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(values(x), values(y), "{}", f.name());
+        } else if f.data_type() == &DataType::Utf8 {
+            let texts = |c: &ArrayRef| {
+                let c = c.as_string::<i32>();
+                (0..c.len())
+                    .map(|r| if c.is_valid(r) { c.value(r) } else { "" }.to_owned())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(texts(x), texts(y), "{}", f.name());
+            assert_eq!(y.null_count(), 0, "{}", f.name());
+        } else {
+            assert_eq!(x.to_data(), y.to_data(), "{}", f.name());
+        }
+    }
+}
+
 /// The arguments of an unencrypted `karc pack` of `input` into `archive`.
 fn pack<'a>(config: &'a str, input: &'a str, archive: &'a str) -> Vec<&'a str> {
     vec![
@@ -291,7 +323,7 @@ fn parquet_releases_hold_the_release_cells() {
         std::fs::read(path("export.csv")).unwrap()
     );
     let release = read_arrow(Path::new(&path("release.parquet")));
-    assert_same_table(&release, &read_arrow(Path::new(&path("export.parquet"))));
+    assert_same_release(&release, &read_arrow(Path::new(&path("export.parquet"))));
     // The identifier is not released; the QIs are generalized labels
     // (strings); the other columns keep their types.
     let schema = release.schema();
