@@ -329,3 +329,20 @@ def test_the_gil_is_released_while_karc_works():
     # at most). Released: about one tick a millisecond of karc's work.
     assert elapsed > 0.05, elapsed
     assert ticks > 10, (ticks, elapsed)
+
+
+def test_pandas_integers_with_missing_values_pack_and_restore(tmp_path):
+    # pandas holds an integer column with missing values as float64 (67.0,
+    # NaN): its whole numbers read as integers for an integer QI, and the
+    # restore gives back the float64 column exactly.
+    df = generated(3000)
+    age = df["age"].astype("float64")
+    age[::17] = np.nan
+    df["age"] = age
+    assert df["age"].dtype == np.float64
+    release, report = karc.anonymize(df, config=GENERATED_CONFIG, k=5)
+    assert report["rows"] == 3000
+    archive = tmp_path / "ints.karc"
+    karc.pack(df, archive, config=GENERATED_CONFIG, passphrase="pw")
+    restored = karc.open(archive).restore(passphrase="pw")
+    pd.testing.assert_frame_equal(restored, df)

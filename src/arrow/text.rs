@@ -3,7 +3,10 @@
 //! Every renderer writes into a caller's reused buffer (no allocation per
 //! cell), and every parser takes back exactly what its renderer wrote, so a
 //! value survives text and back unchanged: integers in decimal, floats in
-//! their shortest round-trip form (`ryu`: `1e300`, `-0.0`, `NaN`, `inf`),
+//! their shortest round-trip form (`ryu`: `1e300`, `NaN`, `inf`; a whole
+//! number without `.0`: `67`, `-0`, so that a float column of whole numbers,
+//! which pandas makes of an integer column with missing values, reads as
+//! integers where a config says so),
 //! decimals with their scale's digits, dates and times in ISO 8601 (UTC,
 //! with a `Z`, for timestamps that carry a time zone), binary in lowercase
 //! hex. No rendering is empty, so an empty text can stand for a null in
@@ -32,11 +35,16 @@ pub fn write_int(buf: &mut String, v: impl itoa::Integer) {
 }
 
 pub fn write_f64(buf: &mut String, v: f64) {
-    buf.push_str(ryu::Buffer::new().format(v));
+    push_float(buf, ryu::Buffer::new().format(v));
 }
 
 pub fn write_f32(buf: &mut String, v: f32) {
-    buf.push_str(ryu::Buffer::new().format(v));
+    push_float(buf, ryu::Buffer::new().format(v));
+}
+
+/// A float's shortest text, a whole number's without its `.0`.
+fn push_float(buf: &mut String, text: &str) {
+    buf.push_str(text.strip_suffix(".0").unwrap_or(text));
 }
 
 pub fn write_bool(buf: &mut String, v: bool) {
@@ -327,6 +335,10 @@ mod tests {
             assert_eq!(t.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{t}");
         }
         assert_eq!(text(|b| write_f64(b, 1e300)), "1e300");
+        // Whole numbers read as integers (pandas' integers with nulls).
+        assert_eq!(text(|b| write_f64(b, 67.0)), "67");
+        assert_eq!(text(|b| write_f64(b, -0.0)), "-0");
+        assert_eq!(text(|b| write_f32(b, 2.0)), "2");
         assert_eq!(text(|b| write_f64(b, f64::NAN)), "NaN");
         assert_eq!("NaN".parse::<f64>().unwrap().to_bits(), f64::NAN.to_bits());
         let t = text(|b| write_f32(b, 0.1f32));
