@@ -238,9 +238,11 @@ impl GroupWriter {
                 meta::hierarchies_to_bytes(hierarchies),
             ),
         ];
-        if let Some(arrow) = &mut self.arrow {
-            head.push((SectionKind::ArrowSchema, std::mem::take(&mut arrow.schema)));
-        }
+        let arrow = self.arrow.take();
+        let extras = arrow.map(|a| {
+            head.push((SectionKind::ArrowSchema, a.schema));
+            a.extras
+        });
         if self.group_rows.len() > 1 {
             head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));
         }
@@ -263,8 +265,8 @@ impl GroupWriter {
                 self.private.write_all(&trailer).map_err(io)?;
             }
         }
-        if let Some(arrow) = &self.arrow {
-            self.private.write_all(&arrow.extras).map_err(io)?;
+        if let Some(extras) = &extras {
+            self.private.write_all(extras).map_err(io)?;
         }
         self.private.write_all(&digest.finish()).map_err(io)?;
         let (private_summary, private) = self.private.finish().map_err(io)?;
