@@ -8,6 +8,7 @@ pub mod huffman_bench;
 pub mod paper000;
 pub mod paper004;
 pub mod realistic;
+pub mod structure;
 
 /// CPU time (user + system) of this process and its waited-for children,
 /// in milliseconds: on a shared machine wall time also measures the
