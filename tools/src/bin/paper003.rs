@@ -33,6 +33,15 @@ struct Args {
     /// Skip the parameter sweeps (delta, K, QIs).
     #[arg(long)]
     no_sweeps: bool,
+    /// Run only these sections (size, delta, k, qis, scale; default all).
+    #[arg(long, value_delimiter = ',', value_parser = ["size", "delta", "k", "qis", "scale"])]
+    only: Vec<String>,
+    /// FADS' tau (reuse bound; the paper's Table 3: 0.5).
+    #[arg(long, default_value_t = 0.5)]
+    tau: f64,
+    /// FADS' c0 (reusable clusters c0 * delta / K; the paper's Table 3: 1.0).
+    #[arg(long, default_value_t = 1.0)]
+    c0: f64,
     /// Seed of both anonymizers and of the generator.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -133,9 +142,11 @@ fn run_generated(
 /// Rows generated ahead of each timed stretch.
 const CHUNK: usize = 10_000;
 
-fn params(k: usize, delta: usize, seed: u64) -> StreamParams {
+fn params(k: usize, delta: usize, seed: u64, (tau, c0): (f64, f64)) -> StreamParams {
     let mut p = StreamParams::new(k, delta);
     p.seed = seed;
+    p.tau = tau;
+    p.c0 = c0;
     p
 }
 
@@ -189,44 +200,51 @@ fn main() {
         "hours-per-week",
     ];
     let seed = args.seed;
+    let wants = |section: &str| args.only.is_empty() || args.only.iter().any(|s| s == section);
+    let sweeps = !args.no_sweeps;
+    let fads = (args.tau, args.c0);
     println!(
         "# Paper 003: FADS against CASTLE on Adult ({} rows without `?`)\n",
         adult.len()
     );
     println!(
-        "Defaults (paper 003, Table 3): K=100, delta=10000, tau=0.5, c0=1.0 (FADS); beta=50, mu=100 (CASTLE); seed {seed}. \
-         Loss: average information loss (Definition 5, = GLM). Time: CPU ms of the anonymizer.\n"
+        "Defaults (paper 003, Table 3): K=100, delta=10000, tau={}, c0={} (FADS); beta=50, mu=100 (CASTLE); seed {seed}. \
+         Loss: average information loss (Definition 5, = GLM). Time: CPU ms of the anonymizer.\n",
+        args.tau, args.c0
     );
 
     for (name, qis) in [("10 QIs, mixed", &mixed), ("6 QIs, numeric only", &numeric)] {
         let config = config_with(qis);
-        println!("## Data size ({name})\n");
-        header("rows");
-        for n in [5_000, 10_000, 15_000, 20_000, 25_000, 30_162] {
-            let csv = adult_clean_csv(&head, &adult, n);
-            let (f, c) = both(&config, &csv, &params(100, 10_000, seed));
-            line(n, f, c);
+        if wants("size") {
+            println!("## Data size ({name})\n");
+            header("rows");
+            for n in [5_000, 10_000, 15_000, 20_000, 25_000, 30_162] {
+                let csv = adult_clean_csv(&head, &adult, n);
+                let (f, c) = both(&config, &csv, &params(100, 10_000, seed, fads));
+                line(n, f, c);
+            }
+            println!();
         }
-        println!();
-        if args.no_sweeps {
-            continue;
+        if sweeps && wants("delta") {
+            println!("## delta ({name}, all rows)\n");
+            header("delta");
+            for delta in [1_000, 2_500, 5_000, 10_000, 20_000] {
+                let (f, c) = both(&config, &full, &params(100, delta, seed, fads));
+                line(delta, f, c);
+            }
+            println!();
         }
-        println!("## delta ({name}, all rows)\n");
-        header("delta");
-        for delta in [1_000, 2_500, 5_000, 10_000, 20_000] {
-            let (f, c) = both(&config, &full, &params(100, delta, seed));
-            line(delta, f, c);
+        if sweeps && wants("k") {
+            println!("## K ({name}, all rows)\n");
+            header("K");
+            for k in [10, 25, 50, 100, 200] {
+                let (f, c) = both(&config, &full, &params(k, 10_000, seed, fads));
+                line(k, f, c);
+            }
+            println!();
         }
-        println!();
-        println!("## K ({name}, all rows)\n");
-        header("K");
-        for k in [10, 25, 50, 100, 200] {
-            let (f, c) = both(&config, &full, &params(k, 10_000, seed));
-            line(k, f, c);
-        }
-        println!();
     }
-    if !args.no_sweeps {
+    if sweeps && wants("qis") {
         for (name, order, sizes) in [
             (
                 "mixed, alternating numeric and categorical",
@@ -239,13 +257,16 @@ fn main() {
             header("QIs");
             for &n in sizes {
                 let config = config_with(&order[..n]);
-                let (f, c) = both(&config, &full, &params(100, 10_000, seed));
+                let (f, c) = both(&config, &full, &params(100, 10_000, seed, fads));
                 line(n, f, c);
             }
             println!();
         }
     }
 
+    if !wants("scale") {
+        return;
+    }
     println!("## Generated Adult-like streams (10 QIs, K=100, delta=10000)\n");
     println!(
         "| rows | FADS loss | FADS ms | FADS µs/row | CASTLE loss | CASTLE ms | CASTLE µs/row |"
@@ -254,7 +275,7 @@ fn main() {
     let config = config_with(&mixed);
     let mut n = 30_000u64;
     while n <= args.scale_rows {
-        let p = params(100, 10_000, seed);
+        let p = params(100, 10_000, seed, fads);
         let f = run_generated(&config, &head, &adult, n, StreamAlgorithm::Fads, &p);
         let c = (n <= args.castle_scale_rows)
             .then(|| run_generated(&config, &head, &adult, n, StreamAlgorithm::Castle, &p));
