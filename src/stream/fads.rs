@@ -11,6 +11,12 @@
 //! cluster whose loss grows least; when no cluster could be formed they are
 //! suppressed. Ties among covering reusable clusters are broken by the seeded
 //! random generator, as the paper picks one at random.
+//!
+//! tau is fixed (the paper's Table 3: 0.5, whatever K). Reuse comes before
+//! condensation, so a tuple some kept cluster covers takes that cluster's
+//! loss even when a new cluster would cost less: at small K (fresh clusters
+//! far below tau) this is why FADS can lose more than CASTLE, whose tau is
+//! the mean of its recent clusters (measured in `tools/REPRODUCTION.md`).
 
 use std::collections::VecDeque;
 

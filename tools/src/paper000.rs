@@ -306,6 +306,28 @@ pub fn load(dir: &Path, rows: usize, seed: u64, size: usize) -> karc::Result<Loa
     })
 }
 
+/// The model whose one constraint is the set's union constraint (paper 000,
+/// Definition 5: every constrained QI, the largest K): what a
+/// single-constraint method such as Datafly is given when it is "simply
+/// ported" to a constraint set (the paper's introduction). A release that
+/// satisfies it satisfies the set (Theorem 3).
+pub fn union_model(model: &karc::privacy::PrivacyModel) -> karc::privacy::PrivacyModel {
+    let mut qis: Vec<usize> = model
+        .constraints
+        .iter()
+        .flat_map(|c| c.qis.clone())
+        .collect();
+    qis.sort_unstable();
+    qis.dedup();
+    karc::privacy::PrivacyModel {
+        constraints: vec![karc::privacy::Constraint {
+            qis,
+            k: model.max_k(),
+        }],
+        ..model.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

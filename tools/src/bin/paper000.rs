@@ -110,21 +110,7 @@ fn measure_method(w: &Loaded, a: Algorithm, repeat: usize) -> karc::Result<Measu
 /// Datafly on the union constraint of the workload's set (D∪), checked
 /// against the set itself.
 fn measure_union_datafly(w: &Loaded, repeat: usize) -> karc::Result<Measured> {
-    let mut qis: Vec<usize> = w
-        .model
-        .constraints
-        .iter()
-        .flat_map(|c| c.qis.clone())
-        .collect();
-    qis.sort_unstable();
-    qis.dedup();
-    let union = karc::privacy::PrivacyModel {
-        constraints: vec![karc::privacy::Constraint {
-            qis,
-            k: w.model.max_k(),
-        }],
-        ..w.model.clone()
-    };
+    let union = paper000::union_model(&w.model);
     let budget = Algorithm::Datafly.suppression_budget(&union, w.data.rows());
     let mut best = f64::INFINITY;
     let mut outcome = None;

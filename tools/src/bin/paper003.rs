@@ -11,6 +11,7 @@
 //! ```sh
 //! cargo run --release -p karc-tools --bin paper003
 //! cargo run --release -p karc-tools --bin paper003 -- --scale-rows 3000000 --castle-scale-rows 300000
+//! cargo run --release -p karc-tools --bin paper003 -- --only k --tau 0.15   # FADS' tau at small K
 //! ```
 
 use std::path::PathBuf;
