@@ -21,8 +21,9 @@
 //! - A *circle* is a set of modules (files) that import each other
 //!   (a strongly connected component of two or more modules, Tarjan 1972).
 //!
-//! The scan is lexical (comments, strings and char literals skipped), which
-//! is exact for the path forms above and needs no compiler.
+//! The scan is lexical (comments, strings and char literals skipped) and
+//! needs no compiler; it does not see paths made by macros, and does not
+//! follow glob re-exports (`pub use a::*`), which name no item.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
