@@ -41,8 +41,14 @@ RECIPIENT = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76"
 IDENTITY = os.path.join(ROOT, "fixtures", "archive", "keys", "identity.txt")
 QIS = ["age", "fnlwgt", "education-num", "hours-per-week"]
 K = 10
+COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+           "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+           "salary-class"]
 CONFIG = {
-    "columns": [{"name": q, "role": "quasi", "type": "integer"} for q in QIS],
+    "columns": [
+        {"name": c, "role": "quasi", "type": "integer"} if c in QIS else {"name": c, "role": "insensitive"}
+        for c in COLUMNS
+    ],
     "privacy": {"k": K, "suppression_limit": 0.0},
     "algorithm": {"name": "mondrian"},
 }
@@ -119,7 +125,8 @@ def ncp(release_csv: str, domains: dict) -> float:
 def spark_job(kind: str, parquet: str, out: str, fragments) -> list:
     """The command that runs one karc.spark job in its own process."""
     code = f"""
-import json, sys, time
+import json, os, sys, time
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 from pyspark.sql import SparkSession
 import karc.spark
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
@@ -191,8 +198,10 @@ def main() -> None:
     config_path = os.path.join(work, "numeric4.toml")
     with open(config_path, "w") as f:
         f.write('[input]\ndelimiter = ","\nheader = true\n')
-        for q in QIS:
-            f.write(f'\n[[columns]]\nname = "{q}"\nrole = "quasi"\ntype = "integer"\n')
+        for c in CONFIG["columns"]:
+            f.write(f'\n[[columns]]\nname = "{c["name"]}"\nrole = "{c["role"]}"\n')
+            if "type" in c:
+                f.write(f'type = "{c["type"]}"\n')
         f.write(f'\n[privacy]\nk = {K}\nsuppression_limit = 0.0\n\n[algorithm]\nname = "mondrian"\n')
     results = {"rows": args.rows, "qis": QIS, "k": K}
 

@@ -67,6 +67,7 @@ class _Schema:
     sensitive: Optional[str]
     l: Optional[int]  # noqa: E741 - the l of l-diversity
     constraints: List[Tuple[List[str], int]]
+    columns: List[str] = field(default_factory=list)
     leaf_order: Dict[str, Dict[str, int]] = field(default_factory=dict)
 
 
@@ -121,6 +122,7 @@ def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
         sensitive=privacy.get("sensitive"),
         l=privacy.get("l"),
         constraints=constraints if k is None else [],
+        columns=[c["name"] for c in columns],
         leaf_order=leaf_order,
     )
 
@@ -410,9 +412,14 @@ def plan_fragments(
 
 
 def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int, sample_rows: int) -> Tuple[Plan, int]:
-    missing = [q for q, _ in schema.qis if q not in df.columns]
+    missing = [q for q in schema.columns if q not in df.columns]
     if missing:
-        raise BadInputError(f"the DataFrame has no column {missing[0]!r} (a QI of the config); it has {df.columns}")
+        raise BadInputError(f"the DataFrame has no column {missing[0]!r} (listed in the config); it has {df.columns}")
+    unlisted = [c for c in df.columns if c not in schema.columns]
+    if unlisted:
+        raise BadInputError(
+            f'column "{unlisted[0]}" of the DataFrame is not listed in the config: every column needs a role'
+        )
     rows = df.count()
     if fragments is None:
         cores = df.sparkSession.sparkContext.defaultParallelism
@@ -438,13 +445,34 @@ def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int,
     return Plan(tree, len(_leaves(tree)), len(sample)), rows
 
 
-def _fragment(df: "DataFrame", config: ConfigLike, k: Optional[int], fragments: Optional[int], seed: int, sample_rows: int) -> _Fragmented:
+def _probe(df: "DataFrame", config: ConfigLike, algorithm: str) -> None:
+    """Anonymizes the table's first rows (k = 1) on the driver: a config that
+    does not fit the table (a type, a hierarchy, a role) fails here, in one
+    line, before any worker starts."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    rows = [r.asDict() for r in df.limit(16).collect()]
+    if rows:
+        probe = pa.Table.from_pylist(rows, schema=to_arrow_schema(df.schema))
+        _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
+
+
+def _fragment(
+    df: "DataFrame",
+    config: ConfigLike,
+    k: Optional[int],
+    fragments: Optional[int],
+    seed: int,
+    sample_rows: int,
+    algorithm: str = "mondrian",
+) -> _Fragmented:
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import LongType, StructField, StructType
 
     schema = _schema(config, k)
     plan, _ = _plan(df, schema, fragments, seed, sample_rows)
+    _probe(df, config, algorithm)
     keys = _keys_of(schema)
     tagged_type = StructType(df.schema.fields + [StructField(_FRAGMENT, LongType(), False)])
     tagged = df.mapInArrow(_tagger(plan.tree, keys, to_arrow_schema(tagged_type), None), tagged_type)
@@ -530,7 +558,7 @@ def anonymize(
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark import StorageLevel
 
-    frag = _fragment(df, config, k, fragments, seed, sample_rows)
+    frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
     arrow_type = to_arrow_schema(release_type)
     args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
@@ -641,7 +669,7 @@ def pack(
     row-number column to restore the original order. Returns the report.
     """
     seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
-    frag = _fragment(df, config, k, fragments, seed, sample_rows)
+    frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     domains = _domains(df, frag.schema)
     identity, recipient = _karc.part_key()
     output = os.fspath(output)

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -23,14 +24,23 @@ ADULT_RAW = os.path.join(ROOT, "fixtures", "adult-raw", "adult.csv")
 
 #: Four numeric QIs (the issue's benchmark) and one categorical with a
 #: hierarchy-free order, the rest released as they are.
+ROLES = {
+    "age": ("quasi", "integer"),
+    "fnlwgt": ("quasi", "integer"),
+    "education-num": ("quasi", "integer"),
+    "hours-per-week": ("quasi", "integer"),
+    "occupation": ("quasi", "categorical"),
+    "relationship": ("identifier", "categorical"),
+}
+COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+           "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+           "salary-class"]
+OCCUPATIONS = os.path.abspath(os.path.join(ROOT, "fixtures", "adult", "hierarchies", "adult_hierarchy_occupation.csv"))
 CONFIG = {
     "columns": [
-        {"name": "age", "role": "quasi", "type": "integer"},
-        {"name": "fnlwgt", "role": "quasi", "type": "integer"},
-        {"name": "education-num", "role": "quasi", "type": "integer"},
-        {"name": "hours-per-week", "role": "quasi", "type": "integer"},
-        {"name": "occupation", "role": "quasi", "type": "categorical"},
-        {"name": "relationship", "role": "identifier", "type": "categorical"},
+        {"name": c, "role": ROLES.get(c, ("insensitive",))[0], "type": ROLES.get(c, (None, "categorical"))[1]}
+        | ({"hierarchy": OCCUPATIONS} if c == "occupation" else {})
+        for c in COLUMNS
     ],
     "privacy": {"k": 10, "suppression_limit": 0.0},
     "algorithm": {"name": "mondrian"},
@@ -50,6 +60,8 @@ def _generator():
 def spark():
     from pyspark.sql import SparkSession
 
+    # The workers run this interpreter, which has karc installed.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("karc-tests")
@@ -112,6 +124,14 @@ def test_anonymize_union_is_k_anonymous(spark, table, algorithm):
     # Cut into fragments, the release still has many classes (not one of everything).
     assert len(classes) > arrow.num_rows // 100
     release.unpersist()
+
+
+def test_anonymize_refuses_a_column_without_role(spark, table):
+    path, _ = table
+    df = spark.read.parquet(path)
+    config = {**CONFIG, "columns": [c for c in CONFIG["columns"] if c["name"] != "race"]}
+    with pytest.raises(karc.BadInputError, match='column "race" of the DataFrame is not listed in the config'):
+        karc.spark.anonymize(df, config, k=10)
 
 
 def test_anonymize_refuses_a_table_below_k(spark, table):
