@@ -343,24 +343,38 @@ def _strip(node: Dict[str, Any]) -> None:
         _strip(node["right"])
 
 
-def _partition_keys(spark: Any, n: int) -> List[int]:
-    """For each partition p < n, a long whose Spark hash lands on p: the key
-    that ``repartition(n, key)`` sends to exactly that partition."""
-    from pyspark.sql import functions as F
+def _murmur3_long(value: int, seed: int = 42) -> int:
+    """Spark's ``hash()`` of a long (Murmur3 x86 32-bit, seed 42, as
+    ``HashPartitioning`` computes it), a signed 32-bit int."""
+    mask = 0xFFFFFFFF
 
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & mask
+
+    def mix(h1: int, k1: int) -> int:
+        k1 = rotl((k1 * 0xCC9E2D51) & mask, 15) * 0x1B873593 & mask
+        h1 = rotl(h1 ^ k1, 13)
+        return (h1 * 5 + 0xE6546B64) & mask
+
+    value &= 0xFFFFFFFFFFFFFFFF
+    h = mix(mix(seed & mask, value & mask), value >> 32) ^ 8
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & mask
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & mask
+    h ^= h >> 16
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _partition_keys(n: int) -> List[int]:
+    """For each partition p < n, a long whose Spark hash lands on p: the key
+    that ``repartition(n, key)`` sends to exactly that partition (computed
+    here, without a Spark job; a test checks it against Spark's ``hash``)."""
     keys: Dict[int, int] = {}
-    span = 64 * n
+    candidate = 0
     while len(keys) < n:
-        rows = (
-            spark.range(span - 64 * n, span)
-            .select("id", F.expr(f"pmod(hash(id), {n})").alias("p"))
-            .groupBy("p")
-            .agg(F.min("id").alias("id"))
-            .collect()
-        )
-        for r in rows:
-            keys.setdefault(r["p"], r["id"])
-        span += 64 * n
+        keys.setdefault(_murmur3_long(candidate) % n, candidate)
+        candidate += 1
     return [keys[p] for p in range(n)]
 
 
@@ -487,7 +501,7 @@ def _fragment(
             counts[r[_FRAGMENT]] = r["count"]
     tree, sizes = _merge_small(plan.tree, counts, values, schema)
     plan = Plan(tree, len(sizes), plan.sample_rows)
-    key_of = _partition_keys(df.sparkSession, plan.fragments)
+    key_of = _partition_keys(plan.fragments)
     keyed_type = StructType(tagged_type.fields + [StructField(_KEY, LongType(), False)])
     keyed = df.mapInArrow(_tagger(tree, keys, to_arrow_schema(keyed_type), key_of), keyed_type)
     placed = keyed.repartition(plan.fragments, F.col(_KEY))

@@ -154,9 +154,25 @@ def test_small_fragments_are_merged_not_published(spark, table):
     frag = karc.spark._fragment(df, CONFIG, k, 32, 1, 60)
     assert frag.plan.fragments < plan.fragments
     assert min(frag.sizes) >= k and sum(frag.sizes) == arrow.num_rows
+    # One Spark partition per fragment, each holding exactly its fragment.
+    from pyspark.sql import functions as F
+
+    placed = frag.frame.groupBy(F.spark_partition_id().alias("p")).agg(
+        F.countDistinct(karc.spark._FRAGMENT).alias("fragments"), F.min(karc.spark._FRAGMENT).alias("f")
+    )
+    assert sorted((r["p"], r["fragments"]) for r in placed.collect()) == [(p, 1) for p in range(frag.plan.fragments)]
     release = karc.spark.anonymize(df, CONFIG, k=k, fragments=32, seed=1, sample_rows=60)
     _check_k([r.asDict() for r in release.collect()], QIS, k)
     release.unpersist()
+
+
+def test_partition_keys_hash_as_spark_does(spark):
+    from pyspark.sql import functions as F
+
+    ids = [0, 1, 2, 41, 12345, -1, -(2**63), 2**63 - 1, 2**40 + 17]
+    rows = spark.createDataFrame([(i,) for i in ids], "id long").select("id", F.hash("id").alias("h")).collect()
+    assert {r["id"]: r["h"] for r in rows} == {i: karc.spark._murmur3_long(i) for i in ids}
+    assert [karc.spark._murmur3_long(x) % 7 for x in karc.spark._partition_keys(7)] == list(range(7))
 
 
 def test_merge_small_collapses_the_cut():
