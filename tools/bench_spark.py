@@ -103,6 +103,8 @@ def ncp(release_csv: str, domains: dict) -> float:
     """Mean over numeric QI cells of (hi - lo) / (column range); `*` counts 1."""
     import pyarrow.csv as pcsv
 
+    if os.path.isdir(release_csv):  # Spark's output folder: its one part file
+        release_csv = next(os.path.join(release_csv, f) for f in sorted(os.listdir(release_csv)) if f.endswith(".csv"))
     t = pcsv.read_csv(release_csv, convert_options=pcsv.ConvertOptions(column_types={q: "string" for q in QIS}))
     total, cells = 0.0, 0
     for q in QIS:
@@ -139,7 +141,7 @@ if {kind!r} == "anonymize":
     release = karc.spark.anonymize(df, config, k={K}, fragments={fragments!r})
     rows = release.count()
     took = time.perf_counter() - start
-    release.toPandas().to_csv({out!r}, index=False)
+    release.coalesce(1).write.mode("overwrite").option("header", True).csv({out!r})
     print(json.dumps({{"rows": rows, "seconds": took}}))
 else:
     report = karc.spark.pack(df, {out!r}, config, recipients=[{RECIPIENT!r}], k={K}, fragments={fragments!r})
