@@ -46,7 +46,7 @@ from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_arg
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["anonymize", "pack", "plan_fragments", "Plan"]
+__all__ = ["anonymize", "check_release", "fragment_column", "pack", "plan_fragments", "Plan"]
 
 #: Column names karc adds while it works (taken off before anything is returned).
 _FRAGMENT = "__karc_fragment"
@@ -175,21 +175,6 @@ class _Keys:
         text = str(text)
         return (self.order.get(text, len(self.order)), text)
 
-    def at_most(self, column: pa.Array, at: Any) -> Any:
-        """Whether each cell's key is at most ``at`` (NaN and nulls: yes)."""
-        import numpy as np
-
-        if self.numeric:
-            values = _numeric(column)
-            return ~(values > at)
-        encoded = pc.dictionary_encode(pc.cast(column, pa.string()) if not pa.types.is_string(column.type) else column)
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.combine_chunks()
-        at = tuple(at)
-        left = np.array([self.key(v) <= at for v in encoded.dictionary.to_pylist()] + [True], dtype=bool)
-        indices = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy(zero_copy_only=False)
-        return left[indices]
-
 
 def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], want: int, min_rows: int) -> Dict[str, Any]:
     """Mondrian's top-down median cuts of the sample ``rows`` (QI → keys), into
@@ -258,25 +243,42 @@ def _number_leaves(tree: Dict[str, Any]) -> int:
     return count
 
 
-def _assign(tree: Dict[str, Any], batch: pa.RecordBatch, keys: Dict[str, _Keys]) -> Any:
-    """Each row's fragment, walking the cut tree over the whole batch at once."""
-    import numpy as np
+def _column(name: str) -> Any:
+    from pyspark.sql import functions as F
 
-    out = np.zeros(batch.num_rows, dtype=np.int64)
+    return F.col("`" + name.replace("`", "``") + "`")
 
-    def walk(node: Dict[str, Any], rows: Any) -> None:
-        if rows.size == 0:
-            return
-        if "qi" not in node:
-            out[rows] = node["fragment"]
-            return
-        column = batch.column(batch.schema.get_field_index(node["qi"])).take(pa.array(rows))
-        left = keys[node["qi"]].at_most(column, node["at"] if keys[node["qi"]].numeric else tuple(node["at"]))
-        walk(node["left"], rows[left])
-        walk(node["right"], rows[~left])
 
-    walk(tree, np.arange(batch.num_rows))
-    return out
+def _goes_left(node: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
+    """Whether a row's key for the cut's QI is at most the cut's (a Spark
+    column): numbers as doubles (a null, NaN or text that is not a number
+    goes left), categories by (hierarchy rank, text) (a null goes left)."""
+    from pyspark.sql import functions as F
+
+    q, k = node["qi"], keys[node["qi"]]
+    if k.numeric:
+        x = _column(q).cast("double")
+        return x.isNull() | F.isnan(x) | (x <= F.lit(float(node["at"])))
+    text = _column(q).cast("string")
+    rank_at, text_at = node["at"]
+    if k.order:
+        pairs = [F.lit(v) for leaf, r in k.order.items() for v in (leaf, r)]
+        rank = F.coalesce(F.element_at(F.create_map(*pairs), text), F.lit(len(k.order)))
+    else:
+        rank = F.lit(0)
+    return text.isNull() | (rank < F.lit(rank_at)) | ((rank == F.lit(rank_at)) & (text <= F.lit(text_at)))
+
+
+def fragment_column(tree: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
+    """Each row's fragment as a Spark column: the cut tree as nested
+    CASE WHENs, evaluated by Spark itself (no Python worker)."""
+    from pyspark.sql import functions as F
+
+    if "qi" not in tree:
+        return F.lit(tree["fragment"]).cast("long")
+    return F.when(_goes_left(tree, keys), fragment_column(tree["left"], keys)).otherwise(
+        fragment_column(tree["right"], keys)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -386,28 +388,12 @@ class _Fragmented:
     plan: Plan
     sizes: List[int]
     schema: _Schema
+    #: Each numeric QI's (name, min, max) over the whole table.
+    domains: List[Tuple[str, float, float]]
 
 
 def _keys_of(schema: _Schema) -> Dict[str, _Keys]:
     return {q: _Keys(kind, schema.leaf_order.get(q)) for q, kind in schema.qis}
-
-
-def _tagger(tree: Dict[str, Any], keys: Dict[str, _Keys], out_schema: pa.Schema, key_of: Optional[List[int]]):
-    """The ``mapInArrow`` function that appends each row's fragment (and its
-    partition key)."""
-
-    def tag(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import numpy as np
-
-        lookup = None if key_of is None else np.asarray(key_of, dtype=np.int64)
-        for batch in batches:
-            fragment = _assign(tree, batch, keys)
-            columns = list(batch.columns) + [pa.array(fragment)]
-            if lookup is not None:
-                columns.append(pa.array(lookup[fragment]))
-            yield pa.RecordBatch.from_arrays(columns, schema=out_schema)
-
-    return tag
 
 
 def plan_fragments(
@@ -481,31 +467,41 @@ def _fragment(
     algorithm: str = "mondrian",
 ) -> _Fragmented:
     from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import LongType, StructField, StructType
 
     schema = _schema(config, k)
     plan, _ = _plan(df, schema, fragments, seed, sample_rows)
     _probe(df, config, algorithm)
     keys = _keys_of(schema)
-    tagged_type = StructType(df.schema.fields + [StructField(_FRAGMENT, LongType(), False)])
-    tagged = df.mapInArrow(_tagger(plan.tree, keys, to_arrow_schema(tagged_type), None), tagged_type)
+    tagged = df.withColumn(_FRAGMENT, fragment_column(plan.tree, keys))
+    # One aggregation: the rows of each fragment (and its sensitive values,
+    # for l), and each numeric QI's range over the whole table.
+    numeric = [q for q, kind in schema.qis if kind in ("integer", "decimal")]
+    ranges = []
+    for i, q in enumerate(numeric):
+        x = _column(q).cast("double")
+        ranges += [F.min(x).alias(f"lo{i}"), F.max(x).alias(f"hi{i}")]
+    by = [_FRAGMENT] + ([schema.sensitive] if schema.l is not None else [])
     counts: Dict[int, int] = {}
     values: Dict[int, set] = {}
-    if schema.l is not None:
-        for r in tagged.groupBy(_FRAGMENT, schema.sensitive).count().collect():
-            counts[r[_FRAGMENT]] = counts.get(r[_FRAGMENT], 0) + r["count"]
+    lows: Dict[str, float] = {}
+    highs: Dict[str, float] = {}
+    for r in tagged.groupBy(*by).agg(F.count(F.lit(1)).alias("rows"), *ranges).collect():
+        counts[r[_FRAGMENT]] = counts.get(r[_FRAGMENT], 0) + r["rows"]
+        if schema.l is not None:
             values.setdefault(r[_FRAGMENT], set()).add(r[schema.sensitive])
-    else:
-        for r in tagged.groupBy(_FRAGMENT).count().collect():
-            counts[r[_FRAGMENT]] = r["count"]
+        for i, q in enumerate(numeric):
+            if r[f"lo{i}"] is not None:
+                lows[q] = min(lows.get(q, r[f"lo{i}"]), r[f"lo{i}"])
+                highs[q] = max(highs.get(q, r[f"hi{i}"]), r[f"hi{i}"])
+    domains = [(q, float(lows[q]), float(highs[q])) for q in numeric if q in lows]
     tree, sizes = _merge_small(plan.tree, counts, values, schema)
     plan = Plan(tree, len(sizes), plan.sample_rows)
-    key_of = _partition_keys(plan.fragments)
-    keyed_type = StructType(tagged_type.fields + [StructField(_KEY, LongType(), False)])
-    keyed = df.mapInArrow(_tagger(tree, keys, to_arrow_schema(keyed_type), key_of), keyed_type)
+    key_of = F.array(*[F.lit(x).cast("long") for x in _partition_keys(plan.fragments)])
+    keyed = df.withColumn(_FRAGMENT, fragment_column(tree, keys)).withColumn(
+        _KEY, F.element_at(key_of, F.col(_FRAGMENT).cast("int") + 1)
+    )
     placed = keyed.repartition(plan.fragments, F.col(_KEY))
-    return _Fragmented(placed, plan, sizes, schema)
+    return _Fragmented(placed, plan, sizes, schema, domains)
 
 
 def _by_fragment(batches: Iterator[pa.RecordBatch]) -> Iterator[Tuple[int, pa.Table]]:
@@ -575,11 +571,12 @@ def anonymize(
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
     arrow_type = to_arrow_schema(release_type)
+    domains = frag.domains
     args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for _, rows in _by_fragment(batches):
-            release, _ = _karc.anonymize(rows, **args)
+            release, _ = _karc.anonymize_fragment(rows, domains, **args)
             yield from release.select(arrow_type.names).cast(arrow_type).to_batches()
 
     release = frag.frame.mapInArrow(run, release_type).persist(StorageLevel.MEMORY_AND_DISK)
@@ -600,50 +597,36 @@ def check_release(release: "DataFrame", config: ConfigLike, k: Optional[int] = N
     sets = schema.constraints or [(qis, schema.k)]
     star = F.lit(True)
     for q in qis:
-        star = star & (F.col(q) == F.lit("*"))
+        star = star & (_column(q) == F.lit("*"))
     flagged = release.withColumn("__karc_star", star)
     report: Dict[str, Any] = {"constraints": []}
     for columns, need in sets:
         aggs = [F.count(F.lit(1)).alias("rows")]
         if schema.l is not None:
-            aggs.append(F.countDistinct(schema.sensitive).alias("values"))
-        classes = flagged.where(~F.col("__karc_star")).groupBy(*columns).agg(*aggs)
-        bad = F.col("rows") < need
+            aggs.append(F.countDistinct(_column(schema.sensitive)).alias("values"))
+        classes = flagged.groupBy("__karc_star", *[_column(c) for c in columns]).agg(*aggs)
+        bad = ~F.col("__karc_star") & (F.col("rows") < need)
         if schema.l is not None:
-            bad = bad | (F.col("values") < schema.l)
-        summary = classes.agg(F.count(F.lit(1)).alias("classes"), F.min("rows").alias("min"), F.sum(bad.cast("int")).alias("bad")).first()
+            bad = bad | (~F.col("__karc_star") & (F.col("values") < schema.l))
+        plain = ~F.col("__karc_star")
+        summary = classes.agg(
+            F.sum(plain.cast("int")).alias("classes"),
+            F.min(F.when(plain, F.col("rows"))).alias("min"),
+            F.sum(bad.cast("int")).alias("bad"),
+            F.sum(F.when(~plain, F.col("rows")).otherwise(0)).alias("stars"),
+        ).first()
         if summary["bad"]:
             raise CheckFailedError(
                 f"the release breaks its claim: {summary['bad']} classes over {columns} below k = {need}"
                 + (f" or l = {schema.l}" if schema.l is not None else "")
             )
         report["constraints"].append({"qi": columns, "k": need, "classes": summary["classes"], "min_class": summary["min"]})
-    report["star_rows"] = flagged.where(F.col("__karc_star")).count()
+        report["star_rows"] = summary["stars"] or 0
     return report
 
 
 # ---------------------------------------------------------------------------
 # pack
-
-
-def _domains(df: "DataFrame", schema: _Schema) -> List[Tuple[str, float, float]]:
-    """Each numeric QI's range over the whole table (one aggregation)."""
-    from pyspark.sql import functions as F
-
-    numeric = [q for q, kind in schema.qis if kind in ("integer", "decimal")]
-    if not numeric:
-        return []
-    aggs = []
-    for q in numeric:
-        x = F.col(q).cast("double")
-        aggs += [F.min(x).alias(f"lo_{len(aggs)}"), F.max(x).alias(f"hi_{len(aggs) + 1}")]
-    row = df.agg(*aggs).first()
-    out = []
-    for i, q in enumerate(numeric):
-        lo, hi = row[2 * i], row[2 * i + 1]
-        if lo is not None and hi is not None:
-            out.append((q, float(lo), float(hi)))
-    return out
 
 
 def pack(
@@ -684,7 +667,7 @@ def pack(
     """
     seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
-    domains = _domains(df, frag.schema)
+    domains = frag.domains
     identity, recipient = _karc.part_key()
     output = os.fspath(output)
     parent = os.path.dirname(os.path.abspath(output))

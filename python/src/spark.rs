@@ -7,7 +7,7 @@ use karc::api::distributed::{self, Domain, PartFile};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::{config, detached, diff_mode, json, overrides, seal_options};
+use super::{config, detached, diff_mode, json, overrides, seal_options, tables};
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 
 /// A one-off key for the parts of one pack: `(identity, recipient)`.
@@ -42,10 +42,7 @@ fn encode_part(
             &overrides(algorithm, k, seed, suppression_limit),
         )?;
         let (batches, schema) = table.0.into_inner();
-        let domains: Vec<Domain> = domains
-            .into_iter()
-            .map(|(qi, min, max)| Domain { qi, min, max })
-            .collect();
+        let domains = domains_of(domains);
         let mode = diff_mode(mode.as_deref())?;
         let (bytes, report) = distributed::encode_part(
             &config, &schema, &batches, first, &domains, mode, &recipient,
@@ -53,6 +50,43 @@ fn encode_part(
         Ok((bytes, json(&report)?))
     })?;
     Ok((PyBytes::new(py, &bytes).unbind(), report))
+}
+
+fn domains_of(domains: Vec<(String, f64, f64)>) -> Vec<Domain> {
+    domains
+        .into_iter()
+        .map(|(qi, min, max)| Domain { qi, min, max })
+        .collect()
+}
+
+/// Anonymizes a fragment (a pyarrow Table) with the whole table's numeric
+/// `domains` `(qi, min, max)`: `(release, report JSON)`.
+#[pyfunction]
+#[pyo3(signature = (table, domains=Vec::new(), config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn anonymize_fragment(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    domains: Vec<(String, f64, f64)>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(PyArrowType<PyTable>, String)> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let (batches, schema) = table.0.into_inner();
+        let (a, layout) =
+            distributed::anonymize_fragment(&config, &schema, &batches, &domains_of(domains))?;
+        let release = tables::to_py(a.release_batch(Some(&layout))?)?;
+        Ok((release, json(&a.report)?))
+    })
 }
 
 /// Merges parts `(path, suppressed rows, classes)`, in order, into
@@ -98,6 +132,7 @@ fn merge_parts(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(part_key, m)?)?;
     m.add_function(wrap_pyfunction!(encode_part, m)?)?;
+    m.add_function(wrap_pyfunction!(anonymize_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
     Ok(())
 }

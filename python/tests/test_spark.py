@@ -149,7 +149,8 @@ def test_small_fragments_are_merged_not_published(spark, table):
     k = 40
     plan = karc.spark.plan_fragments(df, CONFIG, k=k, fragments=32, seed=1, sample_rows=60)
     keys = karc.spark._keys_of(karc.spark._schema(CONFIG, k))
-    planned = collections.Counter(karc.spark._assign(plan.tree, arrow.to_batches(max_chunksize=10**9)[0], keys))
+    tagged = df.select(karc.spark.fragment_column(plan.tree, keys).alias("f"))
+    planned = {r["f"]: r["count"] for r in tagged.groupBy("f").count().collect()}
     assert min(planned.values()) < k, "the test needs a planned fragment below k"
     frag = karc.spark._fragment(df, CONFIG, k, 32, 1, 60)
     assert frag.plan.fragments < plan.fragments
@@ -188,11 +189,21 @@ def test_merge_small_collapses_the_cut():
     assert merged["left"] == {"fragment": 0} and merged["right"] == {"fragment": 1}
 
 
-def test_absent_category_falls_on_one_side():
-    keys = karc.spark._Keys("categorical", {"b": 0, "a": 1})
-    column = pa.array(["a", "b", "never-sampled", None])
-    assert keys.at_most(column, (0, "b")).tolist() == [False, True, False, True]
-    assert keys.at_most(column, (1, "a")).tolist() == [True, True, False, True]
+def test_absent_category_falls_on_one_side(spark):
+    """Categories cut in their hierarchy's order, then as text: a value in no
+    hierarchy and not in the sample still has its side of every cut."""
+    keys = {"job": karc.spark._Keys("categorical", {"b": 0, "a": 1})}
+    df = spark.createDataFrame([("a",), ("b",), ("never-sampled",), (None,)], "job string")
+    for at, left in [((0, "b"), [False, True, False, True]), ((1, "a"), [True, True, False, True]),
+                     ((2, "m"), [True, True, False, True]), ((2, "z"), [True, True, True, True])]:
+        tree = {"qi": "job", "at": list(at), "left": {"fragment": 0}, "right": {"fragment": 1}}
+        rows = df.select(karc.spark.fragment_column(tree, keys).alias("f")).collect()
+        assert [r["f"] == 0 for r in rows] == left, at
+    # Numbers: a null or a text that is not a number goes left.
+    keys = {"n": karc.spark._Keys("integer", None)}
+    df = spark.createDataFrame([("3",), ("12",), ("x",), (None,)], "n string")
+    tree = {"qi": "n", "at": 5.0, "left": {"fragment": 0}, "right": {"fragment": 1}}
+    assert [r["f"] for r in df.select(karc.spark.fragment_column(tree, keys).alias("f")).collect()] == [0, 1, 0, 0]
 
 
 def _texts(arrow):

@@ -7,17 +7,19 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 
-use super::TableInput;
+use super::{Anonymized, TableInput};
 use crate::Result;
 use crate::archive::parts;
+pub use crate::archive::parts::Domain;
 use crate::archive::seal::Seal;
+use crate::arrow::ArrowLayout;
 use crate::arrow::table_from_arrow;
 use crate::codec::DiffMode;
 use crate::config::Config;
 use crate::io::{Access, Output};
 use crate::report::Report;
 
-pub use crate::archive::parts::{Domain, Merged, PartFile};
+pub use crate::archive::parts::{Merged, PartFile};
 
 /// Anonymizes and codes one fragment (an Arrow table) as a part sealed for
 /// `recipient` (from [`part_key`]); the first fragment's part holds the
@@ -46,6 +48,31 @@ pub fn encode_part(
         mode,
         &parts::part_seal(recipient)?,
     )
+}
+
+/// Anonymizes one fragment (an Arrow table) with the whole table's numeric
+/// `domains` (see [`parts::anonymize_fragment`]); returns it with the layout
+/// that types its release ([`Anonymized::release_batch`]).
+pub fn anonymize_fragment(
+    config: &Config,
+    schema: &Schema,
+    batches: &[RecordBatch],
+    domains: &[Domain],
+) -> Result<(Anonymized, ArrowLayout)> {
+    super::check_algorithm(config)?;
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    let input = TableInput {
+        csv: Vec::new(),
+        arrow: Some(layout),
+    };
+    let (data, _, outcome, report) =
+        parts::anonymize_fragment(&input.config(config), table, domains)?;
+    let a = Anonymized {
+        data,
+        outcome,
+        report,
+    };
+    Ok((a, input.arrow.expect("set above")))
 }
 
 /// A one-off key for the parts of one pack: `(identity, recipient)`.

@@ -23,11 +23,12 @@ use super::meta::{self, PrivatePart, PublicMeta};
 use super::pipeline::{GroupWriter, Scratch};
 use super::seal::{self, Key, Seal};
 use super::writer::{self, Anonymization, PackOptions};
+use crate::anonymize::Outcome;
 use crate::codec::DiffMode;
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
 use crate::io::Output;
-use crate::metrics::{self, Metrics};
+use crate::metrics::Metrics;
 use crate::privacy::PrivacyModel;
 use crate::report::Report;
 use crate::table::Table;
@@ -59,12 +60,8 @@ pub fn encode_part(
     layout.header = first;
     let mut csv = Vec::new();
     layout.render(&table, &mut csv);
-    let mut data = Dataset::bind(config, table)?;
-    let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let (data, model, outcome, report) = anonymize_fragment(config, table, domains)?;
     let released = writer::released_columns(&data, &outcome);
-    widen_domains(&mut data, domains);
-    report.metrics = metrics::measure(&data, &outcome.release, &model);
     drop(outcome);
     let a = Anonymization {
         config,
@@ -77,9 +74,25 @@ pub fn encode_part(
     Ok((bytes, report))
 }
 
+/// Anonymizes one fragment as the whole table would be: each numeric QI's
+/// span (which Mondrian and its kin normalize widths by, and the metrics
+/// NCP by) is the whole table's range, from `domains`, not the fragment's.
+pub fn anonymize_fragment(
+    config: &Config,
+    table: Table,
+    domains: &[Domain],
+) -> Result<(Dataset, PrivacyModel, Outcome, Report)> {
+    let mut data = Dataset::bind(config, table)?;
+    widen_domains(&mut data, domains);
+    let model = PrivacyModel::from_config(config, &data)?;
+    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    Ok((data, model, outcome, report))
+}
+
 /// Adds the whole table's bounds to each numeric QI's numbers: its
 /// `domain()`, which the metrics normalize by, becomes the table's. The
-/// added numbers come after every dictionary code, so no cell refers to them.
+/// added numbers come after every dictionary code: no row has them, so no
+/// released cell refers to them (a cell's bounds are its rows' values).
 fn widen_domains(data: &mut Dataset, domains: &[Domain]) {
     for qi in data.qis.iter_mut().filter(|q| q.value_type.is_numeric()) {
         if let Some(d) = domains.iter().find(|d| d.qi == qi.name) {

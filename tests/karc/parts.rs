@@ -196,3 +196,25 @@ fn recipient_of(identity: &str) -> String {
     let id: age::x25519::Identity = identity.parse().unwrap();
     id.to_public().to_string()
 }
+
+#[test]
+fn a_fragment_is_measured_against_the_whole_tables_range() {
+    let (names, fragments) = adult_fragments(4);
+    let (schema, batch) = batch(&names, &fragments[1]);
+    let config = config(10);
+    let run = |domains: &[distributed::Domain]| {
+        let (a, _) =
+            distributed::anonymize_fragment(&config, &schema, &[batch.clone()], domains).unwrap();
+        assert!(a.report.min_class.unwrap() >= 10);
+        assert_eq!(a.report.rows, fragments[1].len());
+        a.report.metrics.ncp
+    };
+    let own = run(&[]);
+    // A range twice the fragment's: every age interval costs less.
+    let wide = run(&[distributed::Domain {
+        qi: "age".to_owned(),
+        min: 0.0,
+        max: 200.0,
+    }]);
+    assert!(wide < own, "{wide} < {own}");
+}
