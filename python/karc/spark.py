@@ -190,7 +190,8 @@ def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], wan
             return 0.0
         lo, hi = spans[q]
         if keys[q].numeric:
-            return (max(values) - min(values)) / (hi - lo) if hi > lo else 0.0
+            values = [v for v in values if v == v]  # NaN (not a number) aside
+            return (max(values) - min(values)) / (hi - lo) if values and hi > lo else 0.0
         distinct = len(set(values))
         return (distinct - 1) / max(1, len({v for v in rows[q]}) - 1)
 
