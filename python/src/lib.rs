@@ -20,6 +20,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+mod spark;
 mod tables;
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 
@@ -527,5 +528,6 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    spark::register(m)?;
     Ok(())
 }

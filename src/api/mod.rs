@@ -43,6 +43,7 @@ pub use crate::arrow::TableInput;
 
 mod archive;
 mod compare;
+pub mod distributed;
 mod keys;
 mod pack;
 mod verify;

@@ -20,6 +20,7 @@ pub mod format;
 mod jobs;
 pub mod layout;
 pub mod meta;
+pub mod parts;
 pub mod pipeline;
 pub mod reader;
 pub mod seal;

@@ -187,6 +187,31 @@ impl GroupWriter {
         Ok(())
     }
 
+    /// Appends a row group coded elsewhere (a part of a distributed pack,
+    /// [`super::parts`]): its public sections as they are, its private part
+    /// (a `PrivatePart`'s postcard bytes) and that part's CRC-32, original
+    /// length and rows.
+    pub fn append_coded(
+        &mut self,
+        sections: &[(SectionKind, &[u8])],
+        part: Vec<u8>,
+        crc: u32,
+        original_len: u64,
+        rows: u64,
+    ) -> Result<()> {
+        for (kind, bytes) in sections {
+            self.body
+                .push(*kind, bytes)
+                .map_err(|e| Error::io(&self.name, e))?;
+        }
+        self.private_part(part)?;
+        self.checksum
+            .combine(&crc32fast::Hasher::new_with_initial_len(crc, original_len));
+        self.original_len += original_len;
+        self.group_rows.push(rows);
+        Ok(())
+    }
+
     /// The columns' padding, learnt from the first group's first records.
     fn padding_of(&mut self, group: &Group<'_>) -> &Vec<Padding> {
         let (trim, t) = (self.trim, group.table);

@@ -18,6 +18,7 @@ mod fuzzed;
 mod incognito;
 mod mixed;
 mod partitioning;
+mod parts;
 mod pipeline;
 mod robust;
 mod stream;

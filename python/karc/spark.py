@@ -1,0 +1,721 @@
+"""karc on Apache Spark: anonymize and pack a table too large for one machine.
+
+The scheme is mosaicrown/mondrian's (PerCom 2021): the driver draws a seeded
+sample of the quasi-identifiers, cuts the QI space into *fragments* with
+Mondrian's median cuts on the sample, every row is sent to its fragment's
+Spark partition (exactly one partition per fragment), and each fragment is
+anonymized on a worker by karc's own anonymizer (Mondrian, Basic Mondrian,
+Top-down, or any other karc algorithm) through Arrow (``mapInArrow``).
+
+What it does that the reference does not:
+
+- the sample is seeded and only its QI columns reach the driver;
+- fragments are counted on the whole table before anything is released, and
+  a fragment below k rows (or below l distinct sensitive values) is merged
+  with its sibling in the cut tree, never published as is;
+- cuts are thresholds in a total order of each QI (numbers; categories in
+  their hierarchy's leaf order, then as text), so a value absent from the
+  sample falls on one side of every cut like any other;
+- fragments are placed on partitions by a key whose Spark hash lands on the
+  fragment's own partition, so no two fragments share a core by accident.
+
+Every fragment holds at least k rows, so each is k-anonymous on its own
+(and meets the config's l and constraint sets), and a class of the union is
+a union of classes: the union is k-anonymous by construction. ``anonymize``
+confirms it with a distributed check before it returns; ``pack`` writes one
+``.karc`` file, each fragment one row group, coded by the workers (see
+:func:`pack`), which ``karc verify``, ``export`` and ``restore`` read like
+any other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _karc
+from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["anonymize", "check_release", "fragment_column", "pack", "plan_fragments", "Plan"]
+
+#: Column names karc adds while it works (taken off before anything is returned).
+_FRAGMENT = "__karc_fragment"
+_KEY = "__karc_key"
+
+
+# ---------------------------------------------------------------------------
+# The config: what the driver needs to know of it.
+
+
+@dataclass
+class _Schema:
+    """The config's columns as the distribution needs them."""
+
+    qis: List[Tuple[str, str]]  # (name, "integer" | "decimal" | "categorical")
+    identifiers: List[str]
+    k: int  # the largest k of the claim: every fragment holds at least this many rows
+    sensitive: Optional[str]
+    l: Optional[int]  # noqa: E741 - the l of l-diversity
+    constraints: List[Tuple[List[str], int]]
+    columns: List[str] = field(default_factory=list)
+    leaf_order: Dict[str, Dict[str, int]] = field(default_factory=dict)
+
+
+def _read_config(config: ConfigLike) -> Tuple[Dict[str, Any], str]:
+    """The config as a dict, and the folder its relative paths start from."""
+    if isinstance(config, Mapping):
+        return dict(config), os.getcwd()
+    if isinstance(config, (str, os.PathLike)):
+        import tomllib
+
+        path = os.fspath(config)
+        try:
+            with open(path, "rb") as f:
+                return tomllib.load(f), os.path.dirname(os.path.abspath(path))
+        except OSError as e:
+            raise BadInputError(f"{path}: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise BadInputError(f"{path}: not TOML: {e}") from None
+    raise BadInputError(f"config: expected a TOML file's path or a dict, found {type(config).__name__}")
+
+
+def _leaf_order(path: str, delimiter: str = ";") -> Dict[str, int]:
+    """A hierarchy file's leaves (first column, ARX's format) in file order."""
+    order: Dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            leaf = line.rstrip("\r\n").split(delimiter, 1)[0]
+            if line.strip() and leaf not in order:
+                order[leaf] = len(order)
+    return order
+
+
+def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
+    table, base = _read_config(config)
+    columns = table.get("columns", [])
+    qis = [(c["name"], c.get("type", "categorical")) for c in columns if c.get("role") == "quasi"]
+    if not qis:
+        raise BadInputError("config: no column has role = \"quasi\": nothing to anonymize")
+    privacy = table.get("privacy", {})
+    constraints = [(list(c["qi"]), int(c["k"])) for c in privacy.get("constraints", [])]
+    ks = [int(k)] if k is not None else ([n for _, n in constraints] or [int(privacy.get("k", 0))])
+    if max(ks) < 1:
+        raise BadInputError("config: [privacy] needs k (or constraints), or pass k=")
+    leaf_order = {}
+    for c in columns:
+        if c.get("role") == "quasi" and c.get("hierarchy") and c.get("type", "categorical") == "categorical":
+            leaf_order[c["name"]] = _leaf_order(os.path.join(base, c["hierarchy"]))
+    return _Schema(
+        qis=qis,
+        identifiers=[c["name"] for c in columns if c.get("role") == "identifier"],
+        k=max(ks),
+        sensitive=privacy.get("sensitive"),
+        l=privacy.get("l"),
+        constraints=constraints if k is None else [],
+        columns=[c["name"] for c in columns],
+        leaf_order=leaf_order,
+    )
+
+
+# ---------------------------------------------------------------------------
+# The cut tree: Mondrian's median cuts on the sample.
+
+
+@dataclass
+class Plan:
+    """The fragments: a binary tree of cuts over the QIs.
+
+    A node is a leaf ``{"fragment": i}`` or a cut ``{"qi": name, "at": key,
+    "left": node, "right": node}``: rows whose key for ``qi`` is at most
+    ``at`` go left. Keys are numbers (numeric QIs) or ``[rank, text]`` pairs
+    (categorical QIs: the hierarchy leaf's rank, then the text).
+    """
+
+    tree: Dict[str, Any]
+    fragments: int
+    sample_rows: int
+
+    def to_json(self) -> str:
+        return json.dumps(self.tree)
+
+
+def _numeric(column: pa.Array) -> Any:
+    """A QI column as float64 numbers (a text that is not a number, or a null, as NaN)."""
+    import numpy as np
+
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
+        return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
+    import pandas
+
+    return pandas.to_numeric(pandas.Series(column.to_pylist(), dtype=object), errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+
+
+class _Keys:
+    """Sort keys of one QI's cells, for cutting and for placing rows."""
+
+    def __init__(self, kind: str, order: Optional[Dict[str, int]]) -> None:
+        self.numeric = kind in ("integer", "decimal")
+        self.order = order or {}
+
+    def key(self, text: Any) -> Any:
+        if text is None:
+            return (-1, "")
+        text = str(text)
+        return (self.order.get(text, len(self.order)), text)
+
+
+def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], want: int, min_rows: int) -> Dict[str, Any]:
+    """Mondrian's top-down median cuts of the sample ``rows`` (QI → keys), into
+    at most ``want`` leaves of at least ``min_rows`` sample rows each."""
+    n = len(rows[qis[0]]) if qis else 0
+    spans = {}
+    for q in qis:
+        values = [v for v in rows[q] if not (isinstance(v, float) and v != v)]
+        spans[q] = (min(values), max(values)) if values else None
+
+    def width(q: str, values: List[Any]) -> float:
+        if not values or spans[q] is None:
+            return 0.0
+        lo, hi = spans[q]
+        if keys[q].numeric:
+            values = [v for v in values if v == v]  # NaN (not a number) aside
+            return (max(values) - min(values)) / (hi - lo) if values and hi > lo else 0.0
+        distinct = len(set(values))
+        return (distinct - 1) / max(1, len({v for v in rows[q]}) - 1)
+
+    def split(index: List[int], budget: int) -> Dict[str, Any]:
+        if budget < 2 or len(index) < 2 * min_rows:
+            return {"leaf": True}
+        order = sorted(qis, key=lambda q: -width(q, [rows[q][i] for i in index]))
+        for q in order:
+            values = sorted(rows[q][i] for i in index if not (isinstance(rows[q][i], float) and rows[q][i] != rows[q][i]))
+            if not values:
+                continue
+            at = values[(len(values) - 1) // 2]
+            left = [i for i in index if _le(rows[q][i], at)]
+            right = [i for i in index if not _le(rows[q][i], at)]
+            if len(left) < min_rows or len(right) < min_rows:
+                continue
+            half = budget // 2
+            return {
+                "qi": q,
+                "at": list(at) if isinstance(at, tuple) else at,
+                "left": split(left, budget - half),
+                "right": split(right, half),
+            }
+        return {"leaf": True}
+
+    tree = split(list(range(n)), want)
+    _number_leaves(tree)
+    return tree
+
+
+def _le(value: Any, at: Any) -> bool:
+    if isinstance(value, float) and value != value:
+        return True
+    return value <= at
+
+
+def _number_leaves(tree: Dict[str, Any]) -> int:
+    """Numbers the leaves 0, 1, ... left to right; returns how many."""
+    count = 0
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if "qi" in node:
+            stack.append(node["right"])
+            stack.append(node["left"])
+        else:
+            node.pop("leaf", None)
+            node["fragment"] = count
+            count += 1
+    return count
+
+
+def _column(name: str) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _goes_left(node: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
+    """Whether a row's key for the cut's QI is at most the cut's (a Spark
+    column): numbers as doubles (a null, NaN or text that is not a number
+    goes left), categories by (hierarchy rank, text) (a null goes left)."""
+    from pyspark.sql import functions as F
+
+    q, k = node["qi"], keys[node["qi"]]
+    if k.numeric:
+        x = _column(q).cast("double")
+        return x.isNull() | F.isnan(x) | (x <= F.lit(float(node["at"])))
+    text = _column(q).cast("string")
+    rank_at, text_at = node["at"]
+    if k.order:
+        pairs = [F.lit(v) for leaf, r in k.order.items() for v in (leaf, r)]
+        rank = F.coalesce(F.element_at(F.create_map(*pairs), text), F.lit(len(k.order)))
+    else:
+        rank = F.lit(0)
+    return text.isNull() | (rank < F.lit(rank_at)) | ((rank == F.lit(rank_at)) & (text <= F.lit(text_at)))
+
+
+def fragment_column(tree: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
+    """Each row's fragment as a Spark column: the cut tree as nested
+    CASE WHENs, evaluated by Spark itself (no Python worker)."""
+    from pyspark.sql import functions as F
+
+    if "qi" not in tree:
+        return F.lit(tree["fragment"]).cast("long")
+    return F.when(_goes_left(tree, keys), fragment_column(tree["left"], keys)).otherwise(
+        fragment_column(tree["right"], keys)
+    )
+
+
+# ---------------------------------------------------------------------------
+# Fragments on the whole table: counted, the small ones merged.
+
+
+def _leaves(tree: Dict[str, Any]) -> List[Dict[str, Any]]:
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if "qi" in node:
+            stack.extend([node["right"], node["left"]])
+        else:
+            found.append(node)
+    return found
+
+
+def _merge_small(tree: Dict[str, Any], counts: Dict[int, int], values: Dict[int, set], schema: _Schema) -> Tuple[Dict[str, Any], List[int]]:
+    """Collapses every cut one of whose leaves holds fewer than k rows (or
+    fewer than l distinct sensitive values) into one leaf, until none does.
+    Returns the tree with its leaves renumbered, and each leaf's rows."""
+
+    def enough(node: Dict[str, Any]) -> bool:
+        n = node["_rows"]
+        return n >= schema.k and (schema.l is None or len(node["_values"]) >= schema.l)
+
+    def measure(node: Dict[str, Any]) -> None:
+        if "qi" in node:
+            measure(node["left"])
+            measure(node["right"])
+            node["_rows"] = node["left"]["_rows"] + node["right"]["_rows"]
+            node["_values"] = node["left"]["_values"] | node["right"]["_values"]
+        else:
+            node["_rows"] = counts.get(node["fragment"], 0)
+            node["_values"] = values.get(node["fragment"], set())
+
+    measure(tree)
+    if not enough(tree):
+        what = f"{tree['_rows']} rows" if tree["_rows"] < schema.k else f"{len(tree['_values'])} distinct values of {schema.sensitive!r}"
+        raise BadInputError(f"the table has {what}: fewer than the claim needs (k = {schema.k}, l = {schema.l})")
+
+    def fix(node: Dict[str, Any]) -> Dict[str, Any]:
+        if "qi" not in node:
+            return node
+        left, right = fix(node["left"]), fix(node["right"])
+        if not (enough(left) and enough(right)):
+            return {"fragment": -1, "_rows": node["_rows"], "_values": node["_values"]}
+        return {**node, "left": left, "right": right}
+
+    tree = fix(tree)
+    _number_leaves(tree)
+    sizes = []
+    for leaf in _leaves(tree):
+        sizes.append(leaf["_rows"])
+    _strip(tree)
+    return tree, sizes
+
+
+def _strip(node: Dict[str, Any]) -> None:
+    node.pop("_rows", None)
+    node.pop("_values", None)
+    if "qi" in node:
+        _strip(node["left"])
+        _strip(node["right"])
+
+
+def _murmur3_long(value: int, seed: int = 42) -> int:
+    """Spark's ``hash()`` of a long (Murmur3 x86 32-bit, seed 42, as
+    ``HashPartitioning`` computes it), a signed 32-bit int."""
+    mask = 0xFFFFFFFF
+
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & mask
+
+    def mix(h1: int, k1: int) -> int:
+        k1 = rotl((k1 * 0xCC9E2D51) & mask, 15) * 0x1B873593 & mask
+        h1 = rotl(h1 ^ k1, 13)
+        return (h1 * 5 + 0xE6546B64) & mask
+
+    value &= 0xFFFFFFFFFFFFFFFF
+    h = mix(mix(seed & mask, value & mask), value >> 32) ^ 8
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & mask
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & mask
+    h ^= h >> 16
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _partition_keys(n: int) -> List[int]:
+    """For each partition p < n, a long whose Spark hash lands on p: the key
+    that ``repartition(n, key)`` sends to exactly that partition (computed
+    here, without a Spark job; a test checks it against Spark's ``hash``)."""
+    keys: Dict[int, int] = {}
+    candidate = 0
+    while len(keys) < n:
+        keys.setdefault(_murmur3_long(candidate) % n, candidate)
+        candidate += 1
+    return [keys[p] for p in range(n)]
+
+
+@dataclass
+class _Fragmented:
+    """The table, its rows tagged with their fragment and partition key."""
+
+    frame: "DataFrame"
+    plan: Plan
+    sizes: List[int]
+    schema: _Schema
+    #: Each numeric QI's (name, min, max) over the whole table.
+    domains: List[Tuple[str, float, float]]
+
+
+def _keys_of(schema: _Schema) -> Dict[str, _Keys]:
+    return {q: _Keys(kind, schema.leaf_order.get(q)) for q, kind in schema.qis}
+
+
+def plan_fragments(
+    df: "DataFrame",
+    config: ConfigLike,
+    k: Optional[int] = None,
+    fragments: Optional[int] = None,
+    seed: int = 0,
+    sample_rows: int = 20_000,
+) -> Plan:
+    """The cut tree of ``df``'s fragments, from a seeded sample of its QIs
+    (only the sample's QI columns reach the driver), before small fragments
+    are merged. ``fragments`` defaults to four per core, fewer when the
+    table is small (a fragment is planned for at least 50 k rows)."""
+    return _plan(df, _schema(config, k), fragments, seed, sample_rows)[0]
+
+
+def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int, sample_rows: int) -> Tuple[Plan, int]:
+    missing = [q for q in schema.columns if q not in df.columns]
+    if missing:
+        raise BadInputError(f"the DataFrame has no column {missing[0]!r} (listed in the config); it has {df.columns}")
+    unlisted = [c for c in df.columns if c not in schema.columns]
+    if unlisted:
+        raise BadInputError(
+            f'column "{unlisted[0]}" of the DataFrame is not listed in the config: every column needs a role'
+        )
+    rows = df.count()
+    if fragments is None:
+        cores = df.sparkSession.sparkContext.defaultParallelism
+        fragments = max(1, min(4 * cores, rows // (50 * schema.k)))
+    if fragments < 1:
+        raise BadInputError(f"fragments: expected at least 1, found {fragments}")
+    qis = [q for q, _ in schema.qis]
+    keys = _keys_of(schema)
+    fraction = min(1.0, sample_rows / rows) if rows else 1.0
+    sample = df.select(*qis).sample(withReplacement=False, fraction=fraction, seed=seed).collect()
+    columns: Dict[str, List[Any]] = {}
+    for q in qis:
+        raw = pa.array([r[q] for r in sample])
+        if keys[q].numeric:
+            columns[q] = [float(x) for x in _numeric(raw)]
+        else:
+            columns[q] = [keys[q].key(v) for v in raw.to_pylist()]
+    # A sample leaf of at least this many rows stands for about 2k rows of the table.
+    min_sample = max(1, int(2 * schema.k * fraction + 0.999))
+    tree = _cut(columns, keys, qis, fragments, min_sample) if sample else {"fragment": 0}
+    if "fragment" not in tree and "qi" not in tree:
+        tree = {"fragment": 0}
+    return Plan(tree, len(_leaves(tree)), len(sample)), rows
+
+
+def _probe(df: "DataFrame", config: ConfigLike, algorithm: str) -> None:
+    """Anonymizes the table's first rows (k = 1) on the driver: a config that
+    does not fit the table (a type, a hierarchy, a role) fails here, in one
+    line, before any worker starts."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    rows = [r.asDict() for r in df.limit(16).collect()]
+    if rows:
+        probe = pa.Table.from_pylist(rows, schema=to_arrow_schema(df.schema))
+        _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
+
+
+def _fragment(
+    df: "DataFrame",
+    config: ConfigLike,
+    k: Optional[int],
+    fragments: Optional[int],
+    seed: int,
+    sample_rows: int,
+    algorithm: str = "mondrian",
+) -> _Fragmented:
+    from pyspark.sql import functions as F
+
+    schema = _schema(config, k)
+    plan, _ = _plan(df, schema, fragments, seed, sample_rows)
+    _probe(df, config, algorithm)
+    keys = _keys_of(schema)
+    tagged = df.withColumn(_FRAGMENT, fragment_column(plan.tree, keys))
+    # One aggregation: the rows of each fragment (and its sensitive values,
+    # for l), and each numeric QI's range over the whole table.
+    numeric = [q for q, kind in schema.qis if kind in ("integer", "decimal")]
+    ranges = []
+    for i, q in enumerate(numeric):
+        x = _column(q).cast("double")
+        ranges += [F.min(x).alias(f"lo{i}"), F.max(x).alias(f"hi{i}")]
+    by = [_FRAGMENT] + ([schema.sensitive] if schema.l is not None else [])
+    counts: Dict[int, int] = {}
+    values: Dict[int, set] = {}
+    lows: Dict[str, float] = {}
+    highs: Dict[str, float] = {}
+    for r in tagged.groupBy(*by).agg(F.count(F.lit(1)).alias("rows"), *ranges).collect():
+        counts[r[_FRAGMENT]] = counts.get(r[_FRAGMENT], 0) + r["rows"]
+        if schema.l is not None:
+            values.setdefault(r[_FRAGMENT], set()).add(r[schema.sensitive])
+        for i, q in enumerate(numeric):
+            if r[f"lo{i}"] is not None:
+                lows[q] = min(lows.get(q, r[f"lo{i}"]), r[f"lo{i}"])
+                highs[q] = max(highs.get(q, r[f"hi{i}"]), r[f"hi{i}"])
+    domains = [(q, float(lows[q]), float(highs[q])) for q in numeric if q in lows]
+    tree, sizes = _merge_small(plan.tree, counts, values, schema)
+    plan = Plan(tree, len(sizes), plan.sample_rows)
+    key_of = F.array(*[F.lit(x).cast("long") for x in _partition_keys(plan.fragments)])
+    keyed = df.withColumn(_FRAGMENT, fragment_column(tree, keys)).withColumn(
+        _KEY, F.element_at(key_of, F.col(_FRAGMENT).cast("int") + 1)
+    )
+    placed = keyed.repartition(plan.fragments, F.col(_KEY))
+    return _Fragmented(placed, plan, sizes, schema, domains)
+
+
+def _by_fragment(batches: Iterator[pa.RecordBatch]) -> Iterator[Tuple[int, pa.Table]]:
+    """A partition's rows as one table per fragment (one, placed as planned),
+    without karc's helper columns."""
+    gathered = list(batches)
+    if not gathered or sum(b.num_rows for b in gathered) == 0:
+        return
+    table = pa.Table.from_batches(gathered)
+    fragment = table.column(_FRAGMENT)
+    table = table.drop_columns([_FRAGMENT, _KEY])
+    for f in pc.unique(fragment).to_pylist():
+        rows = table.filter(pc.equal(fragment, f)) if len(pc.unique(fragment)) > 1 else table
+        yield f, rows
+
+
+def _overrides(algorithm: str, k: Optional[int], seed: int, suppression_limit: Optional[float]) -> Dict[str, Any]:
+    return dict(algorithm=algorithm, k=k, seed=seed, suppression_limit=suppression_limit)
+
+
+# ---------------------------------------------------------------------------
+# anonymize
+
+
+def _release_type(df: "DataFrame", schema: _Schema) -> Any:
+    """The release's Spark schema: every column but the identifiers, the QIs
+    as strings (generalized labels), the others as they are."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    qis = {q for q, _ in schema.qis}
+    return StructType(
+        [
+            StructField(f.name, StringType(), True) if f.name in qis else f
+            for f in df.schema.fields
+            if f.name not in schema.identifiers
+        ]
+    )
+
+
+def anonymize(
+    df: "DataFrame",
+    config: ConfigLike,
+    k: Optional[int] = None,
+    algorithm: str = "mondrian",
+    fragments: Optional[int] = None,
+    seed: int = 0,
+    *,
+    sample_rows: int = 20_000,
+    suppression_limit: Optional[float] = None,
+    check: bool = True,
+) -> "DataFrame":
+    """Anonymize a Spark DataFrame fragment by fragment; returns the release.
+
+    ``config`` is a TOML file's path or a dict (the Python package's); its
+    hierarchy files must be readable where the workers run. ``algorithm``
+    is any karc algorithm; local-recoding ones (``mondrian``,
+    ``basic-mondrian``, ``topdown``) lose least by being cut. ``fragments``
+    is the number planned (default: four per core); ``seed`` seeds the
+    sample and the anonymizer. The release has every column but the
+    identifiers, QIs as generalized labels; it is cached, and unless
+    ``check=False`` its classes are counted (a distributed group-by) and a
+    :class:`CheckFailedError` raised if any breaks the claim.
+    """
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark import StorageLevel
+
+    frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
+    release_type = _release_type(df, frag.schema)
+    arrow_type = to_arrow_schema(release_type)
+    domains = frag.domains
+    args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for _, rows in _by_fragment(batches):
+            release, _ = _karc.anonymize_fragment(rows, domains, **args)
+            yield from release.select(arrow_type.names).cast(arrow_type).to_batches()
+
+    release = frag.frame.mapInArrow(run, release_type).persist(StorageLevel.MEMORY_AND_DISK)
+    if check:
+        check_release(release, config, k)
+    return release
+
+
+def check_release(release: "DataFrame", config: ConfigLike, k: Optional[int] = None) -> Dict[str, Any]:
+    """Counts the release's classes over each constraint's QIs with Spark and
+    raises :class:`CheckFailedError` when one (rows of ``*`` in every QI
+    aside) has fewer than k rows or fewer than l distinct sensitive values.
+    Returns what it counted."""
+    from pyspark.sql import functions as F
+
+    schema = _schema(config, k)
+    qis = [q for q, _ in schema.qis]
+    sets = schema.constraints or [(qis, schema.k)]
+    star = F.lit(True)
+    for q in qis:
+        star = star & (_column(q) == F.lit("*"))
+    flagged = release.withColumn("__karc_star", star)
+    report: Dict[str, Any] = {"constraints": []}
+    for columns, need in sets:
+        aggs = [F.count(F.lit(1)).alias("rows")]
+        if schema.l is not None:
+            aggs.append(F.countDistinct(_column(schema.sensitive)).alias("values"))
+        classes = flagged.groupBy("__karc_star", *[_column(c) for c in columns]).agg(*aggs)
+        bad = ~F.col("__karc_star") & (F.col("rows") < need)
+        if schema.l is not None:
+            bad = bad | (~F.col("__karc_star") & (F.col("values") < schema.l))
+        plain = ~F.col("__karc_star")
+        summary = classes.agg(
+            F.sum(plain.cast("int")).alias("classes"),
+            F.min(F.when(plain, F.col("rows"))).alias("min"),
+            F.sum(bad.cast("int")).alias("bad"),
+            F.sum(F.when(~plain, F.col("rows")).otherwise(0)).alias("stars"),
+        ).first()
+        if summary["bad"]:
+            raise CheckFailedError(
+                f"the release breaks its claim: {summary['bad']} classes over {columns} below k = {need}"
+                + (f" or l = {schema.l}" if schema.l is not None else "")
+            )
+        report["constraints"].append({"qi": columns, "k": need, "classes": summary["classes"], "min_class": summary["min"]})
+        report["star_rows"] = summary["stars"] or 0
+    return report
+
+
+# ---------------------------------------------------------------------------
+# pack
+
+
+def pack(
+    df: "DataFrame",
+    output: PathLike,
+    config: ConfigLike,
+    *,
+    recipients: Optional[Sequence[str]] = None,
+    recipients_files: Optional[Sequence[PathLike]] = None,
+    passphrase: Optional[str] = None,
+    work_factor: Optional[int] = None,
+    no_encryption: bool = False,
+    k: Optional[int] = None,
+    algorithm: str = "mondrian",
+    fragments: Optional[int] = None,
+    seed: int = 0,
+    sample_rows: int = 20_000,
+    suppression_limit: Optional[float] = None,
+    mode: Optional[str] = None,
+    staging: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """Anonymize ``df`` on the workers and write one ``.karc`` to ``output``.
+
+    Each fragment is anonymized and coded by its worker as a *part* (a
+    one-row-group ``.karc`` sealed for a one-off key the driver makes and
+    keeps in memory), written to ``staging`` (default: a new folder beside
+    ``output``; it must be a path both the workers and the driver see). The
+    driver then merges the parts in fragment order: it copies their public
+    sections, re-seals their private parts for ``recipients`` (or the
+    ``passphrase``; exactly one way, as :func:`karc.pack`) one part at a
+    time, and writes ``META`` for the whole table. The driver never holds
+    the table, only one part at a time.
+
+    A restore gives the rows grouped by fragment (fragment 0 first), each
+    fragment's rows in the order its worker received them; the values are
+    those of the DataFrame as text (its canonical CSV, FORMAT §7.6). Add a
+    row-number column to restore the original order. Returns the report.
+    """
+    seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
+    frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
+    domains = frag.domains
+    identity, recipient = _karc.part_key()
+    output = os.fspath(output)
+    parent = os.path.dirname(os.path.abspath(output))
+    own_staging = staging is None
+    folder = tempfile.mkdtemp(prefix=".karc-parts-", dir=parent) if own_staging else os.fspath(staging)
+    os.makedirs(folder, exist_ok=True)
+    args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit), mode=mode)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for f, rows in _by_fragment(batches):
+            part, report = _karc.encode_part(rows, recipient, f == 0, domains, **args)
+            report = json.loads(report)
+            path = os.path.join(folder, f"part-{f:06d}.karc")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(part)
+            yield pa.RecordBatch.from_pylist(
+                [
+                    {
+                        "fragment": f,
+                        "path": path,
+                        "rows": report["rows"],
+                        "suppressed": report["suppressed"],
+                        "classes": report["classes"],
+                        "bytes": len(part),
+                    }
+                ]
+            )
+
+    part_type = "fragment long, path string, rows long, suppressed long, classes long, bytes long"
+    try:
+        parts = sorted(frag.frame.mapInArrow(run, part_type).collect(), key=lambda r: r["fragment"])
+        if [p["fragment"] for p in parts] != list(range(frag.plan.fragments)):
+            raise CheckFailedError(
+                f"expected parts of fragments 0..{frag.plan.fragments - 1}, found {[p['fragment'] for p in parts]}"
+            )
+        params = json.dumps(
+            {"distributed": "spark", "fragments": frag.plan.fragments, "sample_rows": frag.plan.sample_rows, "sample_seed": seed}
+        )
+        merged = json.loads(
+            _karc.merge_parts([(p["path"], p["suppressed"], p["classes"]) for p in parts], output, identity, params, **seal)
+        )
+    finally:
+        if own_staging:
+            shutil.rmtree(folder, ignore_errors=True)
+    merged["fragments"] = frag.plan.fragments
+    merged["fragment_rows"] = [p["rows"] for p in parts]
+    merged["part_bytes"] = sum(p["bytes"] for p in parts)
+    merged["algorithm"] = algorithm
+    return merged

@@ -1,0 +1,138 @@
+//! The native half of `karc.spark`: a worker codes its fragment as a part,
+//! the driver merges the parts (`karc::api::distributed`).
+
+use std::path::PathBuf;
+
+use karc::api::distributed::{self, Domain, PartFile};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::{config, detached, diff_mode, json, overrides, seal_options, tables};
+use arrow_pyarrow::{PyArrowType, Table as PyTable};
+
+/// A one-off key for the parts of one pack: `(identity, recipient)`.
+#[pyfunction]
+fn part_key() -> (String, String) {
+    distributed::part_key()
+}
+
+/// Anonymizes a fragment (a pyarrow Table) and codes it as a part sealed
+/// for `recipient`: `(part bytes, report JSON)`.
+#[pyfunction]
+#[pyo3(signature = (table, recipient, first, domains=Vec::new(), config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None))]
+#[allow(clippy::too_many_arguments)]
+fn encode_part(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    recipient: String,
+    first: bool,
+    domains: Vec<(String, f64, f64)>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    mode: Option<String>,
+) -> PyResult<(Py<PyBytes>, String)> {
+    let (bytes, report) = detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let (batches, schema) = table.0.into_inner();
+        let domains = domains_of(domains);
+        let mode = diff_mode(mode.as_deref())?;
+        let (bytes, report) = distributed::encode_part(
+            &config, &schema, &batches, first, &domains, mode, &recipient,
+        )?;
+        Ok((bytes, json(&report)?))
+    })?;
+    Ok((PyBytes::new(py, &bytes).unbind(), report))
+}
+
+fn domains_of(domains: Vec<(String, f64, f64)>) -> Vec<Domain> {
+    domains
+        .into_iter()
+        .map(|(qi, min, max)| Domain { qi, min, max })
+        .collect()
+}
+
+/// Anonymizes a fragment (a pyarrow Table) with the whole table's numeric
+/// `domains` `(qi, min, max)`: `(release, report JSON)`.
+#[pyfunction]
+#[pyo3(signature = (table, domains=Vec::new(), config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn anonymize_fragment(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    domains: Vec<(String, f64, f64)>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(PyArrowType<PyTable>, String)> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let (batches, schema) = table.0.into_inner();
+        let (a, layout) =
+            distributed::anonymize_fragment(&config, &schema, &batches, &domains_of(domains))?;
+        let release = tables::to_py(a.release_batch(Some(&layout))?)?;
+        Ok((release, json(&a.report)?))
+    })
+}
+
+/// Merges parts `(path, suppressed rows, classes)`, in order, into
+/// `output`, sealed as the arguments say: the merge's report as JSON.
+#[pyfunction]
+#[pyo3(signature = (parts, output, identity, params, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[allow(clippy::too_many_arguments)]
+fn merge_parts(
+    py: Python<'_>,
+    parts: Vec<(PathBuf, u64, u64)>,
+    output: PathBuf,
+    identity: String,
+    params: String,
+    recipients: Vec<String>,
+    recipients_files: Vec<PathBuf>,
+    passphrase: Option<String>,
+    work_factor: Option<u8>,
+    no_encryption: bool,
+) -> PyResult<String> {
+    detached(py, || {
+        let seal = seal_options(
+            recipients,
+            recipients_files,
+            passphrase,
+            work_factor,
+            no_encryption,
+        )
+        .seal()?;
+        let parts: Vec<PartFile> = parts
+            .into_iter()
+            .map(|(path, suppressed, classes)| PartFile {
+                path,
+                suppressed,
+                classes,
+            })
+            .collect();
+        let merged = distributed::merge_parts(&parts, &identity, &seal, &output, &params)?;
+        json(&merged)
+    })
+}
+
+/// Adds the functions to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(part_key, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_part, m)?)?;
+    m.add_function(wrap_pyfunction!(anonymize_fragment, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! A distributed pack (`karc.spark.pack`): workers code parts, one process
+//! merges them into one `.karc` file of several row groups.
+//!
+//! A **part** is a complete one-group `.karc` file of one fragment of the
+//! table ([`encode_part`]): its rows anonymized on their own, its public
+//! sections coded, its private part sealed for a one-off X25519 key that
+//! the merging process made and holds in memory only, so that a part left
+//! on shared storage is as sealed as the final file. [`merge`] takes the
+//! parts in order: it copies each part's row-group sections as they are,
+//! opens each private part with the one-off key and frames it into the
+//! final envelope, sealed for the real recipients (`spec/FORMAT.md` §7.4),
+//! and writes `META` for the whole table. Memory holds one part at a time;
+//! the file is an ordinary 1.0 file that `verify`, `export` and `restore`
+//! read like any other (restore renders the row groups in part order).
+
+use std::path::{Path, PathBuf};
+
+use super::ArchiveError;
+use super::digest::PublicDigest;
+use super::format::{self, SectionKind};
+use super::layout::Layout;
+use super::meta::{self, PrivatePart, PublicMeta};
+use super::pipeline::{GroupWriter, Scratch};
+use super::seal::{self, Key, Seal};
+use super::writer::{self, Anonymization, PackOptions};
+use crate::anonymize::Outcome;
+use crate::codec::DiffMode;
+use crate::config::{Config, Role};
+use crate::dataset::Dataset;
+use crate::io::Output;
+use crate::metrics::Metrics;
+use crate::privacy::PrivacyModel;
+use crate::report::Report;
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// A numeric QI's range over the whole table (not just the fragment), so
+/// that a part's NCP is normalized as a single-process run's would be.
+#[derive(Debug, Clone)]
+pub struct Domain {
+    pub qi: String,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Anonymizes one fragment (`table`, read from an Arrow batch with
+/// `config`'s Arrow dialect) and codes it as a part: a one-group `.karc`
+/// whose original is the fragment's canonical CSV (§7.6), with its header
+/// row only when `first`. Its metrics are measured against `domains`.
+pub fn encode_part(
+    config: &Config,
+    mut table: Table,
+    first: bool,
+    domains: &[Domain],
+    mode: DiffMode,
+    seal: &Seal,
+) -> Result<(Vec<u8>, Report)> {
+    table.header = first;
+    let mut layout = Layout::canonical(table.columns.len());
+    layout.header = first;
+    let mut csv = Vec::new();
+    layout.render(&table, &mut csv);
+    let (data, model, outcome, report) = anonymize_fragment(config, table, domains)?;
+    let released = writer::released_columns(&data, &outcome);
+    drop(outcome);
+    let a = Anonymization {
+        config,
+        data: &data,
+        model: &model,
+        released: &released,
+        report: &report,
+    };
+    let bytes = writer::pack(&a, &csv, &PackOptions { mode, seal })?;
+    Ok((bytes, report))
+}
+
+/// Anonymizes one fragment as the whole table would be: each numeric QI's
+/// span (which Mondrian and its kin normalize widths by, and the metrics
+/// NCP by) is the whole table's range, from `domains`, not the fragment's.
+pub fn anonymize_fragment(
+    config: &Config,
+    table: Table,
+    domains: &[Domain],
+) -> Result<(Dataset, PrivacyModel, Outcome, Report)> {
+    let mut data = Dataset::bind(config, table)?;
+    widen_domains(&mut data, domains);
+    let model = PrivacyModel::from_config(config, &data)?;
+    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    Ok((data, model, outcome, report))
+}
+
+/// Adds the whole table's bounds to each numeric QI's numbers: its
+/// `domain()`, which the metrics normalize by, becomes the table's. The
+/// added numbers come after every dictionary code: no row has them, so no
+/// released cell refers to them (a cell's bounds are its rows' values).
+fn widen_domains(data: &mut Dataset, domains: &[Domain]) {
+    for qi in data.qis.iter_mut().filter(|q| q.value_type.is_numeric()) {
+        if let Some(d) = domains.iter().find(|d| d.qi == qi.name) {
+            qi.numbers.push(Some(d.min));
+            qi.numbers.push(Some(d.max));
+        }
+    }
+}
+
+/// One part to merge, with what its report said of it (its `META` holds
+/// neither count).
+#[derive(Debug, Clone)]
+pub struct PartFile {
+    pub path: PathBuf,
+    /// Rows the part's anonymization suppressed.
+    pub suppressed: u64,
+    /// Its classes, suppressed rows left out.
+    pub classes: u64,
+}
+
+/// What a merge wrote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Merged {
+    pub rows: u64,
+    pub groups: usize,
+    pub suppressed: u64,
+    pub suppression_budget: u64,
+    pub classes: u64,
+    pub original_len: u64,
+    pub file_bytes: u64,
+    pub metrics: Metrics,
+}
+
+/// Merges `parts`, in order, into `output`: their private parts opened
+/// with `key` (the one-off key they were sealed for) and sealed as `seal`
+/// says; `params` is the `META.algorithm.params` of the whole (how it was
+/// distributed).
+pub fn merge(
+    parts: &[PartFile],
+    key: &Key,
+    seal: &Seal,
+    output: &Output,
+    params: &str,
+) -> Result<Merged> {
+    let Some(first) = parts.first() else {
+        return Err(Error::Options("merge: no part to merge".to_owned()));
+    };
+    let mut writer: Option<GroupWriter> = None;
+    let mut head: Option<(PublicMeta, Vec<u8>)> = None;
+    let mut sum = MetricSums::default();
+    for part in parts {
+        let bytes = std::fs::read(&part.path).map_err(|e| Error::io(&part.path, e))?;
+        let opened = open_part(&part.path, &bytes, key)?;
+        match &head {
+            None => {
+                if !opened.meta.dialect.header {
+                    return Err(not_a_part(&first.path, "the first part has no header row"));
+                }
+                let roles: Vec<Role> = opened.meta.columns.iter().map(|c| c.role).collect();
+                let scratch = Scratch::Beside(output);
+                writer = Some(GroupWriter::new(
+                    DiffMode::default(),
+                    seal,
+                    &roles,
+                    false,
+                    scratch,
+                    false,
+                )?);
+                head = Some((opened.meta.clone(), opened.hierarchies.to_vec()));
+            }
+            Some((meta0, hierarchies0)) => same_table(&part.path, meta0, hierarchies0, &opened)?,
+        }
+        sum.add(&opened.meta, part);
+        let w = writer.as_mut().expect("made with the first part");
+        w.append_coded(
+            &opened.sections,
+            opened.private.to_vec(),
+            opened.crc,
+            opened.original_len,
+            opened.meta.rows,
+        )?;
+    }
+    let (meta0, hierarchies) = head.expect("at least one part");
+    let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
+        .map_err(|e| not_a_part(&first.path, &format!("HIERARCHIES: {e}")))?;
+    let (public, metrics) = sum.public_meta(meta0, params);
+    let packed = writer
+        .expect("made with the first part")
+        .finish(&public, &hierarchies)?;
+    let (groups, original_len, file_bytes) =
+        (packed.groups, packed.original_len, packed.file_len());
+    output.write(|w| packed.write_to(w))?;
+    Ok(Merged {
+        rows: public.rows,
+        groups,
+        suppressed: sum.suppressed,
+        suppression_budget: public.claim.suppression_budget,
+        classes: sum.classes,
+        original_len,
+        file_bytes,
+        metrics,
+    })
+}
+
+/// A part, checked and opened.
+struct OpenedPart<'a> {
+    meta: PublicMeta,
+    hierarchies: &'a [u8],
+    /// Its row group's sections: `QI_CLASSES`, then the `COLUMN`s.
+    sections: Vec<(SectionKind, &'a [u8])>,
+    /// Its private part's `PrivatePart` bytes (a frame of §7.4).
+    private: Vec<u8>,
+    crc: u32,
+    original_len: u64,
+}
+
+fn not_a_part(path: &Path, detail: &str) -> Error {
+    Error::Options(format!("{}: not a karc part: {detail}", path.display()))
+}
+
+/// Checks a part's sections (CRCs, the one-group layout of §4), opens its
+/// private part with `key` and checks that it was made for this public part.
+fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'a>> {
+    let container = format::parse(path, bytes)?;
+    let mut bodies = Vec::with_capacity(container.entries.len());
+    for (i, entry) in container.entries.iter().enumerate() {
+        let kind = entry
+            .kind()
+            .ok_or_else(|| not_a_part(path, &format!("unknown section type {}", entry.code)))?;
+        bodies.push((kind, format::check_section(path, bytes, i, entry, None)?));
+    }
+    let kinds: Vec<SectionKind> = bodies.iter().map(|(k, _)| *k).collect();
+    let layout_ok = kinds.len() >= 4
+        && kinds[0] == SectionKind::Meta
+        && kinds[1] == SectionKind::Hierarchies
+        && kinds[2] == SectionKind::QiClasses
+        && kinds[kinds.len() - 1] == SectionKind::PrivateSealed
+        && kinds[3..kinds.len() - 1]
+            .iter()
+            .all(|k| *k == SectionKind::Column);
+    if !layout_ok {
+        return Err(not_a_part(
+            path,
+            "expected META, HIERARCHIES, QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
+        ));
+    }
+    let meta: PublicMeta =
+        meta::from_bytes(bodies[0].1).map_err(|e| not_a_part(path, &format!("META: {e}")))?;
+    let mut digest = PublicDigest::new(container.major, container.minor);
+    for (kind, body) in &bodies[..bodies.len() - 1] {
+        digest.section(kind.code(), 0, body);
+    }
+    let plain = seal::unseal(path, bodies[bodies.len() - 1].1, key)?;
+    let Some(split) = plain.len().checked_sub(32) else {
+        return Err(not_a_part(path, "private part shorter than its digest"));
+    };
+    let found = digest.finish();
+    if plain[split..] != found {
+        return Err(ArchiveError::PublicPartChanged {
+            path: path.to_owned(),
+            expected: super::digest::hex(&plain[split..]),
+            found: super::digest::hex(&found),
+        }
+        .into());
+    }
+    let private = plain[..split].to_vec();
+    let part: PrivatePart =
+        meta::from_bytes(&private).map_err(|e| not_a_part(path, &format!("private part: {e}")))?;
+    Ok(OpenedPart {
+        meta,
+        hierarchies: bodies[1].1,
+        sections: bodies[2..bodies.len() - 1].to_vec(),
+        private,
+        crc: part.digest,
+        original_len: part.original_len,
+    })
+}
+
+/// Refuses a part of another table or claim than the first part's.
+fn same_table(
+    path: &Path,
+    meta0: &PublicMeta,
+    hierarchies0: &[u8],
+    part: &OpenedPart<'_>,
+) -> Result<()> {
+    let m = &part.meta;
+    let differs = if m.columns != meta0.columns || m.qis != meta0.qis {
+        Some("its columns")
+    } else if m.claim.constraints != meta0.claim.constraints
+        || m.claim.policy != meta0.claim.policy
+        || m.claim.l_diversity != meta0.claim.l_diversity
+    {
+        Some("its privacy claim")
+    } else if part.hierarchies != hierarchies0 {
+        Some("its hierarchies")
+    } else if m.dialect.header {
+        Some("its header row (only the first part has one)")
+    } else {
+        None
+    };
+    match differs {
+        Some(what) => Err(not_a_part(
+            path,
+            &format!("{what} differ from the first part's"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The parts' figures, added up into the whole's `META`.
+#[derive(Default)]
+struct MetricSums {
+    rows: u64,
+    suppressed: u64,
+    budget: u64,
+    classes: u64,
+    /// Per-cell metrics times rows (precision as its loss, 1 − precision).
+    ncp: f64,
+    ncp_kaylode: f64,
+    glm: f64,
+    precision_loss: Option<f64>,
+    precision_defined: bool,
+    /// Σ |E|² over the parts' classes.
+    squares: f64,
+    levels: Option<Option<Vec<u32>>>,
+}
+
+impl MetricSums {
+    fn add(&mut self, m: &PublicMeta, part: &PartFile) {
+        let n = m.rows as f64;
+        let x = &m.metrics;
+        if self.rows == 0 {
+            self.precision_defined = true;
+        }
+        self.ncp += x.ncp * n;
+        self.ncp_kaylode += x.ncp_kaylode * n;
+        self.glm += x.glm * n;
+        match x.precision {
+            Some(p) => *self.precision_loss.get_or_insert(0.0) += (1.0 - p) * n,
+            None => self.precision_defined = false,
+        }
+        self.squares += x.dm - n * part.suppressed as f64;
+        self.rows += m.rows;
+        self.suppressed += part.suppressed;
+        self.budget += m.claim.suppression_budget;
+        self.classes += part.classes;
+        // Global recoding: the levels stand only when every part has the same.
+        let levels = m.algorithm.levels.clone();
+        self.levels = match self.levels.take() {
+            None => Some(levels),
+            Some(l) if l == levels => Some(l),
+            Some(_) => Some(None),
+        };
+    }
+
+    /// The whole's `META` (the first part's, with the sums) and metrics.
+    fn public_meta(&self, mut meta: PublicMeta, params: &str) -> (PublicMeta, Metrics) {
+        let (n, k) = (
+            self.rows as f64,
+            meta.claim.constraints.iter().map(|c| c.k).max(),
+        );
+        let per_row = |x: f64| if n > 0.0 { x / n } else { 0.0 };
+        let kept = (self.rows - self.suppressed) as f64;
+        let metrics = Metrics {
+            precision: self
+                .precision_defined
+                .then(|| 1.0 - per_row(self.precision_loss.unwrap_or(0.0))),
+            ncp: per_row(self.ncp),
+            ncp_kaylode: per_row(self.ncp_kaylode),
+            glm: per_row(self.glm),
+            dm: self.squares + n * self.suppressed as f64,
+            cavg: match (self.classes, k) {
+                (0, _) | (_, None) => 0.0,
+                (c, Some(k)) => kept / c as f64 / k as f64,
+            },
+        };
+        meta.rows = self.rows;
+        meta.claim.suppression_budget = self.budget;
+        meta.algorithm.params = params.to_owned();
+        meta.algorithm.levels = self.levels.clone().flatten();
+        meta.algorithm.minimal_levels = None;
+        meta.metrics = (&metrics).into();
+        (meta, metrics)
+    }
+}
+
+/// A one-off X25519 key for parts: the identity (`AGE-SECRET-KEY-1...`,
+/// kept by the merging process, never written) and its recipient (given
+/// to the workers).
+pub fn part_key() -> (String, String) {
+    use age::secrecy::ExposeSecret;
+    let identity = age::x25519::Identity::generate();
+    let recipient = identity.to_public().to_string();
+    (identity.to_string().expose_secret().to_owned(), recipient)
+}
+
+/// The key that opens parts sealed for [`part_key`]'s recipient.
+pub fn part_identity(secret: &str) -> Result<Key> {
+    let identity: age::x25519::Identity = secret
+        .parse()
+        .map_err(|_| Error::Options("merge: not an age X25519 identity".to_owned()))?;
+    Ok(Key::Identities(vec![Box::new(identity)]))
+}
+
+/// The seal of a part: for the one-off `recipient`.
+pub fn part_seal(recipient: &str) -> Result<Seal> {
+    Ok(Seal::Recipients(vec![seal::parse_recipient(
+        recipient,
+        "the parts' recipient",
+    )?]))
+}

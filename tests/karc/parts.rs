@@ -1,0 +1,220 @@
+//! A distributed pack's parts (`karc.spark.pack`): fragments of Adult coded
+//! as parts and merged give one file that opens with its claim checked,
+//! exports the fragments' releases and restores the fragments' canonical
+//! CSV in fragment order; a damaged or foreign part is refused.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use karc::api::distributed::{self, PartFile};
+use karc::api::{self, ClaimCheck, ConfigSource, Overrides};
+use karc::archive::seal::Seal;
+use karc::codec::DiffMode;
+use karc::config::Config;
+
+use crate::common::{fixture, karc};
+
+/// Adult's rows (text), split into `n` fragments of consecutive rows.
+fn adult_fragments(n: usize) -> (Vec<String>, Vec<Vec<Vec<String>>>) {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_path(fixture("adult/adult.csv"))
+        .unwrap();
+    let names: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    let size = rows.len().div_ceil(n);
+    let fragments = rows.chunks(size).map(<[_]>::to_vec).collect();
+    (names, fragments)
+}
+
+fn batch(names: &[String], rows: &[Vec<String>]) -> (Schema, RecordBatch) {
+    let schema = Schema::new(
+        names
+            .iter()
+            .map(|n| Field::new(n, DataType::Utf8, false))
+            .collect::<Vec<_>>(),
+    );
+    let columns: Vec<ArrayRef> = (0..names.len())
+        .map(|c| Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r[c]))) as ArrayRef)
+        .collect();
+    let batch = RecordBatch::try_new(Arc::new(schema.clone()), columns).unwrap();
+    (schema, batch)
+}
+
+fn config(k: usize) -> Config {
+    let overrides = Overrides {
+        algorithm: Some("mondrian".to_owned()),
+        k: Some(k),
+        seed: None,
+        suppression_limit: None,
+    };
+    api::load_config(&ConfigSource::File(fixture("adult/adult.toml")), &overrides).unwrap()
+}
+
+/// Codes each fragment as a part in `dir`; returns the parts, the key
+/// that opens them and the canonical CSV a restore gives.
+fn parts(dir: &Path, k: usize, fragments: usize) -> (Vec<PartFile>, String, Vec<u8>) {
+    let (identity, recipient) = distributed::part_key();
+    let (parts, expected) = parts_for(dir, k, fragments, &recipient);
+    (parts, identity, expected)
+}
+
+fn parts_for(dir: &Path, k: usize, fragments: usize, recipient: &str) -> (Vec<PartFile>, Vec<u8>) {
+    let (names, fragments) = adult_fragments(fragments);
+    let config = config(k);
+    let mut expected = format!("{}\n", names.join(",")).into_bytes();
+    let mut parts = Vec::new();
+    for (i, rows) in fragments.iter().enumerate() {
+        let (schema, batch) = batch(&names, rows);
+        let (bytes, report) = distributed::encode_part(
+            &config,
+            &schema,
+            &[batch],
+            i == 0,
+            &[],
+            DiffMode::default(),
+            recipient,
+        )
+        .unwrap();
+        assert_eq!(report.rows, rows.len());
+        let path = dir.join(format!("part-{i}.karc"));
+        std::fs::write(&path, bytes).unwrap();
+        parts.push(PartFile {
+            path,
+            suppressed: report.suppressed as u64,
+            classes: report.classes as u64,
+        });
+        for r in rows {
+            assert!(r.iter().all(|f| !f.contains([',', '"', '\n', '\r'])));
+            expected.extend_from_slice(r.join(",").as_bytes());
+            expected.push(b'\n');
+        }
+    }
+    (parts, expected)
+}
+
+#[test]
+fn merged_parts_open_verify_and_restore_in_fragment_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, identity, expected) = parts(dir.path(), 10, 3);
+    let out = dir.path().join("adult.karc");
+    let merged = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    assert_eq!((merged.groups, merged.rows), (3, 30162));
+    let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
+    assert!(archive.verify().unwrap().holds);
+    assert_eq!(archive.restore(None).unwrap(), expected);
+    // Each row group is its fragment's release: 10-anonymous on its own, so
+    // the whole is; the command line reads the file like any other.
+    let o = karc(&["verify", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let restored = dir.path().join("restored.csv");
+    let o = karc(&[
+        "restore",
+        out.to_str().unwrap(),
+        "-o",
+        restored.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&restored).unwrap(), expected);
+    // The metrics are the parts', weighted by rows.
+    assert!(merged.metrics.ncp > 0.0 && merged.metrics.ncp < 1.0);
+    assert_eq!(merged.classes, parts.iter().map(|p| p.classes).sum::<u64>());
+}
+
+#[test]
+fn merged_parts_seal_for_the_recipient() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, identity, expected) = parts(dir.path(), 5, 2);
+    let out = dir.path().join("sealed.karc");
+    let recipient = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
+    let seal = Seal::Recipients(vec![recipient.parse().unwrap()]);
+    distributed::merge_parts(&parts, &identity, &seal, &out, "{}").unwrap();
+    let restored = dir.path().join("restored.csv");
+    let key = fixture("archive/keys/identity.txt");
+    let args = [
+        "restore",
+        out.to_str().unwrap(),
+        "-i",
+        key.to_str().unwrap(),
+    ];
+    let o = karc(&[&args[..], &["-o", restored.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&restored).unwrap(), expected);
+}
+
+#[test]
+fn damaged_or_foreign_parts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, identity, _) = parts(dir.path(), 10, 2);
+    let out: PathBuf = dir.path().join("out.karc");
+    // Another key: the parts' private parts do not open.
+    let (other, _) = distributed::part_key();
+    let e = distributed::merge_parts(&parts, &other, &Seal::None, &out, "{}").unwrap_err();
+    assert!(
+        karc::error::message(&e).contains("none of the given identities"),
+        "{}",
+        karc::error::message(&e)
+    );
+    // A part of another claim (k = 5 beside k = 10), sealed for the same key.
+    let sub = dir.path().join("k5");
+    std::fs::create_dir(&sub).unwrap();
+    let recipient = recipient_of(&identity);
+    let (foreign, _) = parts_for(&sub, 5, 2, &recipient);
+    let mixed = vec![parts[0].clone(), foreign[1].clone()];
+    let e = distributed::merge_parts(&mixed, &identity, &Seal::None, &out, "{}").unwrap_err();
+    assert!(
+        karc::error::message(&e).contains("privacy claim differ"),
+        "{}",
+        karc::error::message(&e)
+    );
+    // A damaged byte in a part's body.
+    let mut bytes = std::fs::read(&parts[1].path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x40;
+    std::fs::write(&parts[1].path, bytes).unwrap();
+    let e = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap_err();
+    assert!(
+        karc::error::message(&e).contains("part-1"),
+        "{}",
+        karc::error::message(&e)
+    );
+    assert!(!out.exists(), "nothing written on a refused merge");
+}
+
+/// The recipient of an `AGE-SECRET-KEY-1...` identity.
+fn recipient_of(identity: &str) -> String {
+    let id: age::x25519::Identity = identity.parse().unwrap();
+    id.to_public().to_string()
+}
+
+#[test]
+fn a_fragment_is_measured_against_the_whole_tables_range() {
+    let (names, fragments) = adult_fragments(4);
+    let (schema, batch) = batch(&names, &fragments[1]);
+    let config = config(10);
+    let run = |domains: &[distributed::Domain]| {
+        let (a, _) =
+            distributed::anonymize_fragment(&config, &schema, &[batch.clone()], domains).unwrap();
+        assert!(a.report.min_class.unwrap() >= 10);
+        assert_eq!(a.report.rows, fragments[1].len());
+        a.report.metrics.ncp
+    };
+    let own = run(&[]);
+    // A range twice the fragment's: every age interval costs less.
+    let wide = run(&[distributed::Domain {
+        qi: "age".to_owned(),
+        min: 0.0,
+        max: 200.0,
+    }]);
+    assert!(wide < own, "{wide} < {own}");
+}
