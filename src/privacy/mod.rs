@@ -1,11 +1,24 @@
 //! The privacy model (k-anonymity under a constraint set, a suppression
-//! policy and budget, optional distinct l-diversity) and its verifier.
+//! policy and budget, optional distinct l-diversity) and its verifier; the
+//! models beyond k (one module each) measured and checked by [`models`].
 //!
 //! The verifier works on released columns as the public sees them (labels),
 //! so it checks a release made here, a `.karc` file and a third party's CSV
 //! the same way.
 
 use serde::Serialize;
+
+pub mod alpha_k;
+pub mod beta_likeness;
+pub mod delta_disclosure;
+pub mod distribution;
+pub mod k;
+pub mod l_diversity;
+pub mod models;
+pub mod risk;
+pub mod t_closeness;
+
+pub use models::{Definitions, Models, ModelsReport};
 
 use crate::Result;
 use crate::cell::SUPPRESSED;
@@ -339,12 +352,16 @@ pub struct ClaimReport {
     pub policy: SuppressionPolicy,
     pub constraints: Vec<ConstraintReport>,
     pub l_diversity: Option<LDiversityReport>,
+    /// The models beyond k, when sensitive attributes are named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<ModelsReport>,
 }
 
 impl ClaimReport {
     pub fn holds(&self) -> bool {
         self.constraints.iter().all(|c| c.holds)
             && self.l_diversity.as_ref().is_none_or(|l| l.holds)
+            && self.models.as_ref().is_none_or(|m| m.holds())
     }
 
     /// One line per failed part, for messages.
@@ -360,7 +377,13 @@ impl ClaimReport {
                 c.min_class.unwrap_or(0)
             ));
         }
-        if let Some(l) = self.l_diversity.as_ref().filter(|l| !l.holds) {
+        // The models' checks cover distinct l on every attribute.
+        let models = self.models.as_ref();
+        if let Some(l) = self
+            .l_diversity
+            .as_ref()
+            .filter(|l| !l.holds && models.is_none())
+        {
             out.push(format!(
                 "l={} on {}: {} classes with fewer distinct values (fewest {})",
                 l.l,
@@ -369,6 +392,7 @@ impl ClaimReport {
                 l.min_distinct.unwrap_or(0)
             ));
         }
+        out.extend(models.map(|m| m.failures()).unwrap_or_default());
         out
     }
 }
@@ -464,6 +488,7 @@ fn verify(
         policy,
         constraints: reports,
         l_diversity: l_report,
+        models: None,
     }
 }
 
