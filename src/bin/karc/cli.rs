@@ -81,6 +81,22 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
+    /// Sets the models given on `config`'s [privacy] (same names).
+    pub fn apply(&self, config: &mut karc::config::Config) {
+        let p = &mut config.privacy;
+        if !self.sensitive.is_empty() {
+            p.sensitive = self.sensitive.clone();
+        }
+        p.l = self.l.or(p.l);
+        p.entropy_l = self.entropy_l.or(p.entropy_l);
+        p.recursive_cl = self.recursive_cl.or(p.recursive_cl);
+        p.t = self.t.or(p.t);
+        p.alpha = self.alpha.or(p.alpha);
+        p.delta = self.delta.or(p.delta);
+        p.beta = self.beta.or(p.beta);
+        p.enhanced_beta |= self.enhanced_beta;
+    }
+
     /// The claimed models.
     pub fn models(&self) -> karc::privacy::Models {
         karc::privacy::Models {
@@ -172,6 +188,9 @@ pub struct AnonymizerArgs {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
+    /// The models beyond k, overriding [privacy]'s keys of the same names.
+    #[command(flatten)]
+    pub models: ModelArgs,
     /// The input table: CSV, or Parquet (.parquet) or Arrow IPC (.arrow, .feather, .ipc) by its extension
     /// (`-`: standard input, Parquet or IPC recognized by their magic bytes).
     pub input: PathBuf,
