@@ -97,7 +97,8 @@ fn class_holds(a: &Attribute, claim: &Models) -> bool {
     if d.sizes[0] == 0 {
         return false;
     }
-    let defs = Definitions::PyCanon;
+    // A claimed entropy l is checked on e^H (see `models::checks`).
+    let defs = Definitions::Literature;
     let le = |v: Option<f64>, x: f64| v.is_some_and(|v| v <= x);
     claim.l.is_none_or(|l| d.ranks.len() >= l)
         && claim.entropy_l.is_none_or(|l| {

@@ -265,7 +265,10 @@ fn checks(d: &Distribution, s: &SensitiveReport, claim: &Models) -> Vec<ModelChe
         push("l_diversity", format!("l={l}"), v, at_least(v, l as f64));
     }
     if let Some(l) = claim.entropy_l {
-        let v = s.entropy_l_diversity;
+        // e^H itself: pyCANON's whole ⌊e^H⌋ >= L for a whole L, and a
+        // fractional L keeps its meaning.
+        let v =
+            l_diversity::min_entropy(d).map(|h| l_diversity::entropy_l(h, Definitions::Literature));
         push("entropy_l_diversity", format!("l={l}"), v, at_least(v, l));
     }
     if let Some((c, l)) = claim.recursive_cl {
