@@ -451,6 +451,7 @@ mod tests {
             sensitive: None,
             seen: Vec::new(),
             epoch: 0,
+            models: None,
         }
     }
 
