@@ -148,6 +148,43 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
     Ok(report)
 }
 
+/// The models beyond k on a `.karc` file's release: classes on its QIs,
+/// its suppression policy, each of `sensitive` (released columns).
+pub fn verify_archive_models(
+    name: &Path,
+    archive: &super::Archive,
+    sensitive: &[String],
+    models: &Models,
+) -> Result<ClaimReport> {
+    let meta = &archive.reader().meta;
+    let qi: Vec<String> = meta
+        .qis
+        .iter()
+        .map(|&q| meta.columns[q as usize].name.clone())
+        .collect();
+    let columns = archive.release()?;
+    let rows = columns.first().map_or(0, |c| c.codes.len());
+    let table = Table {
+        source: name.to_path_buf(),
+        columns,
+        rows,
+        delimiter: b',',
+        header: true,
+        line_ending: crate::table::LineEnding::Lf,
+    };
+    verify_table(
+        &table,
+        &VerifyOptions {
+            qi,
+            k: None,
+            constraints: Vec::new(),
+            suppressed: meta.claim.policy,
+            sensitive: sensitive.to_vec(),
+            models: models.clone(),
+        },
+    )
+}
+
 /// The classes of `qi` as the report counts them: the all-`*` rows left out
 /// when they are exempt suppressed rows (mask), else one class.
 fn classes_of(qi: &[&Column], report: &ClaimReport) -> Partition {

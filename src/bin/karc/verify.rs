@@ -192,7 +192,15 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
         bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
-    let check = api::open(name, bytes, ClaimCheck::Skip)?.verify()?;
+    let archive = api::open(name, bytes, ClaimCheck::Skip)?;
+    let check = archive.verify()?;
+    // The models beyond k, measured on the release when --sensitive names columns.
+    let models = if args.models.sensitive.is_empty() {
+        None
+    } else {
+        let m = args.models.models();
+        api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models
+    };
     if args.json {
         let out = serde_json::json!({
             "file": name.display().to_string(),
@@ -200,8 +208,9 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
             "integrity": "ok",
             "suppression_budget": check.suppression_budget,
             "within_budget": check.within_budget,
-            "holds": check.holds,
+            "holds": check.holds && models.as_ref().is_none_or(|m| m.holds()),
             "claim": check.claim,
+            "models": models,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -222,7 +231,10 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
             }
         );
     }
-    let holds = check.holds;
+    if let (Some(m), false) = (&models, args.json) {
+        print_models(m);
+    }
+    let holds = check.holds && models.as_ref().is_none_or(|m| m.holds());
     Ok(if holds {
         ExitCode::SUCCESS
     } else {
