@@ -173,9 +173,39 @@ pub struct PrivacyConfig {
     /// A constraint set, used instead of `k` when given.
     #[serde(default)]
     pub constraints: Vec<ConstraintConfig>,
-    /// Distinct l-diversity of this sensitive column, checked when given.
-    pub sensitive: Option<String>,
+    /// The sensitive column(s) the models beyond k hold on: a name or a
+    /// list of names (as `--sensitive`, repeatable).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub sensitive: Vec<String>,
+    /// Distinct l-diversity.
     pub l: Option<usize>,
+    // The models beyond distinct l, each as its flag names it (README,
+    // "Privacy models").
+    pub entropy_l: Option<f64>,
+    /// `[C, L]`.
+    pub recursive_cl: Option<(f64, usize)>,
+    pub t: Option<f64>,
+    pub alpha: Option<f64>,
+    pub delta: Option<f64>,
+    pub beta: Option<f64>,
+    #[serde(default)]
+    pub enhanced_beta: bool,
+}
+
+/// A string or a list of strings, as a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Names::deserialize(d)? {
+        Names::One(name) => vec![name],
+        Names::Many(names) => names,
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

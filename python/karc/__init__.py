@@ -257,29 +257,58 @@ def verify(
     k: Optional[int] = None,
     *,
     constraints: Sequence[Tuple[Sequence[str], int]] = (),
-    sensitive: Optional[str] = None,
+    sensitive: Union[str, Sequence[str], None] = None,
     l: Optional[int] = None,  # noqa: E741 - the l of l-diversity
+    entropy_l: Optional[float] = None,
+    recursive_cl: Optional[Tuple[float, int]] = None,
+    t: Optional[float] = None,
+    alpha: Optional[float] = None,
+    delta: Optional[float] = None,
+    beta: Optional[float] = None,
+    enhanced_beta: bool = False,
+    definitions: str = "pycanon",
     suppressed: str = "mask",
     delimiter: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Check the privacy claim of any release (a table or a CSV file's path).
 
     k over the ``qi`` columns, each ``(columns, k)`` of ``constraints`` on its
-    own columns, distinct ``l``-diversity of ``sensitive``; rows of ``*`` in
+    own columns; with ``sensitive`` (a column or several), every model beyond
+    k measured on each (``report["models"]``, keys named after pyCANON's
+    functions, and the risk) and the models given checked: distinct ``l``,
+    ``entropy_l``, ``recursive_cl=(c, l)``, ``t``, ``alpha``, ``delta``,
+    ``beta`` (``enhanced_beta`` for the enhanced model); ``definitions``
+    ``"pycanon"`` or ``"literature"`` where they differ. Rows of ``*`` in
     every QI are exempt (``suppressed="mask"``) or one class (``"strict"``).
     Returns the report; ``report["holds"]`` tells the verdict.
     """
+    if isinstance(sensitive, str):
+        sensitive = [sensitive]
+    models = dict(
+        l=l,
+        entropy_l=entropy_l,
+        recursive_cl=None if recursive_cl is None else [float(recursive_cl[0]), int(recursive_cl[1])],
+        t=t,
+        alpha=alpha,
+        delta=delta,
+        beta=beta,
+        enhanced_beta=enhanced_beta,
+        definitions=definitions,
+    )
     args = dict(
         qi=list(qi),
         k=k,
         constraints=[(list(c), int(n)) for c, n in constraints],
         suppressed=suppressed,
-        sensitive=sensitive,
-        l=l,
+        sensitive=list(sensitive or ()),
+        models=json.dumps(models),
     )
     report = json.loads(_karc.verify(_source(table), delimiter=delimiter, **args))
-    report["holds"] = all(c["holds"] for c in report["constraints"]) and (
-        report.get("l_diversity") is None or report["l_diversity"]["holds"]
+    models_hold = all(c["holds"] for c in report.get("models", {}).get("checks", []))
+    report["holds"] = (
+        all(c["holds"] for c in report["constraints"])
+        and (report.get("l_diversity") is None or report["l_diversity"]["holds"])
+        and models_hold
     )
     return report
 

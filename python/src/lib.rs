@@ -408,16 +408,17 @@ fn verify_options(
     k: Option<usize>,
     constraints: Vec<(Vec<String>, usize)>,
     suppressed: &str,
-    sensitive: Option<String>,
-    l: Option<usize>,
+    sensitive: Vec<String>,
+    models: Option<String>,
 ) -> karc::Result<VerifyOptions> {
     let suppressed: SuppressionPolicy = suppressed
         .parse()
         .map_err(|e| options(&format!("suppressed: {e}")))?;
-    let sensitive = match (sensitive, l) {
-        (Some(s), Some(l)) => Some((s, l)),
-        (None, None) => None,
-        _ => return Err(options("sensitive and l go together: give both or neither")),
+    // The models as the package's wrapper gives them: JSON of privacy::Models.
+    let models: karc::privacy::Models = match models {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|e| options(&format!("models: {e}")))?,
+        None => Default::default(),
     };
     Ok(VerifyOptions {
         qi,
@@ -428,13 +429,14 @@ fn verify_options(
             .collect(),
         suppressed,
         sensitive,
+        models,
     })
 }
 
 /// Checks the privacy claim of a release (a file's path, or a pyarrow
 /// Table): the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=None, l=None, delimiter=None))]
+#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=Vec::new(), models=None, delimiter=None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -443,13 +445,13 @@ fn verify(
     k: Option<usize>,
     constraints: Vec<(Vec<String>, usize)>,
     suppressed: &str,
-    sensitive: Option<String>,
-    l: Option<usize>,
+    sensitive: Vec<String>,
+    models: Option<String>,
     delimiter: Option<char>,
 ) -> PyResult<String> {
     let suppressed = suppressed.to_owned();
     detached(py, || {
-        let options = verify_options(qi, k, constraints, &suppressed, sensitive, l)?;
+        let options = verify_options(qi, k, constraints, &suppressed, sensitive, models)?;
         let delimiter = match delimiter {
             Some(d) if d.is_ascii() => Some(d as u8),
             Some(d) => {

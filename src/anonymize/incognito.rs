@@ -410,8 +410,8 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
             .collect();
         Release::from_levels(data, levels, &suppressed)
     };
-    if model.l_diversity.is_some() {
-        // The counts ignore l: keep the vectors whose release holds it.
+    if model.l_diversity.is_some() || model.models.any() {
+        // The counts ignore l and the models beyond k: keep the vectors whose release holds it.
         choices
             .retain(|c| release_failures(data, model, &release_at(&c.levels), budget).is_empty());
     }

@@ -23,6 +23,9 @@
 //!   appear in no constraint are never cut and are released raw.
 //! - **l-diversity** (when configured): a cut is also allowed only when both
 //!   sides keep at least l distinct sensitive values.
+//! - **The models beyond k** (t-closeness, (α,k), entropy and recursive ℓ,
+//!   δ-disclosure, β-likeness): a cut is allowed only when both sides
+//!   satisfy each on every sensitive column (`privacy::constraint`).
 //! - A partition whose every cell reaches `*` reads as star rows to the
 //!   verifier; every partition keeps the largest k (and l), so together
 //!   they are an ordinary class, never suppressed rows (`spec/FORMAT.md`
@@ -33,6 +36,7 @@ use std::ops::Range;
 use crate::cell::Cell;
 use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::privacy::PrivacyModel;
+use crate::privacy::constraint::ClassConstraint;
 use crate::release::Release;
 
 /// One QI's total order.
@@ -134,6 +138,8 @@ pub(crate) struct Admission<'a> {
     /// Per sensitive code, the epoch it was last seen in (no clearing).
     seen: Vec<u32>,
     epoch: u32,
+    /// The models beyond k, when claimed.
+    models: Option<ClassConstraint<'a>>,
 }
 
 impl<'a> Admission<'a> {
@@ -145,17 +151,27 @@ impl<'a> Admission<'a> {
         let seen = model.l_diversity.map_or(Vec::new(), |(col, _)| {
             vec![0; data.table.columns[col].dict.len()]
         });
+        let models = model.models.any().then(|| {
+            let columns: Vec<_> = model
+                .sensitive
+                .iter()
+                .map(|&c| &data.table.columns[c])
+                .collect();
+            ClassConstraint::new(&columns, &model.models)
+        });
         Admission {
             k: model.max_k(),
             sensitive,
             seen,
             epoch: 0,
+            models,
         }
     }
 
     /// Whether `rows` may form a class.
     pub fn admits(&mut self, rows: &[u32]) -> bool {
         self.admits_rows(rows.len(), rows.iter().copied())
+            && self.models.as_mut().is_none_or(|m| m.holds(rows))
     }
 
     /// Whether the `len` rows of `rows` may form a class.
@@ -435,6 +451,7 @@ mod tests {
             sensitive: None,
             seen: Vec::new(),
             epoch: 0,
+            models: None,
         }
     }
 

@@ -57,7 +57,9 @@ pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
-pub use verify::{ConstraintSpec, VerifyOptions, read_release, verify_table};
+pub use verify::{
+    ConstraintSpec, VerifyOptions, read_release, verify_archive_models, verify_table,
+};
 
 /// Where a config comes from.
 #[derive(Debug, Clone)]

@@ -3,13 +3,16 @@
 use std::path::Path;
 
 use crate::arrow::{TableFormat, read_table_bytes};
+use crate::cell::SUPPRESSED;
+use crate::classes::Partition;
 use crate::config::SuppressionPolicy;
-use crate::privacy::{ClaimReport, Constraint, check_k, verify_columns};
+use crate::privacy::{ClaimReport, Constraint, Models, check_k, models, verify_columns};
 use crate::table::{Column, CsvOptions, Table};
 use crate::{Error, Result};
 
 /// A privacy claim to check on a release made by anyone: k over `qi`,
-/// constraints on their own columns, distinct l-diversity.
+/// constraints on their own columns, the models beyond k on each sensitive
+/// column.
 #[derive(Debug, Clone)]
 pub struct VerifyOptions {
     pub qi: Vec<String>,
@@ -19,8 +22,10 @@ pub struct VerifyOptions {
     pub constraints: Vec<ConstraintSpec>,
     /// How all-`*` rows count.
     pub suppressed: SuppressionPolicy,
-    /// A sensitive column and the l of its distinct l-diversity.
-    pub sensitive: Option<(String, usize)>,
+    /// Sensitive columns: every model is measured on each.
+    pub sensitive: Vec<String>,
+    /// The models claimed beyond k (distinct l, entropy l, ...).
+    pub models: Models,
 }
 
 /// One k over some columns.
@@ -82,7 +87,11 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
         }
         specs.push((c.columns.clone(), c.k));
     }
-    if let Some(k) = o.k {
+    // The models alone (no k claimed) are measured over the QIs' classes,
+    // which k = 1 names.
+    let k =
+        o.k.or((specs.is_empty() && !o.sensitive.is_empty()).then_some(1));
+    if let Some(k) = k {
         if o.qi.is_empty() {
             return Err(Error::Options(
                 "--k needs --qi: name the quasi-identifier columns".to_owned(),
@@ -92,7 +101,8 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
     }
     if specs.is_empty() {
         return Err(Error::Options(
-            "no claim to check: give --qi with --k, or --constraint \"col,col:K\"".to_owned(),
+            "no claim to check: give --qi with --k or --sensitive, or --constraint \"col,col:K\""
+                .to_owned(),
         ));
     }
     let find = |name: &str| -> Result<&Column> {
@@ -115,10 +125,81 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
             .collect();
         constraints.push(Constraint { qis, k: *k });
     }
-    let sensitive = match &o.sensitive {
-        Some((_, 0)) => return Err(Error::Options("--l must be at least 1".to_owned())),
-        Some((s, l)) => Some((find(s)?, *l)),
-        None => None,
+    o.models.check().map_err(Error::Options)?;
+    if o.models.any() && o.sensitive.is_empty() {
+        return Err(Error::Options(
+            "the models beyond k need --sensitive: name the sensitive column(s)".to_owned(),
+        ));
+    }
+    let sensitive: Vec<&Column> = o.sensitive.iter().map(|n| find(n)).collect::<Result<_>>()?;
+    // Distinct l on the first attribute also decides whether the all-`*`
+    // rows stand as a class (FORMAT §5); the models report covers them all.
+    let legacy_l = sensitive.first().copied().zip(o.models.l);
+    let mut report = verify_columns(&qi, &constraints, o.suppressed, legacy_l);
+    if !sensitive.is_empty() {
+        let classes: Vec<&Column> = if o.qi.is_empty() {
+            qi.clone()
+        } else {
+            qi[..o.qi.len()].to_vec()
+        };
+        let partition = classes_of(&classes, &report);
+        report.models = Some(models::measure(&partition, &sensitive, &o.models));
+    }
+    Ok(report)
+}
+
+/// The models beyond k on a `.karc` file's release: classes on its QIs,
+/// its suppression policy, each of `sensitive` (released columns).
+pub fn verify_archive_models(
+    name: &Path,
+    archive: &super::Archive,
+    sensitive: &[String],
+    models: &Models,
+) -> Result<ClaimReport> {
+    let meta = &archive.reader().meta;
+    let qi: Vec<String> = meta
+        .qis
+        .iter()
+        .map(|&q| meta.columns[q as usize].name.clone())
+        .collect();
+    let columns = archive.release()?;
+    let rows = columns.first().map_or(0, |c| c.codes.len());
+    let table = Table {
+        source: name.to_path_buf(),
+        columns,
+        rows,
+        delimiter: b',',
+        header: true,
+        line_ending: crate::table::LineEnding::Lf,
     };
-    Ok(verify_columns(&qi, &constraints, o.suppressed, sensitive))
+    verify_table(
+        &table,
+        &VerifyOptions {
+            qi,
+            k: None,
+            constraints: Vec::new(),
+            suppressed: meta.claim.policy,
+            sensitive: sensitive.to_vec(),
+            models: models.clone(),
+        },
+    )
+}
+
+/// The classes of `qi` as the report counts them: the all-`*` rows left out
+/// when they are exempt suppressed rows (mask), else one class.
+fn classes_of(qi: &[&Column], report: &ClaimReport) -> Partition {
+    let rows = qi.first().map_or(0, |c| c.codes.len());
+    let stars: Vec<Option<u32>> = qi.iter().map(|c| c.dict.code(SUPPRESSED)).collect();
+    let exempt = report.policy == SuppressionPolicy::Mask && report.suppressed_rows > 0;
+    let star: Vec<bool> = (0..rows)
+        .map(|r| {
+            exempt
+                && qi
+                    .iter()
+                    .zip(&stars)
+                    .all(|(c, s)| s.is_some_and(|s| c.codes[r] == s))
+        })
+        .collect();
+    let cols: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
+    Partition::new(&cols, rows, exempt.then_some(&star[..]))
 }

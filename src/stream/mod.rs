@@ -88,7 +88,7 @@ pub enum StreamError {
         found: usize,
     },
     #[error(
-        "{}: the config claims l-diversity, which FADS and CASTLE do not provide (they guarantee k); drop [privacy] l for a stream",
+        "{}: the config claims l-diversity or another model beyond k, which FADS and CASTLE do not provide (they guarantee k); drop [privacy] sensitive and its models for a stream",
         config.display()
     )]
     LDiversityUnsupported { config: PathBuf },

@@ -170,16 +170,86 @@ fn model_errors_name_their_place() {
     assert_eq!(err.exit_code(), 1);
 }
 
+/// Every model by hand on two classes of a table with two sensitive
+/// columns: class 1 (a=1) holds s = p, q, r and n = 1, 2, 3; class 2 (a=2)
+/// holds s = p, p and n = 1, 1. p: s p 3/5, q 1/5, r 1/5; n 1 3/5, 2 1/5, 3 1/5.
+#[test]
+fn verify_table_measures_every_model_on_each_sensitive_column() {
+    let csv = b"a,s,n\n1,p,1\n1,q,2\n1,r,3\n2,p,1\n2,p,1\n";
+    let table = api::read_release("r.csv".as_ref(), csv.to_vec(), None).unwrap();
+    let options = |models| VerifyOptions {
+        qi: vec!["a".into()],
+        k: None,
+        constraints: Vec::new(),
+        suppressed: SuppressionPolicy::Mask,
+        sensitive: vec!["s".into(), "n".into()],
+        models,
+    };
+    let r = api::verify_table(&table, &options(Default::default())).unwrap();
+    let m = r.models.as_ref().unwrap();
+    assert_eq!((m.k_anonymity, m.l_diversity), (Some(2), Some(1)));
+    assert_eq!(m.alpha_k_anonymity.alpha, Some(1.0));
+    assert_eq!(m.entropy_l_diversity, Some(1.0));
+    let s = &m.sensitive;
+    assert_eq!((s[0].numeric, s[1].numeric), (false, true));
+    // Class 2 against p: categories 1/2 (|1 - 3/5| + 1/5 + 1/5) = 2/5;
+    // numbers (|2/5| + |1/5| + 0) / 2 = 3/10 (class 1: 4/15 and 1/5).
+    assert!((s[0].t_closeness.unwrap() - 0.4).abs() < 1e-12);
+    assert!((s[1].t_closeness.unwrap() - 0.3).abs() < 1e-12);
+    // Class 1 raises q and r from 1/5 to 1/3: (1/3 - 1/5) / (1/5) = 2/3.
+    assert!((m.basic_beta_likeness.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    // ln((1/3) / (3/5)) and ln(1 / (3/5)): the first is larger in magnitude.
+    assert!((m.delta_disclosure.unwrap() - (5.0f64 / 9.0).ln().abs()).abs() < 1e-12);
+    let risk = m.risk.as_ref().unwrap();
+    assert!((risk.average_rir - (1.0 / 3.0 + 0.5) / 2.0).abs() < 1e-12);
+    assert!(r.holds(), "no model claimed");
+    let claim = karc::privacy::Models {
+        t: Some(0.35),
+        beta: Some(1.0),
+        ..Default::default()
+    };
+    let r = api::verify_table(&table, &options(claim)).unwrap();
+    let failed: Vec<_> = r
+        .models
+        .as_ref()
+        .unwrap()
+        .checks
+        .iter()
+        .filter(|c| !c.holds)
+        .collect();
+    assert_eq!(failed.len(), 1, "t fails on s only, beta holds");
+    assert_eq!(
+        (failed[0].model, failed[0].sensitive.as_str()),
+        ("t_closeness", "s")
+    );
+    assert!(!r.holds());
+    let bad = api::verify_table(
+        &table,
+        &VerifyOptions {
+            sensitive: Vec::new(),
+            ..options(karc::privacy::Models {
+                t: Some(0.5),
+                ..Default::default()
+            })
+        },
+    );
+    assert!(bad.unwrap_err().to_string().contains("--sensitive"));
+}
+
 #[test]
 fn verify_table_checks_k_constraints_and_l() {
     let csv = b"a,b,s\n1,x,p\n1,x,q\n1,x,r\n2,y,p\n2,y,q\n";
     let table = api::read_release("r.csv".as_ref(), csv.to_vec(), None).unwrap();
-    let options = |k, sensitive| VerifyOptions {
+    let options = |k, sensitive: Option<(String, usize)>| VerifyOptions {
         qi: vec!["a".into(), "b".into()],
         k: Some(k),
         constraints: vec!["a:2".parse().unwrap()],
         suppressed: SuppressionPolicy::Mask,
-        sensitive,
+        sensitive: sensitive.iter().map(|s| s.0.clone()).collect(),
+        models: karc::privacy::Models {
+            l: sensitive.map(|s| s.1),
+            ..Default::default()
+        },
     };
     let holds = api::verify_table(&table, &options(2, None)).unwrap();
     assert!(holds.holds());
@@ -189,6 +259,9 @@ fn verify_table_checks_k_constraints_and_l() {
     assert_eq!(fails.constraints[0].violating_rows, 2);
     let l3 = api::verify_table(&table, &options(2, Some(("s".into(), 3)))).unwrap();
     assert!(!l3.holds());
+    let l2 = api::verify_table(&table, &options(2, Some(("s".into(), 2)))).unwrap();
+    assert!(l2.holds());
+    assert_eq!(l2.models.as_ref().unwrap().l_diversity, Some(2));
     let err = api::verify_table(
         &table,
         &VerifyOptions {

@@ -17,6 +17,7 @@ mod forged;
 mod fuzzed;
 mod incognito;
 mod mixed;
+mod models;
 mod partitioning;
 mod parts;
 mod pipeline;

@@ -293,7 +293,7 @@ fn every_algorithm_holds_l_diversity() {
                 config.privacy.constraints.clear();
                 config.privacy.suppression_limit = Some(limit);
                 config.privacy.suppressed = policy;
-                config.privacy.sensitive = Some(sensitive.to_owned());
+                config.privacy.sensitive = vec![sensitive.to_owned()];
                 config.privacy.l = Some(2);
                 let model = PrivacyModel::from_config(&config, &data).unwrap();
                 for a in Algorithm::ALL {

@@ -26,7 +26,13 @@ pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
 }
 
 pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
-    let config = load_config(&args.anonymizer)?;
+    let mut config = load_config(&args.anonymizer)?;
+    if args.models.definitions != karc::privacy::Definitions::default() {
+        anyhow::bail!(
+            "--definitions applies to karc verify: the anonymizers enforce the models as README's \"Privacy models\" says"
+        );
+    }
+    args.models.apply(&mut config);
     let output = Output::new(&args.output, Access::Public)?;
     let report_json = report_output(args.report_json.as_deref())?;
     let mut inputs = api::config_files(&config);

@@ -23,6 +23,96 @@ fn fraction(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A number from 0 up (t, alpha, delta, beta, entropy l); NaN and
+/// infinities are refused.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number from 0 up, found {text:?}")),
+    }
+}
+
+/// "C,L" of recursive (c,l)-diversity: C > 0, L >= 2.
+fn recursive_cl(text: &str) -> Result<(f64, usize), String> {
+    let bad = || format!("expected \"C,L\" with C > 0 and a whole L >= 2, found {text:?}");
+    let (c, l) = text.split_once(',').ok_or_else(bad)?;
+    let c: f64 = c.trim().parse().map_err(|_| bad())?;
+    let l: usize = l.trim().parse().map_err(|_| bad())?;
+    if !(c.is_finite() && c > 0.0) || l < 2 {
+        return Err(bad());
+    }
+    Ok((c, l))
+}
+
+/// The privacy models beyond k, on the `--sensitive` columns (README,
+/// "Privacy models").
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// A sensitive column (repeatable): every model is measured, and must hold, on each.
+    #[arg(long)]
+    pub sensitive: Vec<String>,
+    /// Distinct l-diversity: every class holds at least L sensitive values.
+    #[arg(long, value_parser = count)]
+    pub l: Option<usize>,
+    /// Entropy l-diversity: every class's entropy is at least ln L.
+    #[arg(long, value_parser = non_negative)]
+    pub entropy_l: Option<f64>,
+    /// Recursive (c,l)-diversity "C,L": in every class r1 < C (r_L + ... + r_m).
+    #[arg(long, value_parser = recursive_cl)]
+    pub recursive_cl: Option<(f64, usize)>,
+    /// t-closeness: every class within Earth Mover's Distance T of the table.
+    #[arg(long, value_parser = non_negative)]
+    pub t: Option<f64>,
+    /// (alpha,k)-anonymity: no sensitive value above a share A of its class.
+    #[arg(long, value_parser = non_negative)]
+    pub alpha: Option<f64>,
+    /// delta-disclosure privacy: |ln(q/p)| at most D for every class and value.
+    #[arg(long, value_parser = non_negative)]
+    pub delta: Option<f64>,
+    /// beta-likeness: no value's frequency raised by more than B relative to the table.
+    #[arg(long, value_parser = non_negative)]
+    pub beta: Option<f64>,
+    /// Check --beta as enhanced beta-likeness (gain at most min(B, -ln p)).
+    #[arg(long, requires = "beta")]
+    pub enhanced_beta: bool,
+    /// Whose definitions the values follow where they differ: pycanon or literature.
+    #[arg(long, default_value = "pycanon")]
+    pub definitions: karc::privacy::Definitions,
+}
+
+impl ModelArgs {
+    /// Sets the models given on `config`'s [privacy] (same names).
+    pub fn apply(&self, config: &mut karc::config::Config) {
+        let p = &mut config.privacy;
+        if !self.sensitive.is_empty() {
+            p.sensitive = self.sensitive.clone();
+        }
+        p.l = self.l.or(p.l);
+        p.entropy_l = self.entropy_l.or(p.entropy_l);
+        p.recursive_cl = self.recursive_cl.or(p.recursive_cl);
+        p.t = self.t.or(p.t);
+        p.alpha = self.alpha.or(p.alpha);
+        p.delta = self.delta.or(p.delta);
+        p.beta = self.beta.or(p.beta);
+        p.enhanced_beta |= self.enhanced_beta;
+    }
+
+    /// The claimed models.
+    pub fn models(&self) -> karc::privacy::Models {
+        karc::privacy::Models {
+            l: self.l,
+            entropy_l: self.entropy_l,
+            recursive_cl: self.recursive_cl,
+            t: self.t,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+            enhanced_beta: self.enhanced_beta,
+            definitions: self.definitions,
+        }
+    }
+}
+
 /// scrypt's work factor, in the range karc seals with.
 fn work_factor() -> clap::builder::RangedI64ValueParser<u8> {
     let range = karc::archive::seal::WORK_FACTORS;
@@ -98,6 +188,9 @@ pub struct AnonymizerArgs {
 pub struct AnonymizeArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
+    /// The models beyond k, overriding [privacy]'s keys of the same names.
+    #[command(flatten)]
+    pub models: ModelArgs,
     /// The input table: CSV, or Parquet (.parquet) or Arrow IPC (.arrow, .feather, .ipc) by its extension
     /// (`-`: standard input, Parquet or IPC recognized by their magic bytes).
     pub input: PathBuf,
@@ -127,12 +220,8 @@ pub struct VerifyArgs {
     /// How all-`*` rows count: mask (exempt) or strict (one ordinary class).
     #[arg(long, default_value = "mask")]
     pub suppressed: karc::config::SuppressionPolicy,
-    /// Sensitive column for distinct l-diversity.
-    #[arg(long, requires = "l")]
-    pub sensitive: Option<String>,
-    /// The l of distinct l-diversity.
-    #[arg(long, requires = "sensitive", value_parser = count)]
-    pub l: Option<usize>,
+    #[command(flatten)]
+    pub models: ModelArgs,
     /// Field delimiter (detected when absent).
     #[arg(long)]
     pub delimiter: Option<char>,

@@ -59,7 +59,8 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
             .map(|c| c.parse())
             .collect::<karc::Result<_>>()?,
         suppressed: args.suppressed,
-        sensitive: args.sensitive.clone().zip(args.l),
+        sensitive: args.models.sensitive.clone(),
+        models: args.models.models(),
     })
 }
 
@@ -91,7 +92,7 @@ fn print_report(source: &str, r: &ClaimReport) {
             }
         }
     }
-    if let Some(l) = &r.l_diversity {
+    if let Some(l) = r.l_diversity.as_ref().filter(|_| r.models.is_none()) {
         println!(
             "  distinct l={} on {}: fewest {} distinct: {}",
             l.l,
@@ -100,7 +101,58 @@ fn print_report(source: &str, r: &ClaimReport) {
             if l.holds { "holds" } else { "FAILS" }
         );
     }
+    if let Some(m) = &r.models {
+        print_models(m);
+    }
     println!("claim {}", if r.holds() { "holds" } else { "FAILS" });
+}
+
+/// The models beyond k (worst over the sensitive attributes), the risk and
+/// each claimed model's check.
+fn print_models(m: &karc::privacy::ModelsReport) {
+    let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.6}"));
+    let int = |v: Option<usize>| v.map_or("-".to_owned(), |v| v.to_string());
+    let names: Vec<&str> = m.sensitive.iter().map(|s| s.sensitive.as_str()).collect();
+    println!(
+        "  models on ({}), {:?} definitions:",
+        names.join(", "),
+        m.definitions
+    );
+    println!(
+        "    k {}  alpha {}  l {}  entropy l {}  recursive c {}",
+        int(m.k_anonymity),
+        num(m.alpha_k_anonymity.alpha),
+        int(m.l_diversity),
+        num(m.entropy_l_diversity),
+        num(m.recursive_c_l_diversity.c)
+    );
+    println!(
+        "    t {}  delta {}  beta {}  enhanced beta {}",
+        num(m.t_closeness),
+        num(m.delta_disclosure),
+        num(m.basic_beta_likeness),
+        num(m.enhanced_beta_likeness)
+    );
+    if let Some(r) = &m.risk {
+        println!(
+            "    risk: prosecutor highest {:.6} (rows at it {:.4}), success {:.6}; marketer {:.6}; average {:.6}",
+            r.prosecutor.highest_risk,
+            r.prosecutor.records_at_highest_risk,
+            r.prosecutor.success_rate,
+            r.marketer,
+            r.average_rir
+        );
+    }
+    for c in &m.checks {
+        println!(
+            "  {} ({}) on {}: {} {}",
+            c.model,
+            c.parameter,
+            c.sensitive,
+            num(c.value),
+            if c.holds { "holds" } else { "FAILS" }
+        );
+    }
 }
 
 /// Whether to read the input as a karc file: it has the magic, or most of
@@ -140,7 +192,15 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
         bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
-    let check = api::open(name, bytes, ClaimCheck::Skip)?.verify()?;
+    let archive = api::open(name, bytes, ClaimCheck::Skip)?;
+    let check = archive.verify()?;
+    // The models beyond k, measured on the release when --sensitive names columns.
+    let models = if args.models.sensitive.is_empty() {
+        None
+    } else {
+        let m = args.models.models();
+        api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models
+    };
     if args.json {
         let out = serde_json::json!({
             "file": name.display().to_string(),
@@ -148,8 +208,9 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
             "integrity": "ok",
             "suppression_budget": check.suppression_budget,
             "within_budget": check.within_budget,
-            "holds": check.holds,
+            "holds": check.holds && models.as_ref().is_none_or(|m| m.holds()),
             "claim": check.claim,
+            "models": models,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -170,7 +231,10 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
             }
         );
     }
-    let holds = check.holds;
+    if let (Some(m), false) = (&models, args.json) {
+        print_models(m);
+    }
+    let holds = check.holds && models.as_ref().is_none_or(|m| m.holds());
     Ok(if holds {
         ExitCode::SUCCESS
     } else {

@@ -1,11 +1,25 @@
 //! The privacy model (k-anonymity under a constraint set, a suppression
-//! policy and budget, optional distinct l-diversity) and its verifier.
+//! policy and budget, optional distinct l-diversity) and its verifier; the
+//! models beyond k (one module each) measured and checked by [`models`].
 //!
 //! The verifier works on released columns as the public sees them (labels),
 //! so it checks a release made here, a `.karc` file and a third party's CSV
 //! the same way.
 
 use serde::Serialize;
+
+pub mod alpha_k;
+pub mod beta_likeness;
+pub mod constraint;
+pub mod delta_disclosure;
+pub mod distribution;
+pub mod k;
+pub mod l_diversity;
+pub mod models;
+pub mod risk;
+pub mod t_closeness;
+
+pub use models::{Definitions, Models, ModelsReport};
 
 use crate::Result;
 use crate::cell::SUPPRESSED;
@@ -52,8 +66,20 @@ pub enum ModelError {
     EmptyConstraint { constraint: usize },
     #[error("l-diversity: column {name:?} is not a sensitive column")]
     NotSensitive { name: String },
-    #[error("l-diversity: give both `sensitive` and `l`, with l >= 1")]
+    #[error(
+        "[privacy]: give `sensitive` with a model (l >= 1, entropy_l, recursive_cl, t, alpha, delta, beta), or neither"
+    )]
     IncompleteL,
+    #[error("[privacy]: {0}")]
+    Models(String),
+    #[error(
+        "{model} on {sensitive:?} cannot be met: even one class of every row has {value}, so no release can satisfy it"
+    )]
+    ModelUnreachable {
+        model: &'static str,
+        sensitive: String,
+        value: String,
+    },
 }
 
 impl ModelError {
@@ -62,7 +88,9 @@ impl ModelError {
     pub fn unreachable(&self) -> bool {
         matches!(
             self,
-            ModelError::KTooLarge { .. } | ModelError::LTooLarge { .. }
+            ModelError::KTooLarge { .. }
+                | ModelError::LTooLarge { .. }
+                | ModelError::ModelUnreachable { .. }
         )
     }
 }
@@ -88,6 +116,10 @@ pub struct PrivacyModel {
     pub suppression_limit: Option<f64>,
     /// Distinct l-diversity: (table column of the sensitive attribute, l).
     pub l_diversity: Option<(usize, usize)>,
+    /// The sensitive columns (table columns) the models beyond k hold on.
+    pub sensitive: Vec<usize>,
+    /// The models beyond k (distinct l included, on every sensitive column).
+    pub models: Models,
 }
 
 impl PrivacyModel {
@@ -118,7 +150,9 @@ impl PrivacyModel {
     pub fn constrained_qis(&self, qis: usize) -> Vec<usize> {
         (0..qis)
             .filter(|q| {
-                self.l_diversity.is_some() || self.constraints.iter().any(|c| c.qis.contains(q))
+                self.l_diversity.is_some()
+                    || self.models.any()
+                    || self.constraints.iter().any(|c| c.qis.contains(q))
             })
             .collect()
     }
@@ -185,23 +219,39 @@ impl PrivacyModel {
         for (i, c) in constraints.iter().enumerate() {
             check_k(c.k, data.rows(), numbered.then_some(i + 1))?;
         }
-        let l_diversity = match (&p.sensitive, p.l) {
-            (None, None) => None,
-            (Some(name), Some(l)) if l >= 1 => {
-                let col = data
-                    .table
+        let sensitive = p
+            .sensitive
+            .iter()
+            .map(|name| {
+                data.table
                     .column_index(name)
                     .filter(|&i| data.roles[i] == Role::Sensitive)
-                    .ok_or_else(|| ModelError::NotSensitive { name: name.clone() })?;
-                Some((col, l))
-            }
-            _ => return Err(ModelError::IncompleteL.into()),
+                    .ok_or_else(|| ModelError::NotSensitive { name: name.clone() })
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let models = Models {
+            l: p.l,
+            entropy_l: p.entropy_l,
+            recursive_cl: p.recursive_cl,
+            t: p.t,
+            alpha: p.alpha,
+            delta: p.delta,
+            beta: p.beta,
+            enhanced_beta: p.enhanced_beta,
+            definitions: Definitions::PyCanon,
         };
+        models.check().map_err(ModelError::Models)?;
+        if models.any() != !sensitive.is_empty() || p.l == Some(0) {
+            return Err(ModelError::IncompleteL.into());
+        }
+        let l_diversity = sensitive.first().copied().zip(p.l);
         Ok(PrivacyModel {
             constraints,
             policy: p.suppressed,
             suppression_limit: p.suppression_limit,
             l_diversity,
+            sensitive,
+            models,
         })
     }
 }
@@ -258,7 +308,7 @@ impl PrivacyModel {
     /// hold l either.
     pub fn check_reachable(&self, data: &Dataset, budget: usize) -> Result<()> {
         let Some((col, l)) = self.l_diversity else {
-            return Ok(());
+            return self.check_models_reachable(data);
         };
         let column = &data.table.columns[col];
         let mut seen = vec![false; column.dict.len()];
@@ -268,7 +318,7 @@ impl PrivacyModel {
         let distinct = seen.iter().filter(|&&s| s).count();
         let strict = self.policy == SuppressionPolicy::Strict;
         if distinct >= l || (!strict && budget >= data.rows()) {
-            return Ok(());
+            return self.check_models_reachable(data);
         }
         Err(ModelError::LTooLarge {
             l,
@@ -277,6 +327,38 @@ impl PrivacyModel {
             strict,
         }
         .into())
+    }
+}
+
+impl PrivacyModel {
+    /// Refuses models beyond k that the release of one class of every row
+    /// fails: generalizing further cannot merge rows beyond it, and its t,
+    /// δ and β are 0, so when it fails (α, ℓ in any form) none meets them.
+    fn check_models_reachable(&self, data: &Dataset) -> Result<()> {
+        if !self.models.any() {
+            return Ok(());
+        }
+        let columns: Vec<&Column> = self
+            .sensitive
+            .iter()
+            .map(|&c| &data.table.columns[c])
+            .collect();
+        let all = Partition {
+            class_of: vec![0; data.rows()],
+            sizes: vec![data.rows() as u32],
+        };
+        let report = models::measure(&all, &columns, &self.models);
+        match report.checks.iter().find(|c| !c.holds) {
+            None => Ok(()),
+            Some(c) => Err(ModelError::ModelUnreachable {
+                model: c.model,
+                sensitive: c.sensitive.clone(),
+                value: c
+                    .value
+                    .map_or("an unbounded value".to_owned(), |v| format!("{v}")),
+            }
+            .into()),
+        }
     }
 }
 
@@ -339,12 +421,16 @@ pub struct ClaimReport {
     pub policy: SuppressionPolicy,
     pub constraints: Vec<ConstraintReport>,
     pub l_diversity: Option<LDiversityReport>,
+    /// The models beyond k, when sensitive attributes are named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<ModelsReport>,
 }
 
 impl ClaimReport {
     pub fn holds(&self) -> bool {
         self.constraints.iter().all(|c| c.holds)
             && self.l_diversity.as_ref().is_none_or(|l| l.holds)
+            && self.models.as_ref().is_none_or(|m| m.holds())
     }
 
     /// One line per failed part, for messages.
@@ -360,7 +446,13 @@ impl ClaimReport {
                 c.min_class.unwrap_or(0)
             ));
         }
-        if let Some(l) = self.l_diversity.as_ref().filter(|l| !l.holds) {
+        // The models' checks cover distinct l on every attribute.
+        let models = self.models.as_ref();
+        if let Some(l) = self
+            .l_diversity
+            .as_ref()
+            .filter(|l| !l.holds && models.is_none())
+        {
             out.push(format!(
                 "l={} on {}: {} classes with fewer distinct values (fewest {})",
                 l.l,
@@ -369,6 +461,7 @@ impl ClaimReport {
                 l.min_distinct.unwrap_or(0)
             ));
         }
+        out.extend(models.map(|m| m.failures()).unwrap_or_default());
         out
     }
 }
@@ -464,6 +557,7 @@ fn verify(
         policy,
         constraints: reports,
         l_diversity: l_report,
+        models: None,
     }
 }
 
@@ -520,7 +614,20 @@ pub fn verify_release(data: &Dataset, release: &Release, model: &PrivacyModel) -
     let sensitive = model
         .l_diversity
         .map(|(col, l)| (&data.table.columns[col], l));
-    verify_columns(&refs, &model.constraints, model.policy, sensitive)
+    let mut report = verify_columns(&refs, &model.constraints, model.policy, sensitive);
+    if model.models.any() {
+        let exempt = release_suppressed(data, release, model);
+        let cols: Vec<&[u32]> = refs.iter().map(|c| &c.codes[..]).collect();
+        let any = exempt.iter().any(|&e| e) && model.policy == SuppressionPolicy::Mask;
+        let p = Partition::new(&cols, data.rows(), any.then_some(&exempt[..]));
+        let columns: Vec<&Column> = model
+            .sensitive
+            .iter()
+            .map(|&c| &data.table.columns[c])
+            .collect();
+        report.models = Some(models::measure(&p, &columns, &model.models));
+    }
+    report
 }
 
 #[cfg(test)]

@@ -1,0 +1,257 @@
+//! A sensitive attribute's distribution: over the table (p) and in each
+//! equivalence class (q), the input of every model beyond k.
+//!
+//! Values are ranked as pyCANON ranks them (`np.unique`): by number when
+//! every value reads as one (pandas reads the column as numeric), else by
+//! text. The classes' counts are kept sparse (only the values a class
+//! holds), so a class costs its distinct values, not the table's.
+
+use crate::classes::{NO_CLASS, Partition};
+use crate::table::Column;
+
+/// One sensitive attribute over a partition.
+#[derive(Debug, Clone)]
+pub struct Distribution {
+    /// The column's name.
+    pub name: String,
+    /// Whether the values are ordered numbers (ordered-distance EMD) or
+    /// categories (equal-distance EMD).
+    pub numeric: bool,
+    /// Rows of the global distribution.
+    pub total: u64,
+    /// The rank of each dictionary code (`u32::MAX`: no counted row).
+    pub rank: Vec<u32>,
+    /// Rows holding each ranked value, in value order.
+    pub global: Vec<u64>,
+    /// Class `c`'s values are `ranks[offsets[c]..offsets[c + 1]]`
+    /// (ascending) with `counts` rows each.
+    pub offsets: Vec<usize>,
+    pub ranks: Vec<u32>,
+    pub counts: Vec<u32>,
+    /// Rows of each class.
+    pub sizes: Vec<u32>,
+}
+
+/// Marks a code no counted row holds.
+const UNRANKED: u32 = u32::MAX;
+
+/// A number as pandas reads a CSV cell into a numeric column, when it is one.
+fn number(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let first = t.bytes().next()?;
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        return None;
+    }
+    t.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The rank of each code among the values held by a row of `in_p`, in
+/// `np.unique` order, equal numbers sharing a rank; and whether numeric.
+fn rank_codes(column: &Column, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize, bool) {
+    let mut held = vec![false; column.dict.len()];
+    for (r, &c) in column.codes.iter().enumerate() {
+        if in_p(r) {
+            held[c as usize] = true;
+        }
+    }
+    let codes: Vec<u32> = (0..held.len() as u32)
+        .filter(|&c| held[c as usize])
+        .collect();
+    let numbers: Option<Vec<f64>> = codes
+        .iter()
+        .map(|&c| number(column.dict.value(c)))
+        .collect();
+    let mut rank = vec![UNRANKED; held.len()];
+    let distinct = match numbers {
+        Some(values) => {
+            let mut order: Vec<(f64, u32)> = values.into_iter().zip(codes).collect();
+            order.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut next = 0u32;
+            for (i, &(v, c)) in order.iter().enumerate() {
+                if i > 0 && v != order[i - 1].0 {
+                    next += 1;
+                }
+                rank[c as usize] = next;
+            }
+            return (rank, order.len().min(next as usize + 1), true);
+        }
+        None => {
+            let mut order = codes;
+            order.sort_by(|&a, &b| column.dict.value(a).cmp(column.dict.value(b)));
+            for (i, &c) in order.iter().enumerate() {
+                rank[c as usize] = i as u32;
+            }
+            order.len()
+        }
+    };
+    (rank, distinct, false)
+}
+
+impl Distribution {
+    /// The distribution of `column` over the classes of `partition`. The
+    /// global distribution counts the rows of a class and, when
+    /// `exempt_in_p`, also the rows outside every class (pyCANON counts the
+    /// rows whose QI is missing in p; the literature drops suppressed rows).
+    pub fn new(column: &Column, partition: &Partition, exempt_in_p: bool) -> Distribution {
+        let class_of = &partition.class_of;
+        let in_p = |r: usize| exempt_in_p || class_of[r] != NO_CLASS;
+        let (rank, distinct, numeric) = rank_codes(column, in_p);
+        let mut global = vec![0u64; distinct];
+        let mut total = 0u64;
+        for (r, &c) in column.codes.iter().enumerate() {
+            if in_p(r) {
+                global[rank[c as usize] as usize] += 1;
+                total += 1;
+            }
+        }
+        // Rows grouped by class (a counting sort), then each class's
+        // values counted in one scratch array reset after it.
+        let classes = partition.classes();
+        let mut start = vec![0usize; classes + 1];
+        for (c, &s) in partition.sizes.iter().enumerate() {
+            start[c + 1] = start[c] + s as usize;
+        }
+        let mut fill = start.clone();
+        let mut grouped = vec![0u32; start[classes]];
+        for (r, &c) in class_of.iter().enumerate() {
+            if c != NO_CLASS {
+                grouped[fill[c as usize]] = r as u32;
+                fill[c as usize] += 1;
+            }
+        }
+        let mut scratch = vec![0u32; distinct];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut offsets = Vec::with_capacity(classes + 1);
+        let mut ranks = Vec::new();
+        let mut counts = Vec::new();
+        offsets.push(0);
+        for c in 0..classes {
+            for &r in &grouped[start[c]..start[c + 1]] {
+                let v = rank[column.codes[r as usize] as usize];
+                if scratch[v as usize] == 0 {
+                    touched.push(v);
+                }
+                scratch[v as usize] += 1;
+            }
+            touched.sort_unstable();
+            for &v in &touched {
+                ranks.push(v);
+                counts.push(scratch[v as usize]);
+                scratch[v as usize] = 0;
+            }
+            touched.clear();
+            offsets.push(ranks.len());
+        }
+        Distribution {
+            name: column.name.clone(),
+            numeric,
+            total,
+            rank,
+            global,
+            offsets,
+            ranks,
+            counts,
+            sizes: partition.sizes.clone(),
+        }
+    }
+
+    pub fn classes(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// Class `c`'s (value ranks, row counts).
+    pub fn class(&self, c: usize) -> (&[u32], &[u32]) {
+        let span = self.offsets[c]..self.offsets[c + 1];
+        (&self.ranks[span.clone()], &self.counts[span])
+    }
+
+    /// The global frequency of the value of rank `v`, as pyCANON computes
+    /// it (rows holding it / rows).
+    pub fn p(&self, v: u32) -> f64 {
+        self.global[v as usize] as f64 / self.total as f64
+    }
+
+    /// Distinct values of the global distribution (pyCANON's m).
+    pub fn values(&self) -> usize {
+        self.global.len()
+    }
+}
+
+/// `np.sum` of `terms`: numpy's pairwise summation (8 partial sums in
+/// blocks of up to 128, halves above), so that a value floored afterwards
+/// (entropy l) lands on the same side as pyCANON's.
+pub fn numpy_sum(terms: &[f64]) -> f64 {
+    let n = terms.len();
+    if n < 8 {
+        return terms.iter().fold(-0.0, |s, &t| s + t);
+    }
+    if n <= 128 {
+        let mut r = [0.0f64; 8];
+        r.copy_from_slice(&terms[..8]);
+        let mut i = 8;
+        while i + 8 <= n {
+            for j in 0..8 {
+                r[j] += terms[i + j];
+            }
+            i += 8;
+        }
+        let mut s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for &t in &terms[i..] {
+            s += t;
+        }
+        return s;
+    }
+    let half = n / 2;
+    let half = half - half % 8;
+    numpy_sum(&terms[..half]) + numpy_sum(&terms[half..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(values: &[&str]) -> Column {
+        let mut c = Column::new("s");
+        for v in values {
+            c.push(v);
+        }
+        c
+    }
+
+    #[test]
+    fn numbers_rank_by_value_and_texts_by_text() {
+        let c = column(&["10", "9", "1.0", "1", "-2"]);
+        let (rank, distinct, numeric) = rank_codes(&c, |_| true);
+        assert!(numeric);
+        assert_eq!(distinct, 4);
+        // 10, 9, 1.0 (= 1), -2
+        assert_eq!(rank, vec![3, 2, 1, 1, 0]);
+        let c = column(&["b", "10", "9", "a"]);
+        let (rank, distinct, numeric) = rank_codes(&c, |_| true);
+        assert!(!numeric);
+        assert_eq!((distinct, rank), (4, vec![3, 0, 1, 2]));
+    }
+
+    #[test]
+    fn classes_count_their_values_and_p_the_table() {
+        let s = column(&["x", "y", "x", "z", "x"]);
+        let p = Partition {
+            class_of: vec![0, 0, 1, NO_CLASS, 1],
+            sizes: vec![2, 2],
+        };
+        let d = Distribution::new(&s, &p, true);
+        assert_eq!((d.total, d.global.clone()), (5, vec![3, 1, 1]));
+        assert_eq!(d.class(0), (&[0u32, 1][..], &[1u32, 1][..]));
+        assert_eq!(d.class(1), (&[0u32][..], &[2u32][..]));
+        let d = Distribution::new(&s, &p, false);
+        assert_eq!((d.total, d.global.clone()), (4, vec![3, 1]));
+    }
+
+    #[test]
+    fn pairwise_sum_matches_a_plain_sum_closely() {
+        let terms: Vec<f64> = (1..300).map(|i| 1.0 / i as f64).collect();
+        let plain: f64 = terms.iter().sum();
+        assert!((numpy_sum(&terms) - plain).abs() < 1e-12);
+        assert_eq!(numpy_sum(&[1.0, 2.0]), 3.0);
+    }
+}
