@@ -18,10 +18,14 @@ use crate::{Error, Result};
 /// make every k-anonymous release coarse, and Incognito's lattice huge.
 pub const MAX_CHOSEN_QIS: usize = 6;
 
+/// A category column with more than this share of distinct values is not
+/// chosen as a QI: value -> * would suppress it whole.
+const MANY_DISTINCT: f64 = 0.5;
+
 /// The missing-value tokens of a config's default `[input] missing`.
 const MISSING: [&str; 2] = ["", "?"];
 
-/// A column with at least this share of distinct values is id-like.
+/// An integer column with at least this share of distinct values is id-like.
 const NEAR_UNIQUE: f64 = 0.9;
 
 /// What `init` is told.
@@ -63,7 +67,10 @@ enum Kind {
     Code {
         width: usize,
     },
-    Date,
+    /// ISO dates, with a time of day when `time`.
+    Date {
+        time: bool,
+    },
     Text {
         free: bool,
     },
@@ -239,7 +246,9 @@ fn sniff_kind(values: &[&str], missing: &[&str]) -> Kind {
         return Kind::Decimal { min, max };
     }
     if present.iter().all(|v| parse_date(v).is_some()) {
-        return Kind::Date;
+        return Kind::Date {
+            time: present.iter().any(|v| v.trim().len() > 10),
+        };
     }
     // Free text: long values with several words, mostly distinct.
     let words = present
@@ -256,53 +265,58 @@ fn choose_roles(columns: &mut [Column], rows: usize, options: &InitOptions) {
     let mut chosen = 0;
     for c in columns.iter_mut() {
         let share = c.distinct as f64 / rows as f64;
-        if options.sensitive.as_deref() == Some(c.name.as_str()) {
-            c.role = "sensitive";
-            c.why = "--sensitive: released as it is".to_owned();
+        let text = matches!(c.kind, Kind::Text { .. });
+        let (role, why) = if options.sensitive.as_deref() == Some(c.name.as_str()) {
+            ("sensitive", "--sensitive: released as it is".to_owned())
         } else if !options.qi.is_empty() {
             if options.qi.contains(&c.name) {
-                c.role = "quasi";
-                c.why = "--qi".to_owned();
+                ("quasi", "--qi".to_owned())
             } else {
-                c.role = "insensitive";
-                c.why = "not in --qi: released as it is".to_owned();
+                ("insensitive", "not in --qi: released as it is".to_owned())
             }
         } else if matches!(c.kind, Kind::Text { free: true }) {
-            c.role = "identifier";
-            c.why = "free text (long, several words): may name people, so kept in the private \
-                     part only; set role = \"insensitive\" to release it"
-                .to_owned();
+            (
+                "identifier",
+                "free text (long, several words): may name people, so kept in the private \
+                 part only; set role = \"insensitive\" to release it"
+                    .to_owned(),
+            )
         } else if id_named(&c.name)
-            || (rows >= 20
-                && share >= NEAR_UNIQUE
-                && matches!(c.kind, Kind::Integer { .. } | Kind::Text { .. }))
+            || (rows >= 20 && share >= NEAR_UNIQUE && matches!(c.kind, Kind::Integer { .. }))
         {
-            c.role = "identifier";
-            c.why = format!(
-                "id-like ({} distinct values in {rows} rows): kept in the private part only",
-                c.distinct
-            );
+            (
+                "identifier",
+                format!(
+                    "id-like ({} distinct values in {rows} rows): kept in the private part only",
+                    c.distinct
+                ),
+            )
         } else if c.distinct <= 1 {
-            c.role = "insensitive";
-            c.why = "one value only: tells nothing".to_owned();
-        } else if rows >= 20 && share >= NEAR_UNIQUE {
-            c.role = "insensitive";
-            c.why = format!(
-                "a measurement with {} distinct values in {rows} rows: released as it is; make \
-                 it quasi if an attacker could know it",
-                c.distinct
-            );
+            ("insensitive", "one value only: tells nothing".to_owned())
+        } else if text && rows >= 20 && share > MANY_DISTINCT {
+            (
+                "identifier",
+                format!(
+                    "{} distinct categories in {rows} rows: a value -> * hierarchy would suppress \
+                     them all, and released as they are they would single people out, so kept in \
+                     the private part only; give it a hierarchy file and make it quasi",
+                    c.distinct
+                ),
+            )
         } else if chosen >= MAX_CHOSEN_QIS {
-            c.role = "insensitive";
-            c.why = format!(
-                "released as it is: {MAX_CHOSEN_QIS} QIs were chosen already (more make every \
-                 release coarse); make it quasi if an attacker could know it"
-            );
+            (
+                "insensitive",
+                format!(
+                    "released as it is: {MAX_CHOSEN_QIS} QIs were chosen already, in file order \
+                     (more make every release coarse); make it quasi if an attacker could know it"
+                ),
+            )
         } else {
             chosen += 1;
-            c.role = "quasi";
-            c.why = format!("{} distinct values", c.distinct);
-        }
+            ("quasi", format!("{} distinct values", c.distinct))
+        };
+        c.role = role;
+        c.why = why;
     }
 }
 
@@ -338,14 +352,19 @@ fn builder(kind: Kind) -> (Builder, ValueType, String) {
             ValueType::Categorical,
             format!("{{ mask = {} }}", width - 1),
         ),
-        Kind::Date => (
-            Builder::Dates(vec![
-                crate::hierarchy::builder::DateLevel::Month,
-                crate::hierarchy::builder::DateLevel::Year,
-            ]),
-            ValueType::Categorical,
-            "{ dates = \"day,month,year\" }".to_owned(),
-        ),
+        Kind::Date { time } => {
+            use crate::hierarchy::builder::DateLevel::{Day, Month, Year};
+            let (levels, spec) = if time {
+                (vec![Day, Month, Year], "time,day,month,year")
+            } else {
+                (vec![Month, Year], "day,month,year")
+            };
+            (
+                Builder::Dates(levels),
+                ValueType::Categorical,
+                format!("{{ dates = \"{spec}\" }}"),
+            )
+        }
         Kind::Text { .. } => (
             Builder::Flat,
             ValueType::Categorical,
@@ -530,7 +549,8 @@ fn kind_text(kind: Kind) -> String {
         Kind::Integer { min, max } => format!("integers {min}..{max}"),
         Kind::Decimal { min, max } => format!("decimals {min}..{max}"),
         Kind::Code { width } => format!("{width}-digit codes"),
-        Kind::Date => "dates".to_owned(),
+        Kind::Date { time: false } => "dates".to_owned(),
+        Kind::Date { time: true } => "timestamps".to_owned(),
         Kind::Text { free: true } => "free text".to_owned(),
         Kind::Text { free: false } => "categories".to_owned(),
     }

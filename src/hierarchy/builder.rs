@@ -31,7 +31,8 @@ pub struct BuilderSpec {
     /// Interval widths, finest first, each a multiple of the one before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intervals: Option<Vec<f64>>,
-    /// Date levels, comma-separated, from `day` up: month, quarter, year, decade.
+    /// Date levels, comma-separated, from `day` (or `time`, then `day`) up:
+    /// month, quarter, year, decade.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dates: Option<String>,
     /// `true`: every value directly under the root `*`.
@@ -42,6 +43,8 @@ pub struct BuilderSpec {
 /// A coarser date level above the day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DateLevel {
+    /// The date of a timestamp (`2023-05-17T08:30:00Z` → `2023-05-17`).
+    Day,
     Month,
     Quarter,
     Year,
@@ -122,21 +125,23 @@ fn check_widths(widths: &[f64]) -> std::result::Result<(), String> {
 
 fn parse_date_levels(text: &str) -> std::result::Result<Vec<DateLevel>, String> {
     let mut names = text.split(',').map(str::trim);
-    if names.next() != Some("day") {
+    if !matches!(names.next(), Some("day" | "time")) {
         return Err(format!(
-            "dates: expected levels starting with \"day\" (e.g. \"day,month,year\"), found {text:?}"
+            "dates: expected levels starting with \"day\" (dates, e.g. \"day,month,year\") or \
+             \"time\" (timestamps, e.g. \"time,day,month,year\"), found {text:?}"
         ));
     }
     let mut levels: Vec<DateLevel> = Vec::new();
     for name in names {
         let level = match name {
+            "day" if text.trim_start().starts_with("time") => DateLevel::Day,
             "month" => DateLevel::Month,
             "quarter" => DateLevel::Quarter,
             "year" => DateLevel::Year,
             "decade" => DateLevel::Decade,
             _ => {
                 return Err(format!(
-                    "dates: unknown level {name:?}: expected month, quarter, year or decade"
+                    "dates: unknown level {name:?}: expected month, quarter, year or decade (day after time)"
                 ));
             }
         };
@@ -231,6 +236,11 @@ impl Builder {
                     format!("expected a date YYYY-MM-DD, found {value:?} (list missing-value tokens in [input] missing)")
                 })?;
                 let _ = match levels[level - 1] {
+                    DateLevel::Day => write!(
+                        out,
+                        "{y:04}-{m:02}-{:02}",
+                        parse_date(value).map_or(0, |d| d.2)
+                    ),
                     DateLevel::Month => write!(out, "{y:04}-{m:02}"),
                     DateLevel::Quarter => write!(out, "{y:04}-Q{}", (m - 1) / 3 + 1),
                     DateLevel::Year => write!(out, "{y:04}"),
@@ -365,6 +375,17 @@ mod tests {
             ["2023-05-17", "2023-05", "2023-Q2", "2023", "2020-2029", "*"]
         );
         assert_eq!(path_of(&h, "")[4], "");
+        let b = BuilderSpec {
+            dates: Some("time,day,month,year".into()),
+            ..Default::default()
+        }
+        .builder()
+        .unwrap();
+        let h = build(b, &["2023-01-01T00:00:43Z"], ValueType::Categorical);
+        assert_eq!(
+            path_of(&h, "2023-01-01T00:00:43Z"),
+            ["2023-01-01T00:00:43Z", "2023-01-01", "2023-01", "2023", "*"]
+        );
         let err = Builder::Dates(vec![DateLevel::Year])
             .build(
                 "c.toml: column \"d\"",
