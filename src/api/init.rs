@@ -584,3 +584,75 @@ pub fn toml_string(s: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ladders_are_round_and_nested() {
+        assert_eq!(ladder(73.0, true), [5.0, 10.0, 20.0, 100.0]);
+        assert_eq!(ladder(1.0, false), [0.05, 0.1, 0.2, 1.0]);
+        assert_eq!(ladder(3.0, true), [2.0, 10.0]);
+        assert_eq!(ladder(0.0, true), [2.0]);
+        assert_eq!(ladder(1.5e6, true), [100000.0, 200000.0, 1e6, 2e6]);
+        for range in [0.003, 0.7, 9.0, 55.5, 1234.0, 9.9e9] {
+            for whole in [false, true] {
+                let w = ladder(range, whole);
+                let b = crate::hierarchy::builder::BuilderSpec {
+                    intervals: Some(w.clone()),
+                    ..Default::default()
+                };
+                assert!(b.builder().is_ok(), "{range}: {w:?}");
+                assert!(
+                    *w.last().unwrap() >= range || w.len() == 8,
+                    "{range}: {w:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn headers_and_kinds_are_sniffed() {
+        assert!(sniff_header(b"age;zip\n1;2\n", b';'));
+        assert!(!sniff_header(b"34;02139\n1;2\n", b';'));
+        assert!(!sniff_header(b"a;;b\n", b';'));
+        assert!(!sniff_header(b"a;a\n", b';'));
+        let kind = |values: &[&str]| sniff_kind(values, &MISSING);
+        assert_eq!(kind(&["02139", "10001", ""]), Kind::Code { width: 5 });
+        assert_eq!(
+            kind(&["7", "12", "?"]),
+            Kind::Integer {
+                min: 7.0,
+                max: 12.0
+            }
+        );
+        assert_eq!(kind(&["7", "1.5"]), Kind::Decimal { min: 1.5, max: 7.0 });
+        assert_eq!(kind(&["2023-01-02", ""]), Kind::Date { time: false });
+        assert_eq!(kind(&["2023-01-02T10:00:00Z"]), Kind::Date { time: true });
+        assert_eq!(kind(&["2023-02-30"]), Kind::Text { free: false });
+        assert_eq!(
+            kind(&["this is a long sentence of many words, typed freely"]),
+            Kind::Text { free: true }
+        );
+        assert_eq!(kind(&["", "?"]), Kind::Text { free: false });
+    }
+
+    #[test]
+    fn id_names_are_recognized() {
+        for name in ["id", "ID", "user_id", "PatientId", "record-ID", "ssn"] {
+            assert!(id_named(name), "{name}");
+        }
+        for name in ["idea", "valid", "width", "Ida", "age"] {
+            assert!(!id_named(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn toml_strings_escape() {
+        assert_eq!(toml_string("a\"b\\c\td\u{1}"), "\"a\\\"b\\\\c\\td\\u0001\"");
+        let parsed: toml::Table =
+            toml::from_str(&format!("x = {}", toml_string("é\"\\\n"))).unwrap();
+        assert_eq!(parsed["x"].as_str(), Some("é\"\\\n"));
+    }
+}

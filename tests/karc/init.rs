@@ -56,7 +56,9 @@ fn own_table(rows: usize) -> String {
         let comment = match next(4) {
             0 => String::new(),
             1 => "\"said \"\"fine\"\"; no follow-up needed after the visit today\"".to_owned(),
-            _ => format!("\"patient number {i} describes symptoms; asked for a second opinion soon\""),
+            _ => format!(
+                "\"patient number {i} describes symptoms; asked for a second opinion soon\""
+            ),
         };
         let ward = ["north", "south", "east", "west"][next(4) as usize];
         let _ = writeln!(t, "{i};{visit};{zip};{weight};{comment};{ward}");
