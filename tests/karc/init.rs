@@ -225,3 +225,70 @@ fn a_wrong_delimiter_is_named() {
         "{err}"
     );
 }
+
+/// A hand-written config with builders only: Datafly and Incognito work on
+/// numeric QIs with no hierarchy file; a streamed pack, which never holds a
+/// whole column, says it needs files.
+#[test]
+fn builders_in_a_hand_written_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "[input]\ndelimiter = \";\"\n\
+         [[columns]]\nname = \"age\"\nrole = \"quasi\"\ntype = \"integer\"\nhierarchy = { intervals = [5, 10, 50] }\n\
+         [[columns]]\nname = \"gender\"\nrole = \"quasi\"\nhierarchy = { flat = true }\n\
+         [[columns]]\nname = \"zipcode\"\nrole = \"quasi\"\nhierarchy = { mask = 4 }\n\
+         [privacy]\nk = 2\n",
+    )
+    .unwrap();
+    let table = fixture("arx-toy/test.csv");
+    let release = dir.path().join("r.csv");
+    for algorithm in ["datafly", "incognito"] {
+        ok(&[
+            "anonymize",
+            "-c",
+            config.to_str().unwrap(),
+            table.to_str().unwrap(),
+            "-a",
+            algorithm,
+            "-o",
+            release.to_str().unwrap(),
+        ]);
+        let text = std::fs::read_to_string(&release).unwrap();
+        // Every age is an interval of the ladder, or suppressed.
+        for line in text.lines().skip(1) {
+            let age = line.split(';').next().unwrap();
+            assert!(age == "*" || age.contains('-'), "{algorithm}: {line}");
+        }
+        let (code, _, err) = outcome(&karc(&[
+            "verify",
+            release.to_str().unwrap(),
+            "--qi",
+            "age,gender,zipcode",
+            "-k",
+            "2",
+        ]));
+        assert_eq!(code, 0, "{algorithm}: {err}");
+    }
+    let (code, _, err) = outcome(&karc(&[
+        "pack",
+        "--stream",
+        "-a",
+        "fads",
+        "--delay",
+        "4",
+        "-c",
+        config.to_str().unwrap(),
+        table.to_str().unwrap(),
+        "-o",
+        dir.path().join("s.karc").to_str().unwrap(),
+        "--no-encryption",
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("column \"gender\": a streamed table is not read whole")
+            && err.contains("--hierarchies-dir"),
+        "{err}"
+    );
+}
