@@ -106,30 +106,7 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
             input.display()
         )));
     }
-    let missing = MISSING;
-    let mut columns: Vec<Column> = table
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(index, c)| {
-            let values: Vec<&str> = c.dict.values().collect();
-            let counted = values.iter().filter(|v| !missing.contains(v)).count();
-            let missing_cells = c
-                .codes
-                .iter()
-                .filter(|&&code| missing.contains(&values[code as usize]))
-                .count();
-            Column {
-                index,
-                name: c.name.clone(),
-                kind: sniff_kind(&values, &missing),
-                distinct: counted,
-                missing: missing_cells,
-                role: "insensitive",
-                why: String::new(),
-            }
-        })
-        .collect();
+    let mut columns = sniff_columns(&table);
     let known = |name: &str| -> Result<()> {
         if columns.iter().any(|c| c.name == name) {
             return Ok(());
@@ -158,6 +135,29 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
         hierarchies: Vec::new(),
     };
     let config = &mut out.config;
+    write_input(
+        config,
+        input,
+        &table,
+        columns.len(),
+        (!arrow).then_some(delimiter),
+    );
+    for c in &columns {
+        write_column(config, c, options, &table, &mut out.hierarchies)?;
+    }
+    write_privacy(config, table.rows, options);
+    Ok(out)
+}
+
+/// The opening comments and `[input]` (`delimiter`: a CSV file's).
+fn write_input(
+    config: &mut String,
+    input: &Path,
+    table: &Table,
+    columns: usize,
+    delimiter: Option<u8>,
+) {
+    let header = table.header;
     let _ = writeln!(
         config,
         "# karc config for {} ({} rows, {} columns), written by `karc init`.\n\
@@ -165,10 +165,10 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
          # (age, sex, zip code, dates); it is generalized. See docs/CONFIG.md for every key.\n",
         input.display(),
         table.rows,
-        columns.len()
+        columns
     );
     config.push_str("[input]\n");
-    if !arrow {
+    if let Some(delimiter) = delimiter {
         let _ = writeln!(
             config,
             "delimiter = {}  # sniffed from the first line",
@@ -184,11 +184,34 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
             "  # the first row looks like data: columns are named 1, 2, ... in file order"
         }
     );
-    for c in &columns {
-        write_column(config, c, options, &table, &mut out.hierarchies)?;
-    }
-    write_privacy(config, table.rows, options);
-    Ok(out)
+}
+
+/// Each column's kind, distinct values and missing cells.
+fn sniff_columns(table: &Table) -> Vec<Column> {
+    let missing = MISSING;
+    table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(index, c)| {
+            let values: Vec<&str> = c.dict.values().collect();
+            let counted = values.iter().filter(|v| !missing.contains(v)).count();
+            let missing_cells = c
+                .codes
+                .iter()
+                .filter(|&&code| missing.contains(&values[code as usize]))
+                .count();
+            Column {
+                index,
+                name: c.name.clone(),
+                kind: sniff_kind(&values, &missing),
+                distinct: counted,
+                missing: missing_cells,
+                role: "insensitive",
+                why: String::new(),
+            }
+        })
+        .collect()
 }
 
 /// A header is assumed unless a first-row field is empty, a number or a

@@ -122,6 +122,14 @@ pub struct NewIdentity {
     pub file_text: SecretString,
 }
 
+impl NewIdentity {
+    /// The identity file's text (secret: write it to a private file only).
+    pub fn text(&self) -> &str {
+        use age::secrecy::ExposeSecret;
+        self.file_text.expose_secret()
+    }
+}
+
 /// Makes a new X25519 identity from the system's randomness.
 pub fn keygen() -> NewIdentity {
     use age::secrecy::ExposeSecret;

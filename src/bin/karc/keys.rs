@@ -4,7 +4,6 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use age::secrecy::ExposeSecret;
 use karc::Error;
 use karc::api::{KeyOptions, SealOptions};
 use karc::io::{Access, Output};
@@ -107,7 +106,7 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
         Some(path) => karc::io::is_std(path),
     };
     let identity = karc::api::keygen();
-    let text = identity.file_text.expose_secret().as_bytes();
+    let text = identity.text().as_bytes();
     if to_stdout {
         let mut out = std::io::stdout().lock();
         out.write_all(text)?;
