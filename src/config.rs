@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::hierarchy::builder::{Builder, BuilderSpec};
 use crate::table::CsvOptions;
 use crate::{Error, Result};
 
@@ -23,12 +24,14 @@ pub enum ConfigError {
     NoRole { path: PathBuf, name: String },
     #[error("{}: column {name:?} is listed twice", path.display())]
     DuplicateColumn { path: PathBuf, name: String },
-    #[error("{}: the config names column {name:?}, which {} does not have (its columns: {available})", path.display(), csv.display())]
+    #[error("{}: the config names column {name:?}, which {} does not have (its columns: {available}){hint}", path.display(), csv.display())]
     UnknownColumn {
         path: PathBuf,
         csv: PathBuf,
         name: String,
         available: String,
+        /// A guess at the cause (a wrong delimiter), or empty.
+        hint: String,
     },
     #[error("{}: column {name:?} of {} is not listed in the config: every column needs a role", path.display(), csv.display())]
     UnlistedColumn {
@@ -150,8 +153,70 @@ pub struct ColumnConfig {
     pub role: Option<Role>,
     #[serde(rename = "type", default)]
     pub value_type: ValueType,
-    /// Path of the ARX hierarchy file, relative to the config file.
-    pub hierarchy: Option<PathBuf>,
+    /// The hierarchy: an ARX hierarchy file (a path relative to the config
+    /// file) or a builder over the column's own values.
+    pub hierarchy: Option<HierarchyConfig>,
+}
+
+/// Where a column's hierarchy comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HierarchyConfig {
+    /// `hierarchy = "h/age.csv"`: an ARX file.
+    File(PathBuf),
+    /// `hierarchy = { mask = 3 }`: built from the column's values.
+    Build(BuilderSpec),
+}
+
+impl From<PathBuf> for HierarchyConfig {
+    fn from(path: PathBuf) -> Self {
+        HierarchyConfig::File(path)
+    }
+}
+
+impl From<String> for HierarchyConfig {
+    fn from(path: String) -> Self {
+        HierarchyConfig::File(path.into())
+    }
+}
+
+/// A string is a file, a table a builder (whose own errors keep their place
+/// in the file, which serde's untagged enums would lose).
+impl<'de> Deserialize<'de> for HierarchyConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = HierarchyConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a hierarchy file's path or a builder table ({ mask = N }, { intervals = [...] }, \
+                     { dates = \"day,month,year\" } or { flat = true })",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Self::Value, E> {
+                Ok(HierarchyConfig::File(v.into()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let spec =
+                    BuilderSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                spec.builder().map_err(serde::de::Error::custom)?;
+                Ok(HierarchyConfig::Build(spec))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// A column's hierarchy, ready to load or build.
+pub enum HierarchySource {
+    File(PathBuf),
+    Build(Builder),
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -351,8 +416,23 @@ impl Config {
         self.path.parent().unwrap_or(Path::new("."))
     }
 
+    /// The hierarchy file of `column`, if it names one.
     pub fn hierarchy_path(&self, column: &ColumnConfig) -> Option<PathBuf> {
-        column.hierarchy.as_ref().map(|h| self.base_dir().join(h))
+        match &column.hierarchy {
+            Some(HierarchyConfig::File(h)) => Some(self.base_dir().join(h)),
+            _ => None,
+        }
+    }
+
+    /// Where the hierarchy of `column` comes from, if it has one.
+    pub fn hierarchy_source(&self, column: &ColumnConfig) -> Option<HierarchySource> {
+        match &column.hierarchy {
+            None => None,
+            Some(HierarchyConfig::File(h)) => Some(HierarchySource::File(self.base_dir().join(h))),
+            Some(HierarchyConfig::Build(spec)) => Some(HierarchySource::Build(
+                spec.builder().expect("checked when parsed"),
+            )),
+        }
     }
 
     pub fn role(&self, name: &str) -> Option<Role> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, ConfigError, Role, ValueType};
+use crate::config::{Config, ConfigError, HierarchySource, Role, ValueType};
 use crate::hierarchy::{Hierarchy, counted, name_some};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -136,6 +136,7 @@ impl Dataset {
                     csv: table.source.clone(),
                     name: c.name.clone(),
                     available,
+                    hint: wrong_delimiter_hint(&table, config),
                 }
                 .into());
             }
@@ -176,8 +177,13 @@ impl Dataset {
             } else {
                 Vec::new()
             };
-            let hierarchy = match config.hierarchy_path(c) {
-                Some(path) => Some(load_hierarchy(config, &c.name, &path)?),
+            let hierarchy = match config.hierarchy_source(c) {
+                Some(HierarchySource::File(path)) => Some(load_hierarchy(config, &c.name, &path)?),
+                Some(HierarchySource::Build(builder)) => {
+                    let values: Vec<&str> = table.columns[column].dict.values().collect();
+                    let what = format!("{}: column {:?}", config.path.display(), c.name);
+                    Some(builder.build(&what, &values, c.value_type, &missing)?)
+                }
                 None if c.value_type.is_numeric() => None,
                 None => {
                     return Err(DataError::NoHierarchy {
@@ -235,6 +241,23 @@ impl Dataset {
             .into()),
             None => Ok(()),
         }
+    }
+}
+
+/// A table read as one column whose name holds another delimiter was most
+/// likely read with the wrong one: say which it seems to be.
+fn wrong_delimiter_hint(table: &Table, config: &Config) -> String {
+    let [only] = table.columns.as_slice() else {
+        return String::new();
+    };
+    match crate::table::delimiter_hint([only.name.as_bytes()], table.delimiter) {
+        Some(d) => format!(
+            ": the table was read as one column; is the delimiter {:?}? (set [input] delimiter = {:?} in {})",
+            char::from(d),
+            char::from(d),
+            config.path.display()
+        ),
+        None => String::new(),
     }
 }
 

@@ -19,6 +19,8 @@ use rustc_hash::FxHashMap;
 use crate::io::Input;
 use crate::{Error, Result};
 
+pub mod builder;
+
 /// How many offending values an error message lists before "and N more".
 pub const NAMED_IN_ERRORS: usize = 5;
 
@@ -57,6 +59,8 @@ pub enum HierarchyError {
         count: usize,
         names: String,
     },
+    #[error("{what}: {message}")]
+    Build { what: String, message: String },
     #[error("{}:{line}: {message}", path.display())]
     Invalid {
         path: PathBuf,

@@ -155,6 +155,16 @@ pub enum CsvError {
         found: usize,
         reference: &'static str,
     },
+    #[error("{}:{line}: expected {expected} columns as in the {reference}, found {found}: is the delimiter {suggested:?}? (read with {used:?}; set [input] delimiter = {suggested:?} in the config)", path.display())]
+    WrongDelimiter {
+        path: PathBuf,
+        line: u64,
+        expected: usize,
+        found: usize,
+        reference: &'static str,
+        used: char,
+        suggested: char,
+    },
     #[error("{}:{line}: column {column} ({name}): invalid UTF-8 after {valid_up_to} valid bytes", path.display())]
     InvalidUtf8 {
         path: PathBuf,
@@ -180,6 +190,7 @@ impl CsvError {
         match &mut self {
             CsvError::Malformed { line, .. }
             | CsvError::Ragged { line, .. }
+            | CsvError::WrongDelimiter { line, .. }
             | CsvError::InvalidUtf8 { line, .. } => *line += lines,
             _ => {}
         }
@@ -213,6 +224,25 @@ pub fn detect_delimiter(bytes: &[u8]) -> u8 {
     } else {
         CANDIDATES[best]
     }
+}
+
+/// The delimiter a line (its fields, read with `used`) seems to be
+/// written with instead: the candidate of `detect_delimiter` other than
+/// `used` that occurs most often in it, if any does.
+pub fn delimiter_hint<'a>(fields: impl IntoIterator<Item = &'a [u8]>, used: u8) -> Option<u8> {
+    const CANDIDATES: [u8; 4] = [b',', b';', b'\t', b'|'];
+    let mut counts = [0usize; 4];
+    for field in fields {
+        for b in field {
+            if let Some(i) = CANDIDATES.iter().position(|c| c == b) {
+                counts[i] += 1;
+            }
+        }
+    }
+    (0..4)
+        .filter(|&i| CANDIDATES[i] != used && counts[i] > 0)
+        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+        .map(|i| CANDIDATES[i])
 }
 
 impl Table {
@@ -256,6 +286,27 @@ impl Table {
                         .collect();
                 }
                 Some(w) if w != record.len() => {
+                    let reference = if options.header {
+                        "header"
+                    } else {
+                        "first row"
+                    };
+                    // One field on either side is how a wrong delimiter shows.
+                    let hint = (w == 1 || record.len() == 1)
+                        .then(|| delimiter_hint(&record, delimiter))
+                        .flatten();
+                    if let Some(suggested) = hint {
+                        return Err(CsvError::WrongDelimiter {
+                            path: path.to_owned(),
+                            line,
+                            expected: w,
+                            found: record.len(),
+                            reference,
+                            used: char::from(delimiter),
+                            suggested: char::from(suggested),
+                        }
+                        .into());
+                    }
                     return Err(CsvError::Ragged {
                         path: path.to_owned(),
                         line,

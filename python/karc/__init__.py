@@ -43,6 +43,8 @@ __all__ = [
     "WrongKeyError",
     "anonymize",
     "compare",
+    "init",
+    "keygen",
     "open",
     "pack",
     "verify",
@@ -350,3 +352,33 @@ def compare(
             row[f"{name}_release_bytes"] = b["release_bytes"]
             row[f"{name}_ms"] = b["compress_ms"]
     return pandas.DataFrame(rows)
+
+
+def keygen(path: PathLike, *, force: bool = False) -> str:
+    """Write a new age X25519 identity to ``path`` and return its public key.
+
+    The file is readable by its owner only and in age's format (``age`` and
+    ``karc restore -i`` read it); an existing file is replaced only with
+    ``force=True``. Seal for the returned ``age1...`` key with
+    ``pack(..., recipients=[key])``; open with ``open(...).restore(identity=path)``.
+    The secret key is never returned.
+    """
+    return _karc.keygen(os.fspath(path), force)
+
+
+def init(
+    table: PathLike,
+    *,
+    qi: Optional[Sequence[str]] = None,
+    sensitive: Optional[str] = None,
+    l: Optional[int] = None,  # noqa: E741 - l of l-diversity
+    k: int = 5,
+) -> str:
+    """Draft a commented config (TOML text) for the CSV, Parquet or Arrow file ``table``.
+
+    As ``karc init``: the delimiter, header, types and roles are sniffed
+    (or ``qi`` and ``sensitive`` given) and each quasi-identifier gets a
+    hierarchy built from its values, so the text packs as it is once written
+    to a file: ``pack(table, out, config=path, ...)``. See docs/CONFIG.md.
+    """
+    return _karc.init(os.fspath(table), list(qi or []), sensitive, l, k)

@@ -518,6 +518,47 @@ fn compare(
     })
 }
 
+/// Writes a new age X25519 identity to `path` (readable by its owner only;
+/// an existing file is replaced only with `force`) and returns its public
+/// key. The secret key never crosses into Python.
+#[pyfunction]
+#[pyo3(signature = (path, force = false))]
+fn keygen(path: PathBuf, force: bool) -> PyResult<String> {
+    if !force && std::fs::symlink_metadata(&path).is_ok() {
+        return Err(to_py(options(&format!(
+            "{}: the file exists: an identity is never overwritten without force=True",
+            path.display()
+        ))));
+    }
+    let identity = api::keygen();
+    Output::new(&path, Access::Private)
+        .and_then(|o| o.write_bytes(identity.text().as_bytes()))
+        .map_err(to_py)?;
+    Ok(identity.recipient)
+}
+
+/// The config `karc init` drafts for the table at `path` (TOML text, with
+/// inline hierarchy builders).
+#[pyfunction]
+#[pyo3(signature = (path, qi = Vec::new(), sensitive = None, l = None, k = 5))]
+fn init(
+    py: Python<'_>,
+    path: PathBuf,
+    qi: Vec<String>,
+    sensitive: Option<String>,
+    l: Option<usize>,
+    k: usize,
+) -> PyResult<String> {
+    let options = api::InitOptions {
+        qi,
+        sensitive,
+        l,
+        k,
+        hierarchies_dir: None,
+    };
+    detached(py, move || api::init(&path, &options).map(|o| o.config))
+}
+
 #[pymodule]
 fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -530,6 +571,8 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(keygen, m)?)?;
+    m.add_function(wrap_pyfunction!(init, m)?)?;
     spark::register(m)?;
     Ok(())
 }

@@ -346,3 +346,27 @@ def test_pandas_integers_with_missing_values_pack_and_restore(tmp_path):
     karc.pack(df, archive, config=GENERATED_CONFIG, passphrase="pw")
     restored = karc.open(archive).restore(passphrase="pw")
     pd.testing.assert_frame_equal(restored, df)
+
+
+def test_init_keygen_pack_restore_on_a_new_table(tmp_path):
+    # A table no config was written for: dates, zip codes, decimals, missing cells.
+    rows = ["visit,zip,weight,ward"]
+    for i in range(200):
+        visit = "" if i % 17 == 0 else f"2023-{1 + i % 12:02d}-{1 + i % 28:02d}"
+        rows.append(f"{visit},{2139 + i % 7:05d},{50 + i % 40}.{i % 10},{['n', 's', 'e', 'w'][i % 4]}")
+    table = tmp_path / "visits.csv"
+    table.write_text("\n".join(rows) + "\n")
+    config = tmp_path / "visits.toml"
+    config.write_text(karc.init(table, sensitive="ward"))
+    text = config.read_text()
+    assert 'hierarchy = { mask = 4 }' in text and 'role = "sensitive"' in text
+    identity = tmp_path / "id.txt"
+    recipient = karc.keygen(identity)
+    assert recipient.startswith("age1") and "AGE-SECRET-KEY" not in recipient
+    assert oct(identity.stat().st_mode & 0o777) == "0o600"
+    with pytest.raises(karc.BadInputError, match="the file exists"):
+        karc.keygen(identity)
+    for algorithm in ["mondrian", "datafly", "incognito", "topdown", "basic-mondrian"]:
+        archive = tmp_path / f"{algorithm}.karc"
+        karc.pack(table, archive, config=config, recipients=[recipient], algorithm=algorithm)
+        assert karc.open(archive).restore_bytes(identity=identity) == table.read_bytes()

@@ -35,8 +35,9 @@ impl SealOptions {
             + usize::from(self.no_encryption);
         if ways != 1 {
             return Err(Error::Options(
-                "say how to seal the private part: --recipient / --recipients-file, --passphrase-file, \
-                 or --no-encryption (exactly one of these)"
+                "say how to seal the private part: --recipient / --recipients-file, a passphrase \
+                 (--passphrase to be asked, --passphrase-file or --passphrase-env), or --no-encryption \
+                 (exactly one of these; `karc keygen -o key.txt` makes a key)"
                     .to_owned(),
             ));
         }
@@ -110,4 +111,82 @@ impl KeyOptions {
             .cloned()
             .collect()
     }
+}
+
+/// A new X25519 identity, as `karc keygen` (and `age-keygen`) writes it.
+pub struct NewIdentity {
+    /// Its public key (`age1...`), to seal for.
+    pub recipient: String,
+    /// The identity file's text: comments with the creation time and the
+    /// public key, then the `AGE-SECRET-KEY-1...` line.
+    pub file_text: SecretString,
+}
+
+impl NewIdentity {
+    /// The identity file's text (secret: write it to a private file only).
+    pub fn text(&self) -> &str {
+        use age::secrecy::ExposeSecret;
+        self.file_text.expose_secret()
+    }
+}
+
+/// Makes a new X25519 identity from the system's randomness.
+pub fn keygen() -> NewIdentity {
+    use age::secrecy::ExposeSecret;
+    let identity = age::x25519::Identity::generate();
+    let recipient = identity.to_public().to_string();
+    let created = utc_now();
+    let file_text = format!(
+        "# created: {created}\n# public key: {recipient}\n{}\n",
+        identity.to_string().expose_secret()
+    );
+    NewIdentity {
+        recipient,
+        file_text: SecretString::from(file_text),
+    }
+}
+
+/// The public keys (`age1...`) of the X25519 identities in an identity
+/// file, as `age-keygen -y` prints them. The file's secret keys are never
+/// part of a message.
+pub fn recipients_of(path: &std::path::Path) -> Result<Vec<String>> {
+    let key_error = |message: String| crate::archive::ArchiveError::Key {
+        path: path.to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| key_error(e.to_string()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let identity: age::x25519::Identity = line.parse().map_err(|_| {
+            key_error(format!(
+                "line {}: expected an age identity (AGE-SECRET-KEY-1...), found something else (not shown)",
+                i + 1
+            ))
+        })?;
+        out.push(identity.to_public().to_string());
+    }
+    if out.is_empty() {
+        return Err(key_error("no identity in the file".to_owned()).into());
+    }
+    Ok(out)
+}
+
+/// The current UTC time as RFC 3339 (`2026-11-26T13:05:00Z`), as
+/// `age-keygen` stamps its files.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (y, m, d) = crate::civil::civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
 }

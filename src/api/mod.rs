@@ -44,6 +44,7 @@ pub use crate::arrow::TableInput;
 mod archive;
 mod compare;
 pub mod distributed;
+mod init;
 mod keys;
 mod pack;
 mod verify;
@@ -52,7 +53,8 @@ pub use archive::{
     Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
 };
 pub use compare::{CompareOptions, compare, compare_rows};
-pub use keys::{KeyOptions, SealOptions};
+pub use init::{InitOptions, InitOutput, init};
+pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, recipients_of};
 pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,

@@ -78,7 +78,7 @@ pub enum ArchiveError {
     WrongIdentity { path: PathBuf },
     #[error("{}: wrong passphrase for the private part", path.display())]
     WrongPassphrase { path: PathBuf },
-    #[error("{}: the private part is sealed with a passphrase: give --passphrase-file", path.display())]
+    #[error("{}: the private part is sealed with a passphrase: give --passphrase (asked on the terminal), --passphrase-file or --passphrase-env", path.display())]
     NeedsPassphrase { path: PathBuf },
     #[error("{}: the private part is sealed for X25519 recipients: give --identity", path.display())]
     NeedsIdentity { path: PathBuf },

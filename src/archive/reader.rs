@@ -640,7 +640,7 @@ impl Archive {
             (_, Some(key)) => Ok(seal::unseal(&self.path, body, key)?),
             (_, None) => Err(ArchiveError::Key {
                 path: self.path.clone(),
-                message: "the private part is sealed: give --identity or --passphrase-file"
+                message: "the private part is sealed: give --identity, --passphrase (asked on the terminal), --passphrase-file or --passphrase-env"
                     .to_owned(),
             }
             .into()),

@@ -392,6 +392,7 @@ impl Schema {
                     csv: source,
                     name: c.name.clone(),
                     available: names.join(", "),
+                    hint: String::new(),
                 }
                 .into());
             }
@@ -416,8 +417,17 @@ impl Schema {
         {
             let column = names.iter().position(|n| *n == c.name).expect("checked");
             let numeric = c.value_type.is_numeric();
-            let hierarchy = match config.hierarchy_path(c) {
-                Some(path) if !numeric => Some(load_hierarchy(config, &c.name, &path)?),
+            if !numeric && matches!(c.hierarchy, Some(crate::config::HierarchyConfig::Build(_))) {
+                return Err(crate::Error::Options(format!(
+                    "column {:?}: a streamed table is not read whole, so its hierarchy cannot be built \
+                     from its values: give a hierarchy file (`karc init --hierarchies-dir DIR` writes one)",
+                    c.name
+                )));
+            }
+            let hierarchy = match config.hierarchy_source(c) {
+                Some(crate::config::HierarchySource::File(path)) if !numeric => {
+                    Some(load_hierarchy(config, &c.name, &path)?)
+                }
                 Some(_) => None,
                 None if numeric => None,
                 None => {

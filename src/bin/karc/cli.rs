@@ -162,6 +162,10 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Sizes and times against zip (and zstd, xz) per algorithm and k.
     Compare(CompareArgs),
+    /// Make an age X25519 identity to seal archives for (its public key goes to stdout).
+    Keygen(KeygenArgs),
+    /// Write a commented config for a table, with hierarchies built from its values.
+    Init(InitArgs),
 }
 
 /// What every anonymizing command takes: the config and its overrides.
@@ -297,12 +301,18 @@ pub struct SealArgs {
     /// Seal for every recipient listed in this file (one age1... per line, # comments); repeatable.
     #[arg(long = "recipients-file", short = 'R', value_name = "FILE")]
     pub recipients_files: Vec<PathBuf>,
+    /// Seal with a passphrase asked for on the terminal (typed twice, not shown).
+    #[arg(long, short = 'p', group = "pass")]
+    pub passphrase: bool,
     /// Seal with the passphrase on this file's first line (scrypt).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", group = "pass")]
     pub passphrase_file: Option<PathBuf>,
-    /// scrypt work factor log2(N) for --passphrase-file, 1..=22 (scrypt takes 2^N KiB; default: about
+    /// Seal with the passphrase held by this environment variable.
+    #[arg(long, value_name = "VAR", group = "pass")]
+    pub passphrase_env: Option<String>,
+    /// scrypt work factor log2(N) for a passphrase, 1..=22 (scrypt takes 2^N KiB; default: about
     /// one second of work).
-    #[arg(long, value_name = "LOG_N", requires = "passphrase_file", value_parser = work_factor())]
+    #[arg(long, value_name = "LOG_N", requires = "pass", value_parser = work_factor())]
     pub work_factor: Option<u8>,
     /// Write the private part unencrypted: anyone with the file can restore the original.
     #[arg(long)]
@@ -315,9 +325,83 @@ pub struct KeyArgs {
     /// An age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes); repeatable.
     #[arg(long = "identity", short = 'i', value_name = "FILE")]
     pub identities: Vec<PathBuf>,
+    /// Ask for the passphrase on the terminal (not shown).
+    #[arg(long, short = 'p', group = "pass", conflicts_with = "identities")]
+    pub passphrase: bool,
     /// The passphrase on this file's first line.
-    #[arg(long, value_name = "FILE", conflicts_with = "identities")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        group = "pass",
+        conflicts_with = "identities"
+    )]
     pub passphrase_file: Option<PathBuf>,
+    /// The passphrase held by this environment variable.
+    #[arg(
+        long,
+        value_name = "VAR",
+        group = "pass",
+        conflicts_with = "identities"
+    )]
+    pub passphrase_env: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Makes a new age X25519 identity (as age-keygen does; age's tools read it too). \
+                  With -o FILE, the identity goes to FILE (readable by its owner only) and its \
+                  public key (age1...) to standard output: seal with `karc pack -r age1...` or \
+                  `-R` a file of such lines, restore with `-i FILE`. Without -o, the identity goes \
+                  to standard output only when that is not a terminal (`-o -` forces it), and the \
+                  public key to standard error. With -y FILE, prints the public keys of an \
+                  identity file instead."
+)]
+pub struct KeygenArgs {
+    /// Where to write the identity (`-`: standard output).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing identity file (its old key cannot open what was sealed for it).
+    #[arg(long, requires = "output")]
+    pub force: bool,
+    /// Print the public keys of this identity file's identities instead.
+    #[arg(short = 'y', value_name = "FILE", conflicts_with_all = ["output", "force"])]
+    pub recipients_of: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Reads a table and writes a commented TOML config that packs it right away: \
+                  the delimiter, header, each column's type and number of distinct values are \
+                  sniffed; quasi-identifiers are chosen (or taken from --qi) and each gets a \
+                  hierarchy built from its values (numbers: interval ladders; fixed-width digit \
+                  codes: digit masking; dates: day, month, year; other values: value -> *), \
+                  declared inline or written as ARX files with --hierarchies-dir. Read the \
+                  comments, then adjust: see docs/CONFIG.md."
+)]
+pub struct InitArgs {
+    /// The table: CSV, or Parquet or Arrow IPC by its extension.
+    pub input: PathBuf,
+    /// Quasi-identifier columns, comma-separated (default: chosen from the data, as the comments say).
+    #[arg(long, value_delimiter = ',')]
+    pub qi: Vec<String>,
+    /// The sensitive column (released as it is; the target of l-diversity with --l).
+    #[arg(long)]
+    pub sensitive: Option<String>,
+    /// Also claim distinct l-diversity of the --sensitive column.
+    #[arg(long, requires = "sensitive", value_parser = count)]
+    pub l: Option<usize>,
+    /// The k to claim.
+    #[arg(long, short = 'k', default_value_t = 5, value_parser = count)]
+    pub k: usize,
+    /// Write the hierarchies as ARX CSV files in this directory (one per QI) instead of inline.
+    #[arg(long, value_name = "DIR")]
+    pub hierarchies_dir: Option<PathBuf>,
+    /// Where to write the config (`-`: standard output).
+    #[arg(long, short = 'o', default_value = "-")]
+    pub output: PathBuf,
+    /// Replace an existing config or hierarchy files.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

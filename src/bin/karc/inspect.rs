@@ -10,7 +10,7 @@ use crate::files::open_archive;
 use crate::keys::{claim_check, key_options};
 
 pub fn run(args: InspectArgs) -> Result<ExitCode> {
-    let key = key_options(&args.key).key()?;
+    let key = key_options(&args.key)?.key()?;
     let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
     let info = archive.inspect(key.as_ref())?;
     if args.json {

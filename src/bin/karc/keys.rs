@@ -1,28 +1,131 @@
-//! Turning the key flags into the facade's sealing and opening options.
+//! Turning the key flags into the facade's sealing and opening options, and
+//! `karc keygen`. Secrets (passphrases, secret keys) are read, never shown.
 
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use karc::Error;
 use karc::api::{KeyOptions, SealOptions};
+use karc::io::{Access, Output};
 
-use crate::cli::{KeyArgs, SealArgs};
+use crate::cli::{KeyArgs, KeygenArgs, SealArgs};
 
-/// The sealing flags as the facade takes them.
-pub fn seal_options(args: &SealArgs) -> SealOptions {
-    SealOptions {
+/// The sealing flags as the facade takes them (a passphrase asked for or
+/// read from the environment is given as text).
+pub fn seal_options(args: &SealArgs) -> karc::Result<SealOptions> {
+    let passphrase = if args.passphrase {
+        Some(ask_new_passphrase()?)
+    } else {
+        args.passphrase_env.as_deref().map(from_env).transpose()?
+    };
+    Ok(SealOptions {
         recipients: args.recipients.clone(),
         recipients_files: args.recipients_files.clone(),
-        passphrase: None,
+        passphrase,
         passphrase_file: args.passphrase_file.clone(),
         work_factor: args.work_factor,
         no_encryption: args.no_encryption,
-    }
+    })
 }
 
 /// The opening flags as the facade takes them.
-pub fn key_options(args: &KeyArgs) -> KeyOptions {
-    KeyOptions {
+pub fn key_options(args: &KeyArgs) -> karc::Result<KeyOptions> {
+    let passphrase = if args.passphrase {
+        Some(ask("Passphrase: ")?)
+    } else {
+        args.passphrase_env.as_deref().map(from_env).transpose()?
+    };
+    Ok(KeyOptions {
         identities: args.identities.clone(),
-        passphrase: None,
+        passphrase,
         passphrase_file: args.passphrase_file.clone(),
+    })
+}
+
+/// The passphrase held by environment variable `var` (its value never
+/// appears in a message).
+fn from_env(var: &str) -> karc::Result<String> {
+    match std::env::var(var) {
+        Ok(p) if !p.is_empty() => Ok(p),
+        Ok(_) => Err(Error::Options(format!(
+            "--passphrase-env {var}: the variable is empty: expected the passphrase"
+        ))),
+        Err(std::env::VarError::NotPresent) => Err(Error::Options(format!(
+            "--passphrase-env {var}: no such environment variable"
+        ))),
+        Err(std::env::VarError::NotUnicode(_)) => Err(Error::Options(format!(
+            "--passphrase-env {var}: the value is not UTF-8"
+        ))),
     }
+}
+
+/// A passphrase typed on the terminal, not echoed.
+fn ask(prompt: &str) -> karc::Result<String> {
+    let pass = rpassword::prompt_password(prompt).map_err(|e| {
+        Error::Options(format!(
+            "--passphrase: no terminal to ask on ({e}): use --passphrase-file or --passphrase-env"
+        ))
+    })?;
+    if pass.is_empty() {
+        return Err(Error::Options(
+            "--passphrase: the passphrase is empty".to_owned(),
+        ));
+    }
+    Ok(pass)
+}
+
+/// A new passphrase, typed twice.
+fn ask_new_passphrase() -> karc::Result<String> {
+    let pass = ask("Passphrase: ")?;
+    if ask("Passphrase (again): ")? != pass {
+        return Err(Error::Options(
+            "--passphrase: the two passphrases differ".to_owned(),
+        ));
+    }
+    Ok(pass)
+}
+
+/// `karc keygen`: a new identity to a file (public key on stdout), or to a
+/// standard output that is not a terminal (public key on stderr).
+pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
+    if let Some(file) = &args.recipients_of {
+        for r in karc::api::recipients_of(file)? {
+            println!("{r}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let to_stdout = match &args.output {
+        None if std::io::stdout().is_terminal() => {
+            return Err(Error::Options(
+                "the identity would show on the terminal: give -o FILE (or -o - to print it anyway)"
+                    .to_owned(),
+            )
+            .into());
+        }
+        None => true,
+        Some(path) => karc::io::is_std(path),
+    };
+    let identity = karc::api::keygen();
+    let text = identity.text().as_bytes();
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text)?;
+        out.flush()?;
+        eprintln!("Public key: {}", identity.recipient);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = args.output.as_deref().expect("a file");
+    if !args.force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(Error::Options(format!(
+            "{}: the file exists: an identity is never overwritten without --force (what was sealed \
+             for its key could not be opened any more)",
+            path.display()
+        ))
+        .into());
+    }
+    Output::new(path, Access::Private)?.write_bytes(text)?;
+    println!("{}", identity.recipient);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The check mode of `--no-privacy-check`, with its warning.

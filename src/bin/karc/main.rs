@@ -6,6 +6,7 @@ mod cli;
 mod compare;
 mod export;
 mod files;
+mod init;
 mod inspect;
 mod keys;
 mod pack;
@@ -52,6 +53,8 @@ fn main() -> ExitCode {
         Command::Publish(args) => publish::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Keygen(args) => keys::keygen(args),
+        Command::Init(args) => init::run(args),
     };
     match result {
         Ok(code) => code,

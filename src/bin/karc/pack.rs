@@ -14,7 +14,7 @@ use crate::files::refuse_overwriting;
 use crate::keys::seal_options;
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
-    let seal_options = seal_options(&args.seal);
+    let seal_options = seal_options(&args.seal)?;
     let seal = seal_options.seal()?;
     let mode = match &args.mode {
         Some(m) => m.parse::<DiffMode>().map_err(|e| anyhow!("--mode: {e}"))?,

@@ -15,7 +15,7 @@ use crate::keys::{claim_check, key_options};
 
 pub fn run(args: RestoreArgs) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Private)?;
-    let key_options = key_options(&args.key);
+    let key_options = key_options(&args.key)?;
     let mut inputs = key_options.files();
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output)])?;

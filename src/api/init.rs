@@ -1,0 +1,681 @@
+//! `karc init`: a first config for a table never seen before. The table is
+//! sniffed (delimiter, header, each column's type and cardinality), the
+//! quasi-identifiers chosen or taken as given, and each gets a hierarchy
+//! built from its values ([`crate::hierarchy::builder`]), so the config
+//! packs right away with every algorithm. The text explains each choice in
+//! comments for the user to review.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::arrow::TableInput;
+use crate::config::ValueType;
+use crate::hierarchy::builder::{Builder, parse_date};
+use crate::table::{CsvOptions, Table, detect_delimiter};
+use crate::{Error, Result};
+
+/// Quasi-identifiers chosen without `--qi`, at most (in file order): more
+/// make every k-anonymous release coarse, and Incognito's lattice huge.
+pub const MAX_CHOSEN_QIS: usize = 6;
+
+/// A category column with more than this share of distinct values is not
+/// chosen as a QI: value -> * would suppress it whole.
+const MANY_DISTINCT: f64 = 0.5;
+
+/// The missing-value tokens of a config's default `[input] missing`.
+const MISSING: [&str; 2] = ["", "?"];
+
+/// An integer column with at least this share of distinct values is id-like.
+const NEAR_UNIQUE: f64 = 0.9;
+
+/// What `init` is told.
+#[derive(Debug, Clone, Default)]
+pub struct InitOptions {
+    /// The quasi-identifiers (empty: chosen from the data).
+    pub qi: Vec<String>,
+    /// The sensitive column.
+    pub sensitive: Option<String>,
+    /// Distinct l-diversity of the sensitive column.
+    pub l: Option<usize>,
+    /// The k to claim (lowered to the row count on a smaller table).
+    pub k: usize,
+    /// Write hierarchies as ARX files under this directory, as the config
+    /// names it (relative to the config file); `None`: inline builders.
+    pub hierarchies_dir: Option<PathBuf>,
+}
+
+/// What `init` writes.
+pub struct InitOutput {
+    /// The config's TOML text.
+    pub config: String,
+    /// Hierarchy files (file name inside the directory, ARX CSV text).
+    pub hierarchies: Vec<(String, String)>,
+}
+
+/// What a column looks like.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Integer {
+        min: f64,
+        max: f64,
+    },
+    Decimal {
+        min: f64,
+        max: f64,
+    },
+    /// Digit strings all of one width (zip codes, ids of a fixed format).
+    Code {
+        width: usize,
+    },
+    /// ISO dates, with a time of day when `time`.
+    Date {
+        time: bool,
+    },
+    Text {
+        free: bool,
+    },
+}
+
+struct Column {
+    /// Its index in the table.
+    index: usize,
+    name: String,
+    kind: Kind,
+    distinct: usize,
+    missing: usize,
+    role: &'static str,
+    why: String,
+}
+
+/// The config (and hierarchy files) for the table at `input`.
+pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
+    let table_input = TableInput::open(input)?;
+    let arrow = table_input.arrow.is_some();
+    let bytes = &table_input.csv;
+    let delimiter = if arrow { b',' } else { detect_delimiter(bytes) };
+    let header = arrow || sniff_header(bytes, delimiter);
+    let csv = CsvOptions {
+        delimiter: Some(delimiter),
+        header,
+        trim: false,
+    };
+    let table = Table::from_bytes(input, bytes, &csv)?;
+    if table.rows == 0 {
+        return Err(Error::Options(format!(
+            "{}: the table has no rows: nothing to configure",
+            input.display()
+        )));
+    }
+    let mut columns = sniff_columns(&table);
+    let known = |name: &str| -> Result<()> {
+        if columns.iter().any(|c| c.name == name) {
+            return Ok(());
+        }
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        Err(Error::Options(format!(
+            "{}: no column {name:?} (its columns: {})",
+            input.display(),
+            names.join(", ")
+        )))
+    };
+    for name in options.qi.iter().chain(&options.sensitive) {
+        known(name)?;
+    }
+    choose_roles(&mut columns, table.rows, options);
+    let qis: Vec<&Column> = columns.iter().filter(|c| c.role == "quasi").collect();
+    if qis.is_empty() {
+        return Err(Error::Options(format!(
+            "{}: no column can be a quasi-identifier (each is id-like, free text or sensitive): \
+             name them with --qi",
+            input.display()
+        )));
+    }
+    let mut out = InitOutput {
+        config: String::new(),
+        hierarchies: Vec::new(),
+    };
+    let config = &mut out.config;
+    write_input(
+        config,
+        input,
+        &table,
+        columns.len(),
+        (!arrow).then_some(delimiter),
+    );
+    for c in &columns {
+        write_column(config, c, options, &table, &mut out.hierarchies)?;
+    }
+    write_privacy(config, table.rows, options);
+    Ok(out)
+}
+
+/// The opening comments and `[input]` (`delimiter`: a CSV file's).
+fn write_input(
+    config: &mut String,
+    input: &Path,
+    table: &Table,
+    columns: usize,
+    delimiter: Option<u8>,
+) {
+    let header = table.header;
+    let _ = writeln!(
+        config,
+        "# karc config for {} ({} rows, {} columns), written by `karc init`.\n\
+         # Review every role: a quasi-identifier (QI) is what an attacker may know of a person\n\
+         # (age, sex, zip code, dates); it is generalized. See docs/CONFIG.md for every key.\n",
+        input.display(),
+        table.rows,
+        columns
+    );
+    config.push_str("[input]\n");
+    if let Some(delimiter) = delimiter {
+        let _ = writeln!(
+            config,
+            "delimiter = {}  # sniffed from the first line",
+            toml_string(&delimiter_text(delimiter))
+        );
+    }
+    let _ = writeln!(
+        config,
+        "header = {header}{}\n",
+        if header {
+            ""
+        } else {
+            "  # the first row looks like data: columns are named 1, 2, ... in file order"
+        }
+    );
+}
+
+/// Each column's kind, distinct values and missing cells.
+fn sniff_columns(table: &Table) -> Vec<Column> {
+    let missing = MISSING;
+    table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(index, c)| {
+            let values: Vec<&str> = c.dict.values().collect();
+            let counted = values.iter().filter(|v| !missing.contains(v)).count();
+            let missing_cells = c
+                .codes
+                .iter()
+                .filter(|&&code| missing.contains(&values[code as usize]))
+                .count();
+            Column {
+                index,
+                name: c.name.clone(),
+                kind: sniff_kind(&values, &missing),
+                distinct: counted,
+                missing: missing_cells,
+                role: "insensitive",
+                why: String::new(),
+            }
+        })
+        .collect()
+}
+
+/// A header is assumed unless a first-row field is empty, a number or a
+/// date (names rarely are), or repeats another.
+fn sniff_header(bytes: &[u8], delimiter: u8) -> bool {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut record = csv::StringRecord::new();
+    if !matches!(reader.read_record(&mut record), Ok(true)) {
+        return true;
+    }
+    let fields: Vec<&str> = record.iter().collect();
+    !fields.iter().enumerate().any(|(i, f)| {
+        let t = f.trim();
+        t.is_empty()
+            || t.parse::<f64>().is_ok()
+            || parse_date(t).is_some()
+            || fields[..i].contains(f)
+    })
+}
+
+/// The kind of a column from its distinct values, missing tokens aside.
+fn sniff_kind(values: &[&str], missing: &[&str]) -> Kind {
+    let present: Vec<&str> = values
+        .iter()
+        .copied()
+        .filter(|v| !missing.contains(v))
+        .collect();
+    if present.is_empty() {
+        return Kind::Text { free: false };
+    }
+    let digits = |v: &&str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    let width = present[0].len();
+    if width >= 3 && present.iter().all(|v| digits(v) && v.len() == width) {
+        // Leading zeros, or a fixed width in a wide range: a code, not a count.
+        return Kind::Code { width };
+    }
+    let range = |parse: &dyn Fn(&str) -> Option<f64>| -> Option<(f64, f64)> {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for v in &present {
+            let x = parse(v)?;
+            lo = lo.min(x);
+            hi = hi.max(x);
+        }
+        Some((lo, hi))
+    };
+    if let Some((min, max)) = range(&|v| v.parse::<i64>().ok().map(|x| x as f64)) {
+        return Kind::Integer { min, max };
+    }
+    if let Some((min, max)) = range(&|v| v.parse::<f64>().ok().filter(|x| x.is_finite())) {
+        return Kind::Decimal { min, max };
+    }
+    if present.iter().all(|v| parse_date(v).is_some()) {
+        return Kind::Date {
+            time: present.iter().any(|v| v.trim().len() > 10),
+        };
+    }
+    // Free text: long values with several words, mostly distinct.
+    let words = present
+        .iter()
+        .filter(|v| v.len() > 30 && v.split_whitespace().count() >= 4)
+        .count();
+    Kind::Text {
+        free: words * 2 > present.len(),
+    }
+}
+
+/// Sets each column's role and the reason, as the comments will say.
+fn choose_roles(columns: &mut [Column], rows: usize, options: &InitOptions) {
+    let mut chosen = 0;
+    for c in columns.iter_mut() {
+        let share = c.distinct as f64 / rows as f64;
+        let text = matches!(c.kind, Kind::Text { .. });
+        let (role, why) = if options.sensitive.as_deref() == Some(c.name.as_str()) {
+            ("sensitive", "--sensitive: released as it is".to_owned())
+        } else if !options.qi.is_empty() {
+            if options.qi.contains(&c.name) {
+                ("quasi", "--qi".to_owned())
+            } else {
+                ("insensitive", "not in --qi: released as it is".to_owned())
+            }
+        } else if matches!(c.kind, Kind::Text { free: true }) {
+            (
+                "identifier",
+                "free text (long, several words): may name people, so kept in the private \
+                 part only; set role = \"insensitive\" to release it"
+                    .to_owned(),
+            )
+        } else if id_named(&c.name)
+            || (rows >= 20 && share >= NEAR_UNIQUE && matches!(c.kind, Kind::Integer { .. }))
+        {
+            (
+                "identifier",
+                format!(
+                    "id-like ({} distinct values in {rows} rows): kept in the private part only",
+                    c.distinct
+                ),
+            )
+        } else if c.distinct <= 1 {
+            ("insensitive", "one value only: tells nothing".to_owned())
+        } else if text && rows >= 20 && share > MANY_DISTINCT {
+            (
+                "identifier",
+                format!(
+                    "{} distinct categories in {rows} rows: a value -> * hierarchy would suppress \
+                     them all, and released as they are they would single people out, so kept in \
+                     the private part only; give it a hierarchy file and make it quasi",
+                    c.distinct
+                ),
+            )
+        } else if chosen >= MAX_CHOSEN_QIS {
+            (
+                "insensitive",
+                format!(
+                    "released as it is: {MAX_CHOSEN_QIS} QIs were chosen already, in file order \
+                     (more make every release coarse); make it quasi if an attacker could know it"
+                ),
+            )
+        } else {
+            chosen += 1;
+            ("quasi", format!("{} distinct values", c.distinct))
+        };
+        c.role = role;
+        c.why = why;
+    }
+}
+
+/// `id`, `ID`, `user_id`, `PatientId`, `ssn`: named as an identifier.
+fn id_named(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .iter()
+        .any(|w| matches!(*w, "id" | "ssn" | "uuid" | "guid"))
+        || (name.ends_with("Id") && name.len() > 2)
+        || name.ends_with("ID")
+}
+
+/// The builder for a QI of this kind.
+fn builder(kind: Kind) -> (Builder, ValueType, String) {
+    match kind {
+        Kind::Integer { min, max } => {
+            let widths = ladder(max - min, true);
+            let spec = format!("{{ intervals = [{}] }}", join_numbers(&widths));
+            (Builder::Intervals(widths), ValueType::Integer, spec)
+        }
+        Kind::Decimal { min, max } => {
+            let widths = ladder(max - min, false);
+            let spec = format!("{{ intervals = [{}] }}", join_numbers(&widths));
+            (Builder::Intervals(widths), ValueType::Decimal, spec)
+        }
+        Kind::Code { width } => (
+            Builder::Mask(width - 1),
+            ValueType::Categorical,
+            format!("{{ mask = {} }}", width - 1),
+        ),
+        Kind::Date { time } => {
+            use crate::hierarchy::builder::DateLevel::{Day, Month, Year};
+            let (levels, spec) = if time {
+                (vec![Day, Month, Year], "time,day,month,year")
+            } else {
+                (vec![Month, Year], "day,month,year")
+            };
+            (
+                Builder::Dates(levels),
+                ValueType::Categorical,
+                format!("{{ dates = \"{spec}\" }}"),
+            )
+        }
+        Kind::Text { .. } => (
+            Builder::Flat,
+            ValueType::Categorical,
+            "{ flat = true }".to_owned(),
+        ),
+    }
+}
+
+/// Interval widths from about a twentieth of `range` up to all of it, each
+/// a round number (1, 2 or 5 times a power of ten) and a multiple of the one
+/// before.
+pub fn ladder(range: f64, whole: bool) -> Vec<f64> {
+    let target = if range > 0.0 { range / 20.0 } else { 1.0 };
+    let mut exp = target.log10().floor() as i32;
+    let mut mantissa = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .find(|m| m * 10f64.powi(exp) >= target * (1.0 - 1e-9))
+        .unwrap_or(10.0);
+    if mantissa == 10.0 {
+        mantissa = 1.0;
+        exp += 1;
+    }
+    if whole && exp < 0 {
+        (mantissa, exp) = (2.0, 0);
+    }
+    if whole && exp == 0 && mantissa < 2.0 {
+        mantissa = 2.0;
+    }
+    let mut widths = Vec::new();
+    loop {
+        let w = round_width(mantissa, exp);
+        widths.push(w);
+        if w >= range || widths.len() == 8 {
+            return widths;
+        }
+        (mantissa, exp) = match mantissa as u8 {
+            1 => (2.0, exp),
+            2 => (1.0, exp + 1),
+            _ => (1.0, exp + 1),
+        };
+    }
+}
+
+/// `mantissa × 10^exp` as the nearest short decimal (0.05, not 0.0500…01).
+fn round_width(mantissa: f64, exp: i32) -> f64 {
+    let text = if exp >= 0 {
+        format!("{}", mantissa * 10f64.powi(exp))
+    } else {
+        format!("{:.*}", (-exp) as usize, mantissa * 10f64.powi(exp))
+    };
+    text.parse().unwrap_or(mantissa * 10f64.powi(exp))
+}
+
+fn join_numbers(xs: &[f64]) -> String {
+    xs.iter()
+        .map(|x| format!("{x}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One `[[columns]]` table, with the hierarchy inline or as a file.
+fn write_column(
+    config: &mut String,
+    c: &Column,
+    options: &InitOptions,
+    table: &Table,
+    files: &mut Vec<(String, String)>,
+) -> Result<()> {
+    let rows = table.rows;
+    let _ = writeln!(
+        config,
+        "[[columns]]  # {}, {} distinct{}",
+        kind_text(c.kind),
+        c.distinct,
+        if c.missing > 0 {
+            format!(", {} of {rows} cells missing", c.missing)
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(config, "name = {}", toml_string(&c.name));
+    let _ = writeln!(config, "role = \"{}\"  # {}", c.role, c.why);
+    if c.role != "quasi" {
+        config.push('\n');
+        return Ok(());
+    }
+    let (builder, value_type, spec) = builder(c.kind);
+    let type_name = match value_type {
+        ValueType::Integer => "integer",
+        ValueType::Decimal => "decimal",
+        ValueType::Categorical => "categorical",
+    };
+    let _ = writeln!(config, "type = \"{type_name}\"");
+    match &options.hierarchies_dir {
+        None => {
+            let _ = writeln!(config, "hierarchy = {spec}\n");
+        }
+        Some(dir) => {
+            let file = format!("{}.csv", file_stem(&c.name, files.len()));
+            let path = dir.join(&file);
+            let _ = writeln!(
+                config,
+                "hierarchy = {}  # built as {spec}\n",
+                toml_string(&path.to_string_lossy())
+            );
+            let column = &table.columns[c.index];
+            let values: Vec<&str> = column.dict.values().collect();
+            let what = format!("column {:?}", c.name);
+            let h = builder.build(&what, &values, value_type, &MISSING.map(str::to_owned))?;
+            let mut text = csv::WriterBuilder::new()
+                .delimiter(b';')
+                .has_headers(false)
+                .from_writer(Vec::new());
+            for row in h.rows() {
+                text.write_record(row)
+                    .map_err(|e| Error::Options(format!("{what}: {e}")))?;
+            }
+            let text = text
+                .into_inner()
+                .map_err(|e| Error::Options(format!("{what}: {e}")))?;
+            files.push((file, String::from_utf8(text).expect("UTF-8 labels")));
+        }
+    }
+    Ok(())
+}
+
+/// A file name from a column name: letters, digits, `-` and `_` kept.
+fn file_stem(name: &str, index: usize) -> String {
+    let stem: String = name
+        .chars()
+        .map(|ch| {
+            if ch.is_alphanumeric() || ch == '-' || ch == '_' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        format!("column{}", index + 1)
+    } else {
+        stem
+    }
+}
+
+fn write_privacy(config: &mut String, rows: usize, options: &InitOptions) {
+    let k = options.k.max(1);
+    config.push_str("[privacy]\n");
+    if k > rows {
+        let _ = writeln!(
+            config,
+            "k = {rows}  # --k {k} is more than the {rows} rows: every release would be one class"
+        );
+    } else {
+        let _ = writeln!(
+            config,
+            "k = {k}  # each released combination of QI values is shared by at least k rows"
+        );
+    }
+    config.push_str(
+        "# suppression_limit = 0.02  # share of rows that may be suppressed (default: see docs/CONFIG.md)\n",
+    );
+    if let (Some(s), Some(l)) = (&options.sensitive, options.l) {
+        let _ = writeln!(config, "sensitive = {}\nl = {l}", toml_string(s));
+    } else if let Some(s) = &options.sensitive {
+        let _ = writeln!(
+            config,
+            "# sensitive = {}\n# l = 2  # distinct l-diversity of the sensitive column",
+            toml_string(s)
+        );
+    }
+    config.push_str(
+        "\n[algorithm]\n\
+         # mondrian (finest intervals), basic-mondrian, topdown, datafly, incognito (optimal\n\
+         # full-domain), classfly and more: see docs/CONFIG.md. `-a NAME` overrides it.\n\
+         name = \"mondrian\"\n",
+    );
+}
+
+fn kind_text(kind: Kind) -> String {
+    match kind {
+        Kind::Integer { min, max } => format!("integers {min}..{max}"),
+        Kind::Decimal { min, max } => format!("decimals {min}..{max}"),
+        Kind::Code { width } => format!("{width}-digit codes"),
+        Kind::Date { time: false } => "dates".to_owned(),
+        Kind::Date { time: true } => "timestamps".to_owned(),
+        Kind::Text { free: true } => "free text".to_owned(),
+        Kind::Text { free: false } => "categories".to_owned(),
+    }
+}
+
+fn delimiter_text(d: u8) -> String {
+    if d == b'\t' {
+        "\\t".to_owned()
+    } else {
+        char::from(d).to_string()
+    }
+}
+
+/// A TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ladders_are_round_and_nested() {
+        assert_eq!(ladder(73.0, true), [5.0, 10.0, 20.0, 100.0]);
+        assert_eq!(ladder(1.0, false), [0.05, 0.1, 0.2, 1.0]);
+        assert_eq!(ladder(3.0, true), [2.0, 10.0]);
+        assert_eq!(ladder(0.0, true), [2.0]);
+        assert_eq!(ladder(1.5e6, true), [100000.0, 200000.0, 1e6, 2e6]);
+        for range in [0.003, 0.7, 9.0, 55.5, 1234.0, 9.9e9] {
+            for whole in [false, true] {
+                let w = ladder(range, whole);
+                let b = crate::hierarchy::builder::BuilderSpec {
+                    intervals: Some(w.clone()),
+                    ..Default::default()
+                };
+                assert!(b.builder().is_ok(), "{range}: {w:?}");
+                assert!(
+                    *w.last().unwrap() >= range || w.len() == 8,
+                    "{range}: {w:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn headers_and_kinds_are_sniffed() {
+        assert!(sniff_header(b"age;zip\n1;2\n", b';'));
+        assert!(!sniff_header(b"34;02139\n1;2\n", b';'));
+        assert!(!sniff_header(b"a;;b\n", b';'));
+        assert!(!sniff_header(b"a;a\n", b';'));
+        let kind = |values: &[&str]| sniff_kind(values, &MISSING);
+        assert_eq!(kind(&["02139", "10001", ""]), Kind::Code { width: 5 });
+        assert_eq!(
+            kind(&["7", "12", "?"]),
+            Kind::Integer {
+                min: 7.0,
+                max: 12.0
+            }
+        );
+        assert_eq!(kind(&["7", "1.5"]), Kind::Decimal { min: 1.5, max: 7.0 });
+        assert_eq!(kind(&["2023-01-02", ""]), Kind::Date { time: false });
+        assert_eq!(kind(&["2023-01-02T10:00:00Z"]), Kind::Date { time: true });
+        assert_eq!(kind(&["2023-02-30"]), Kind::Text { free: false });
+        assert_eq!(
+            kind(&["this is a long sentence of many words, typed freely"]),
+            Kind::Text { free: true }
+        );
+        assert_eq!(kind(&["", "?"]), Kind::Text { free: false });
+    }
+
+    #[test]
+    fn id_names_are_recognized() {
+        for name in ["id", "ID", "user_id", "PatientId", "record-ID", "ssn"] {
+            assert!(id_named(name), "{name}");
+        }
+        for name in ["idea", "valid", "width", "Ida", "age"] {
+            assert!(!id_named(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn toml_strings_escape() {
+        assert_eq!(toml_string("a\"b\\c\td\u{1}"), "\"a\\\"b\\\\c\\td\\u0001\"");
+        let parsed: toml::Table =
+            toml::from_str(&format!("x = {}", toml_string("é\"\\\n"))).unwrap();
+        assert_eq!(parsed["x"].as_str(), Some("é\"\\\n"));
+    }
+}

@@ -1,0 +1,80 @@
+//! `karc init`: writes the config (and hierarchy files) the facade drafts
+//! for a table.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use karc::Error;
+use karc::api::InitOptions;
+use karc::io::{Access, Output, is_std};
+
+use crate::cli::InitArgs;
+
+pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
+    let to_stdout = is_std(&args.output);
+    // Hierarchy files are named relative to the config's directory.
+    let hierarchies_dir = match &args.hierarchies_dir {
+        Some(dir) if to_stdout => Some(dir.clone()),
+        Some(dir) => Some(relative_to(
+            dir,
+            args.output.parent().unwrap_or(Path::new("")),
+        )),
+        None => None,
+    };
+    let options = InitOptions {
+        qi: args.qi.clone(),
+        sensitive: args.sensitive.clone(),
+        l: args.l,
+        k: args.k,
+        hierarchies_dir,
+    };
+    let output = karc::api::init(&args.input, &options)?;
+    let mut targets: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = &args.hierarchies_dir {
+        targets.extend(output.hierarchies.iter().map(|(f, _)| dir.join(f)));
+    }
+    if !to_stdout {
+        targets.push(args.output.clone());
+    }
+    if !args.force {
+        if let Some(existing) = targets.iter().find(|t| t.exists()) {
+            return Err(Error::Options(format!(
+                "{}: the file exists: give --force to replace it",
+                existing.display()
+            ))
+            .into());
+        }
+    }
+    if let Some(dir) = &args.hierarchies_dir {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        for (file, text) in &output.hierarchies {
+            Output::new(&dir.join(file), Access::Public)?.write_bytes(text.as_bytes())?;
+        }
+    }
+    Output::new(&args.output, Access::Public)?.write_bytes(output.config.as_bytes())?;
+    if !to_stdout {
+        eprintln!(
+            "karc: wrote {}{}: review its roles, then `karc pack -c {} {} -o out.karc -r age1...`",
+            args.output.display(),
+            match output.hierarchies.len() {
+                0 => String::new(),
+                n => format!(" and {n} hierarchy files"),
+            },
+            args.output.display(),
+            args.input.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `path` as seen from directory `base` (both as given, relative to the
+/// working directory or absolute); absolute when no simple relation holds.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    if base.as_os_str().is_empty() {
+        return path.to_owned();
+    }
+    if let Ok(rest) = path.strip_prefix(base) {
+        return rest.to_owned();
+    }
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}

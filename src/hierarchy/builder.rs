@@ -1,0 +1,437 @@
+//! Hierarchies built from a column's own values, so a config needs no
+//! hand-written hierarchy file: digit masking for codes (zip codes), interval
+//! ladders for numbers, day → month → year for dates, and value → `*` for
+//! any other category. A config declares one inline
+//! (`hierarchy = { mask = 3 }`); `karc init` writes them for new tables.
+//!
+//! Every builder keeps a missing-value token (`[input] missing`) as its own
+//! node up to the root, as ARX's builders do, and every hierarchy ends in the
+//! single root `*`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Hierarchy, HierarchyError};
+use crate::civil::days_from_civil;
+use crate::config::ValueType;
+use crate::{Error, Result};
+
+/// The root label of every built hierarchy.
+pub const ROOT: &str = "*";
+
+/// A builder as a config writes it: exactly one of its keys.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuilderSpec {
+    /// Mask up to this many trailing characters, one more per level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mask: Option<usize>,
+    /// Interval widths, finest first, each a multiple of the one before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<Vec<f64>>,
+    /// Date levels, comma-separated, from `day` (or `time`, then `day`) up:
+    /// month, quarter, year, decade.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dates: Option<String>,
+    /// `true`: every value directly under the root `*`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flat: Option<bool>,
+}
+
+/// A coarser date level above the day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateLevel {
+    /// The date of a timestamp (`2023-05-17T08:30:00Z` → `2023-05-17`).
+    Day,
+    Month,
+    Quarter,
+    Year,
+    Decade,
+}
+
+/// A checked builder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Builder {
+    /// Levels 1..=n mask 1..=n trailing characters with `*`.
+    Mask(usize),
+    /// Level i groups the numbers into intervals of width `widths[i - 1]`
+    /// aligned on its multiples.
+    Intervals(Vec<f64>),
+    /// ISO dates (`YYYY-MM-DD`) generalized to these levels in turn.
+    Dates(Vec<DateLevel>),
+    /// Value → `*`.
+    Flat,
+}
+
+impl BuilderSpec {
+    /// The builder this spec names, or what is wrong with it.
+    pub fn builder(&self) -> std::result::Result<Builder, String> {
+        let given = usize::from(self.mask.is_some())
+            + usize::from(self.intervals.is_some())
+            + usize::from(self.dates.is_some())
+            + usize::from(self.flat.is_some());
+        if given != 1 {
+            return Err(format!(
+                "expected exactly one of mask, intervals, dates, flat; found {given}"
+            ));
+        }
+        if let Some(n) = self.mask {
+            if n == 0 {
+                return Err("mask: expected a number of characters from 1 up, found 0".into());
+            }
+            return Ok(Builder::Mask(n));
+        }
+        if let Some(widths) = &self.intervals {
+            return check_widths(widths).map(|()| Builder::Intervals(widths.clone()));
+        }
+        if let Some(levels) = &self.dates {
+            return parse_date_levels(levels).map(Builder::Dates);
+        }
+        match self.flat {
+            Some(true) => Ok(Builder::Flat),
+            _ => Err("flat: expected true (value -> *)".into()),
+        }
+    }
+}
+
+/// Widths must be positive, finite, increasing and each a whole multiple
+/// of the one before (so every interval has one parent).
+fn check_widths(widths: &[f64]) -> std::result::Result<(), String> {
+    if widths.is_empty() {
+        return Err("intervals: expected at least one width, found none".into());
+    }
+    for (i, &w) in widths.iter().enumerate() {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(format!(
+                "intervals: expected widths above 0, found {w} (width {})",
+                i + 1
+            ));
+        }
+        if i > 0 {
+            let ratio = w / widths[i - 1];
+            if ratio < 1.5 || (ratio - ratio.round()).abs() > 1e-9 * ratio {
+                return Err(format!(
+                    "intervals: width {w} is not a multiple (2x or more) of the width before it, {}: \
+                     each interval must lie inside one interval of the next level",
+                    widths[i - 1]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_date_levels(text: &str) -> std::result::Result<Vec<DateLevel>, String> {
+    let mut names = text.split(',').map(str::trim);
+    if !matches!(names.next(), Some("day" | "time")) {
+        return Err(format!(
+            "dates: expected levels starting with \"day\" (dates, e.g. \"day,month,year\") or \
+             \"time\" (timestamps, e.g. \"time,day,month,year\"), found {text:?}"
+        ));
+    }
+    let mut levels: Vec<DateLevel> = Vec::new();
+    for name in names {
+        let level = match name {
+            "day" if text.trim_start().starts_with("time") => DateLevel::Day,
+            "month" => DateLevel::Month,
+            "quarter" => DateLevel::Quarter,
+            "year" => DateLevel::Year,
+            "decade" => DateLevel::Decade,
+            _ => {
+                return Err(format!(
+                    "dates: unknown level {name:?}: expected month, quarter, year or decade (day after time)"
+                ));
+            }
+        };
+        if levels.last().is_some_and(|&l| level as u8 <= l as u8) {
+            return Err(format!(
+                "dates: levels must go from fine to coarse (day, month, quarter, year, decade), found {text:?}"
+            ));
+        }
+        levels.push(level);
+    }
+    Ok(levels)
+}
+
+impl Builder {
+    /// The hierarchy over `values` (a column's distinct texts); `what`
+    /// names it in messages and as its source, `missing` are the tokens kept
+    /// as their own node.
+    pub fn build(
+        &self,
+        what: &str,
+        values: &[&str],
+        value_type: ValueType,
+        missing: &[String],
+    ) -> Result<Hierarchy> {
+        let fail = |message: String| -> Error {
+            HierarchyError::Build {
+                what: what.to_owned(),
+                message,
+            }
+            .into()
+        };
+        let height = self.height();
+        let mut rows = Vec::with_capacity(values.len());
+        let mut label = String::new();
+        for (i, &value) in values.iter().enumerate() {
+            let mut row = Vec::with_capacity(height + 1);
+            row.push(value.to_owned());
+            let is_missing = missing.iter().any(|m| m == value);
+            for level in 1..height {
+                label.clear();
+                if is_missing {
+                    label.push_str(value);
+                } else {
+                    self.label(value, level, value_type, &mut label)
+                        .map_err(fail)?;
+                }
+                row.push(label.clone());
+            }
+            row.push(ROOT.to_owned());
+            rows.push((i as u64 + 1, row));
+        }
+        if rows.is_empty() {
+            return Err(fail("the column has no values".to_owned()));
+        }
+        Hierarchy::from_rows(Path::new(what), rows)
+    }
+
+    /// The root's level.
+    pub fn height(&self) -> usize {
+        match self {
+            Builder::Mask(n) => n + 1,
+            Builder::Intervals(w) => w.len() + 1,
+            Builder::Dates(levels) => levels.len() + 1,
+            Builder::Flat => 1,
+        }
+    }
+
+    /// Writes the label of `value` at `level` (1..height) into `out`.
+    fn label(
+        &self,
+        value: &str,
+        level: usize,
+        value_type: ValueType,
+        out: &mut String,
+    ) -> std::result::Result<(), String> {
+        match self {
+            Builder::Mask(_) => {
+                let chars = value.chars().count();
+                // One character stays, so no node reads as the root `*`.
+                let masked = level.min(chars.saturating_sub(1));
+                out.extend(value.chars().take(chars - masked));
+                out.extend(std::iter::repeat_n('*', masked));
+            }
+            Builder::Intervals(widths) => {
+                let x: f64 = value.trim().parse().map_err(|_| {
+                    format!("expected a number, found {value:?} (list missing-value tokens in [input] missing)")
+                })?;
+                interval_label(x, widths[level - 1], value_type, out);
+            }
+            Builder::Dates(levels) => {
+                let (y, m, _) = parse_date(value).ok_or_else(|| {
+                    format!("expected a date YYYY-MM-DD, found {value:?} (list missing-value tokens in [input] missing)")
+                })?;
+                let _ = match levels[level - 1] {
+                    DateLevel::Day => write!(
+                        out,
+                        "{y:04}-{m:02}-{:02}",
+                        parse_date(value).map_or(0, |d| d.2)
+                    ),
+                    DateLevel::Month => write!(out, "{y:04}-{m:02}"),
+                    DateLevel::Quarter => write!(out, "{y:04}-Q{}", (m - 1) / 3 + 1),
+                    DateLevel::Year => write!(out, "{y:04}"),
+                    DateLevel::Decade => {
+                        let d = y.div_euclid(10) * 10;
+                        write!(out, "{d}-{}", d + 9)
+                    }
+                };
+            }
+            Builder::Flat => unreachable!("a flat hierarchy has no level between leaf and root"),
+        }
+        Ok(())
+    }
+}
+
+/// `lo-hi` (whole numbers, both ends included, as ARX's age hierarchy) or
+/// `[lo, hi)` (decimals) of the interval of width `w` holding `x`.
+fn interval_label(x: f64, w: f64, value_type: ValueType, out: &mut String) {
+    let lo = (x / w).floor() * w;
+    let whole = value_type == ValueType::Integer && w.fract() == 0.0 && lo.abs() < 9.0e15;
+    let _ = if whole {
+        write!(out, "{}-{}", lo as i64, (lo + w) as i64 - 1)
+    } else {
+        write!(out, "[{}, {})", tidy(lo), tidy(lo + w))
+    };
+}
+
+/// A float without the noise of repeated sums (0.30000000000000004 → 0.3).
+fn tidy(x: f64) -> f64 {
+    let rounded: f64 = format!("{x:.10}").parse().unwrap_or(x);
+    if rounded == 0.0 { 0.0 } else { rounded }
+}
+
+/// `(year, month, day)` of an ISO date `YYYY-MM-DD` (or `YYYY/MM/DD`), a
+/// time after it (`T...` or ` ...`) ignored; `None` when it is not a real day.
+pub fn parse_date(text: &str) -> Option<(i64, i64, i64)> {
+    let t = text.trim();
+    let date = t.get(..10)?;
+    let rest = &t[10..];
+    if !(rest.is_empty() || rest.starts_with('T') || rest.starts_with(' ')) {
+        return None;
+    }
+    let b = date.as_bytes();
+    let sep = b[4];
+    if !(sep == b'-' || sep == b'/') || b[7] != sep {
+        return None;
+    }
+    let digits = |s: &str| -> Option<i64> {
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let (y, m, d) = (
+        digits(&date[..4])?,
+        digits(&date[5..7])?,
+        digits(&date[8..])?,
+    );
+    if !(1..=12).contains(&m) || d < 1 {
+        return None;
+    }
+    // The day exists when it survives a round trip through the day count.
+    let days = days_from_civil(y, m, d);
+    (crate::civil::civil_from_days(days) == (y, m, d)).then_some((y, m, d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(b: Builder, values: &[&str], t: ValueType) -> Hierarchy {
+        b.build("test", values, t, &["?".to_owned(), String::new()])
+            .unwrap()
+    }
+
+    fn path_of(h: &Hierarchy, value: &str) -> Vec<String> {
+        let leaf = h.leaf(value).unwrap();
+        (0..=h.height())
+            .map(|l| h.label(l, h.node_of(l, leaf)).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn masking_keeps_one_character_and_missing_values() {
+        let h = build(
+            Builder::Mask(5),
+            &["02139", "02141", "7", "?"],
+            ValueType::Categorical,
+        );
+        assert_eq!(h.height(), 6);
+        assert_eq!(
+            path_of(&h, "02139"),
+            ["02139", "0213*", "021**", "02***", "0****", "0****", "*"]
+        );
+        assert_eq!(path_of(&h, "7"), ["7", "7", "7", "7", "7", "7", "*"]);
+        assert_eq!(path_of(&h, "?"), ["?", "?", "?", "?", "?", "?", "*"]);
+        let leaf = h.leaf("02141").unwrap();
+        assert_eq!(h.node_of(2, leaf), h.node_of(2, h.leaf("02139").unwrap()));
+    }
+
+    #[test]
+    fn intervals_nest_and_label_like_arx() {
+        let b = BuilderSpec {
+            intervals: Some(vec![5.0, 10.0, 50.0]),
+            ..Default::default()
+        }
+        .builder()
+        .unwrap();
+        let h = build(b, &["17", "24", "25", "-3", "?"], ValueType::Integer);
+        assert_eq!(path_of(&h, "24"), ["24", "20-24", "20-29", "0-49", "*"]);
+        assert_eq!(path_of(&h, "25"), ["25", "25-29", "20-29", "0-49", "*"]);
+        assert_eq!(path_of(&h, "-3"), ["-3", "-5--1", "-10--1", "-50--1", "*"]);
+        let h = build(
+            Builder::Intervals(vec![0.1, 0.5]),
+            &["0.25", "1.05"],
+            ValueType::Decimal,
+        );
+        assert_eq!(path_of(&h, "0.25"), ["0.25", "[0.2, 0.3)", "[0, 0.5)", "*"]);
+        assert_eq!(path_of(&h, "1.05"), ["1.05", "[1, 1.1)", "[1, 1.5)", "*"]);
+    }
+
+    #[test]
+    fn dates_go_up_by_calendar() {
+        let b = BuilderSpec {
+            dates: Some("day, month,quarter,year,decade".into()),
+            ..Default::default()
+        }
+        .builder()
+        .unwrap();
+        let h = build(b, &["2023-05-17", "2023/06/01", ""], ValueType::Categorical);
+        assert_eq!(
+            path_of(&h, "2023-05-17"),
+            ["2023-05-17", "2023-05", "2023-Q2", "2023", "2020-2029", "*"]
+        );
+        assert_eq!(path_of(&h, "")[4], "");
+        let b = BuilderSpec {
+            dates: Some("time,day,month,year".into()),
+            ..Default::default()
+        }
+        .builder()
+        .unwrap();
+        let h = build(b, &["2023-01-01T00:00:43Z"], ValueType::Categorical);
+        assert_eq!(
+            path_of(&h, "2023-01-01T00:00:43Z"),
+            ["2023-01-01T00:00:43Z", "2023-01-01", "2023-01", "2023", "*"]
+        );
+        let err = Builder::Dates(vec![DateLevel::Year])
+            .build(
+                "c.toml: column \"d\"",
+                &["2023-02-30"],
+                ValueType::Categorical,
+                &[],
+            )
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "c.toml: column \"d\": expected a date YYYY-MM-DD, found \"2023-02-30\" (list missing-value tokens in [input] missing)"
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let spec = |s: BuilderSpec| s.builder().unwrap_err();
+        assert!(spec(BuilderSpec::default()).contains("exactly one of"));
+        assert!(
+            spec(BuilderSpec {
+                intervals: Some(vec![5.0, 12.0]),
+                ..Default::default()
+            })
+            .contains("not a multiple")
+        );
+        assert!(
+            spec(BuilderSpec {
+                dates: Some("day,year,month".into()),
+                ..Default::default()
+            })
+            .contains("fine to coarse")
+        );
+        assert!(
+            spec(BuilderSpec {
+                mask: Some(0),
+                ..Default::default()
+            })
+            .contains("from 1 up")
+        );
+    }
+
+    #[test]
+    fn flat_is_value_then_root() {
+        let h = build(Builder::Flat, &["a", "b"], ValueType::Categorical);
+        assert_eq!(h.height(), 1);
+        assert_eq!(path_of(&h, "b"), ["b", "*"]);
+    }
+}
