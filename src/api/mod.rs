@@ -45,6 +45,7 @@ mod archive;
 mod compare;
 mod keys;
 mod pack;
+mod results;
 mod verify;
 
 pub use archive::{
@@ -55,6 +56,11 @@ pub use keys::{KeyOptions, SealOptions};
 pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
+};
+pub use results::{
+    AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
+    GeneratedResult, InspectResult, PackResult, PublishResult, RESTORE_CHECKS, RestoreResult,
+    StreamPackFigures, StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
 pub use verify::{ConstraintSpec, VerifyOptions, read_release, verify_table};
 

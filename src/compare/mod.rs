@@ -271,30 +271,69 @@ pub fn compare_bytes(
     Ok(rows)
 }
 
-/// The rows as a bar chart of bytes: zip and karc, original and release.
-pub fn size_chart(rows: &[CompareRow], title: &str) -> chart::BarChart {
-    chart::BarChart {
+/// The chart of `rows`' sizes: one group per (algorithm, k) in their
+/// order, one bar per karc mode, then zip and the other baselines.
+pub fn size_chart(rows: &[CompareRow], title: &str) -> chart::SizeChart {
+    let mut modes: Vec<&str> = Vec::new();
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for r in rows {
+        if !modes.contains(&r.mode.as_str()) {
+            modes.push(&r.mode);
+        }
+        if !keys.contains(&(r.algorithm.as_str(), r.k)) {
+            keys.push((&r.algorithm, r.k));
+        }
+    }
+    let baselines: Vec<&str> = rows
+        .first()
+        .map(|r| r.baselines.iter().map(|b| b.compressor).collect())
+        .unwrap_or_default();
+    let mut series: Vec<String> = modes.iter().map(|m| format!("karc {m}")).collect();
+    series.push("zip".to_owned());
+    series.extend(baselines.iter().map(|b| b.to_string()));
+    let groups = keys
+        .iter()
+        .map(|&(algorithm, k)| {
+            let of = |r: &&CompareRow| r.algorithm == algorithm && r.k == k;
+            let mut bars: Vec<Option<chart::Stack>> = modes
+                .iter()
+                .map(|m| {
+                    rows.iter()
+                        .filter(of)
+                        .find(|r| r.mode == *m)
+                        .map(|r| chart::Stack {
+                            original: r.private_bytes,
+                            release: r.public_bytes,
+                        })
+                })
+                .collect();
+            let first = rows.iter().find(of);
+            bars.push(first.map(|r| chart::Stack {
+                original: r.zip_original_bytes,
+                release: r.zip_release_bytes,
+            }));
+            for b in &baselines {
+                bars.push(first.and_then(|r| {
+                    let row = r.baselines.iter().find(|x| x.compressor == *b)?;
+                    Some(chart::Stack {
+                        original: row.original_bytes,
+                        release: row.release_bytes,
+                    })
+                }));
+            }
+            chart::Group {
+                algorithm: algorithm.to_owned(),
+                k,
+                bars,
+            }
+        })
+        .collect();
+    let default = DiffMode::default().name();
+    chart::SizeChart {
         title: title.to_owned(),
-        unit: "bytes".to_owned(),
-        series: vec![
-            "zip of the original CSV".into(),
-            "karc private part (restores the original)".into(),
-            "zip of the release CSV".into(),
-            "karc public part (the release)".into(),
-        ],
-        groups: rows
-            .iter()
-            .map(|r| {
-                (
-                    format!("{} k={} {}", r.algorithm, r.k, r.mode),
-                    vec![
-                        Some(r.zip_original_bytes as f64),
-                        Some(r.private_bytes as f64),
-                        Some(r.zip_release_bytes as f64),
-                        Some(r.public_bytes as f64),
-                    ],
-                )
-            })
-            .collect(),
+        karc_series: modes.iter().position(|m| *m == default).unwrap_or(0),
+        zip_series: modes.len(),
+        series,
+        groups,
     }
 }
