@@ -43,8 +43,10 @@ pub fn run(args: AnonymizeArgs, json: Json) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     api::check_algorithm(&config)?;
+    let spinner = crate::progress::spinner("anonymizing");
     let input = TableInput::open(&args.input)?;
     let a = api::anonymize(&config, &input_name(&args.input), &input)?;
+    spinner.set_message("writing the release");
     let format = TableFormat::from_path(&args.output);
     match format {
         TableFormat::Csv => output.write(|w| {
@@ -56,6 +58,7 @@ pub fn run(args: AnonymizeArgs, json: Json) -> Result<ExitCode> {
             output.write(|w| write_batch(w, &output.name(), format, &batch))?
         }
     }
+    spinner.finish_and_clear();
     tell_report(&a.report, report_json.as_ref(), json)?;
     json.print(&AnonymizeResult {
         input: input_name(&args.input).display().to_string(),

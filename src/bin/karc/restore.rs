@@ -21,6 +21,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output)])?;
     let key = key_options.key()?;
+    let spinner = crate::progress::spinner("restoring");
     let name = input_name(&args.input);
     let bytes = Input::open_arg(&args.input)?.into_vec();
     let check = claim_check(args.no_privacy_check);
@@ -31,6 +32,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
         let batch = api::open_and_restore_batch(&name, bytes, check, key.as_ref())?;
         output.write(|w| write_batch(w, &output.name(), format, &batch))?;
         let rows = batch.num_rows() as u64;
+        spinner.finish_and_clear();
         return tell(&args, &output, format, None, Some(rows), json);
     }
     let len = if output.is_direct() {
@@ -49,6 +51,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
             })
         })?
     };
+    spinner.finish_and_clear();
     tell(&args, &output, format, Some(len), None, json)
 }
 
