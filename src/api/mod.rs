@@ -80,10 +80,13 @@ pub enum ConfigSource {
 /// `--algorithm`, `--k`, `--seed`, `--suppression-limit`).
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
+    /// The algorithm's name, replacing `[algorithm] name`.
     pub algorithm: Option<String>,
     /// k over all QIs; replaces any constraint set.
     pub k: Option<usize>,
+    /// The seed of randomized steps, replacing `[algorithm] seed`.
     pub seed: Option<u64>,
+    /// The fraction of rows that may be suppressed, replacing `[privacy] suppression_limit`.
     pub suppression_limit: Option<f64>,
 }
 
@@ -135,8 +138,11 @@ pub fn config_files(config: &Config) -> Vec<PathBuf> {
 
 /// Everything an anonymization produced.
 pub struct Anonymized {
+    /// The table bound to its config.
     pub data: Dataset,
+    /// The release and the algorithm's own figures.
     pub outcome: anonymize::Outcome,
+    /// The report on the release.
     pub report: Report,
 }
 

@@ -12,6 +12,7 @@ use crate::{Error, Result};
 /// constraints on their own columns, distinct l-diversity.
 #[derive(Debug, Clone)]
 pub struct VerifyOptions {
+    /// The quasi-identifier columns k is checked over.
     pub qi: Vec<String>,
     /// k over all the `qi` columns.
     pub k: Option<usize>,
@@ -26,7 +27,9 @@ pub struct VerifyOptions {
 /// One k over some columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstraintSpec {
+    /// The constrained columns.
     pub columns: Vec<String>,
+    /// Rows each class over them must hold.
     pub k: usize,
 }
 

@@ -72,14 +72,18 @@ impl Stack {
 /// One (algorithm, k) pair and its bars, one per series (`None`: not measured).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
+    /// The algorithm's name.
     pub algorithm: String,
+    /// Its k.
     pub k: usize,
+    /// One bar per series of the chart.
     pub bars: Vec<Option<Stack>>,
 }
 
 /// A chart of the sizes of karc and of general-purpose compressors.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeChart {
+    /// The line above the chart.
     pub title: String,
     /// The bars' names, in group order ("karc per-value-rans", "zip").
     pub series: Vec<String>,
@@ -87,6 +91,7 @@ pub struct SizeChart {
     pub karc_series: usize,
     /// Which series is zip.
     pub zip_series: usize,
+    /// The groups, left to right; consecutive groups of one algorithm share its label.
     pub groups: Vec<Group>,
 }
 
