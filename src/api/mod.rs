@@ -218,7 +218,7 @@ pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Ano
     anonymize_table(&config, table)
 }
 
-/// Anonymizes an Arrow table in memory as [`anonymize`] does its
+/// Anonymizes an Arrow table in memory as [`anonymize()`] does its
 /// [`arrow_input`], without the canonical CSV only an archive needs (the
 /// table is the one its texts make); returns the layout too, which types
 /// [`Anonymized::release_batch`].

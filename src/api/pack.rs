@@ -69,7 +69,7 @@ pub fn pack(
     })
 }
 
-/// Anonymizes a table input and packs it: [`anonymize`] then [`pack`].
+/// Anonymizes a table input and packs it: [`anonymize()`] then [`pack`].
 pub fn pack_input(
     config: &Config,
     name: &Path,
