@@ -21,6 +21,7 @@ use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The utility a release kept, by the measures of the papers.
 pub struct Metrics {
     /// Sweeney's Precision; `None` when a cell is an interval or a QI has no
     /// hierarchy.
@@ -200,11 +201,14 @@ pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metri
 pub struct Tally {
     /// Per QI (claim order): rows per distinct cell.
     pub cells: Vec<FxHashMap<Cell, u64>>,
+    /// Rows counted.
     pub rows: u64,
+    /// Rows suppressed (every QI `*`).
     pub suppressed: u64,
 }
 
 impl Tally {
+    /// An empty tally over `qis` quasi-identifiers.
     pub fn new(qis: usize) -> Tally {
         Tally {
             cells: vec![FxHashMap::default(); qis],

@@ -71,7 +71,12 @@ pub enum ConfigSource {
     File(PathBuf),
     /// TOML text in memory; `path` names it in messages and locates the
     /// hierarchy files (relative to its folder).
-    Text { path: PathBuf, text: String },
+    Text {
+        /// Where the text would live: names it, locates its hierarchies.
+        path: PathBuf,
+        /// The TOML text.
+        text: String,
+    },
     /// A config already parsed.
     Parsed(Config),
 }
