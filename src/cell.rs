@@ -18,10 +18,20 @@ pub enum Cell {
     /// The raw value (dictionary code).
     Value(u32),
     /// A hierarchy node strictly between the leaves and the root.
-    Node { level: u32, node: u32 },
+    Node {
+        /// The hierarchy level (the leaves are level 0).
+        level: u32,
+        /// The node's index within its level.
+        node: u32,
+    },
     /// A numeric range `[lo, hi]`, its ends given by the dictionary codes of
     /// the smallest and largest values it covers (made by partitioning).
-    Interval { lo: u32, hi: u32 },
+    Interval {
+        /// The code of the smallest value covered.
+        lo: u32,
+        /// The code of the largest value covered.
+        hi: u32,
+    },
     /// The root `*`.
     Suppressed,
 }

@@ -99,6 +99,7 @@ impl Partition {
         Partition { class_of, sizes }
     }
 
+    /// The number of classes.
     pub fn classes(&self) -> usize {
         self.sizes.len()
     }

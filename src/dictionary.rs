@@ -48,6 +48,7 @@ fn index_of(texts: &str, ends: &[usize]) -> HashTable<u32> {
 }
 
 impl Dictionary {
+    /// An empty dictionary.
     pub fn new() -> Self {
         Self::default()
     }
@@ -108,6 +109,7 @@ impl Dictionary {
         code
     }
 
+    /// The code of `value`, if it is in the dictionary.
     pub fn code(&self, value: &str) -> Option<u32> {
         self.index
             .get_or_init(|| index_of(&self.texts, &self.ends))
@@ -115,18 +117,22 @@ impl Dictionary {
             .copied()
     }
 
+    /// The text of `code` (a code this dictionary gave).
     pub fn value(&self, code: u32) -> &str {
         text_of(&self.texts, &self.ends, code)
     }
 
+    /// The number of distinct values.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether it holds no value.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
+    /// Every value, in code order.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &str> {
         (0..self.ends.len() as u32).map(|c| self.value(c))
     }

@@ -51,15 +51,18 @@ impl FrequencySet {
         self.counts.len()
     }
 
+    /// The number of distinct tuples (groups).
     pub fn width(&self) -> usize {
         self.width
     }
 
     #[inline]
+    /// Attributes per tuple.
     pub fn tuple(&self, g: usize) -> &[u32] {
         &self.tuples[g * self.width..(g + 1) * self.width]
     }
 
+    /// Group `g`'s tuple of codes.
     pub fn counts(&self) -> &[u32] {
         &self.counts
     }
@@ -123,7 +126,9 @@ impl FrequencySet {
 /// positions of its QIs among them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
+    /// The constraint's QIs' positions among the set's attributes.
     pub positions: Vec<usize>,
+    /// Rows each of its classes must hold.
     pub k: usize,
     /// The constraint covers the whole subset (no projection needed).
     pub whole: bool,

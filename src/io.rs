@@ -23,6 +23,7 @@ use crate::{Error, Result};
 
 /// How inputs and outputs named `-` are shown in messages.
 pub const STDIN: &str = "<stdin>";
+/// How standard output (`-`) is shown in messages.
 pub const STDOUT: &str = "<stdout>";
 
 /// Whether a command-line path is `-` (standard input or output).
@@ -77,6 +78,7 @@ impl Input {
         Input::open(path)
     }
 
+    /// The bytes read.
     pub fn into_vec(self) -> Vec<u8> {
         self.0
     }

@@ -7,7 +7,7 @@
 //! - the numeric domain of a QI is the range of the values in the table;
 //! - a hierarchy node of a numeric QI spans its numeric leaves, clipped to
 //!   that domain (the Adult age node `20-24` covers 21..25);
-//! - `ncp_kaylode` follows that project's code, see [`kaylode_cost`];
+//! - `ncp_kaylode` follows that project's code, see `kaylode_cost`;
 //! - DM and C_avg count classes over the rows that are not suppressed;
 //!   C_avg uses the largest k of the constraint set.
 
@@ -21,6 +21,7 @@ use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The utility a release kept, by the measures of the papers.
 pub struct Metrics {
     /// Sweeney's Precision; `None` when a cell is an interval or a QI has no
     /// hierarchy.
@@ -28,7 +29,7 @@ pub struct Metrics {
     /// Normalized certainty penalty (Xu et al. 2006), averaged over cells.
     pub ncp: f64,
     /// NCP as the kaylode/k-anonymity project scores it (see
-    /// [`kaylode_cost`]), so results can be set beside theirs.
+    /// `kaylode_cost`), so results can be set beside theirs.
     pub ncp_kaylode: f64,
     /// Iyengar's loss metric, averaged over cells.
     pub glm: f64,
@@ -200,11 +201,14 @@ pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metri
 pub struct Tally {
     /// Per QI (claim order): rows per distinct cell.
     pub cells: Vec<FxHashMap<Cell, u64>>,
+    /// Rows counted.
     pub rows: u64,
+    /// Rows suppressed (every QI `*`).
     pub suppressed: u64,
 }
 
 impl Tally {
+    /// An empty tally over `qis` quasi-identifiers.
     pub fn new(qis: usize) -> Tally {
         Tally {
             cells: vec![FxHashMap::default(); qis],

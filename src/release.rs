@@ -14,6 +14,7 @@ use crate::table::{Column, LineEnding};
 /// Non-QI columns are released as they are (identifiers not at all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
+    /// Per QI (config order): each row's generalized cell.
     pub cells: Vec<Vec<Cell>>,
 }
 
@@ -46,6 +47,7 @@ impl Release {
         Release { cells }
     }
 
+    /// The number of rows.
     pub fn rows(&self) -> usize {
         self.cells.first().map_or(0, Vec::len)
     }

@@ -10,31 +10,46 @@ use crate::dataset::Dataset;
 use crate::metrics::{Metrics, measure};
 use crate::privacy::PrivacyModel;
 
+/// One constraint of the privacy model: k over some QIs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConstraintSummary {
+    /// The constrained quasi-identifiers' names.
     pub qi: Vec<String>,
+    /// Rows each class over them must hold.
     pub k: usize,
 }
 
+/// What an anonymization did: its parameters, its release's classes and
+/// suppressions, and the utility it kept (docs/JSON.md, "report").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The algorithm's name.
     pub algorithm: String,
     /// The largest k of the constraint set (the k of a single constraint).
     pub k: usize,
+    /// The constraint set.
     pub constraints: Vec<ConstraintSummary>,
+    /// The seed of randomized steps.
     pub seed: u64,
+    /// Rows of the input.
     pub rows: usize,
+    /// Rows released with `*` in every QI.
     pub suppressed: usize,
+    /// The most rows the algorithm may suppress.
     pub suppression_budget: usize,
     /// Classes over the constrained QIs, suppressed rows left out.
     pub classes: usize,
+    /// The smallest class (`None`: every row suppressed).
     pub min_class: Option<usize>,
     /// Global recoding: one level per QI in config order.
     pub levels: Option<Vec<usize>>,
     /// Incognito: every minimal k-anonymous level vector.
     pub minimal_levels: Option<Vec<Vec<usize>>>,
+    /// The quasi-identifiers' names, in config order.
     pub qis: Vec<String>,
+    /// The utility kept (Precision, NCP, GLM, DM, C_avg).
     pub metrics: Metrics,
+    /// The anonymization's wall-clock time.
     pub elapsed_ms: f64,
 }
 

@@ -18,10 +18,13 @@ use crate::table::Column;
 pub struct ArchiveCheck {
     /// The format version, "major.minor".
     pub format: String,
+    /// The most rows the claim lets the release suppress.
     pub suppression_budget: u64,
+    /// The suppressed rows are within the budget.
     pub within_budget: bool,
     /// The claim holds and the suppressed rows are within the budget.
     pub holds: bool,
+    /// The claim recomputed from the released QI columns.
     pub claim: ClaimReport,
 }
 

@@ -81,7 +81,9 @@ impl SealOptions {
 pub struct KeyOptions {
     /// age identity files (`AGE-SECRET-KEY-1...` lines).
     pub identities: Vec<PathBuf>,
+    /// A passphrase given in memory (the Python package's argument).
     pub passphrase: Option<String>,
+    /// A file whose first line is the passphrase.
     pub passphrase_file: Option<PathBuf>,
 }
 

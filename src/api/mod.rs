@@ -47,6 +47,7 @@ pub mod distributed;
 mod init;
 mod keys;
 mod pack;
+mod results;
 mod verify;
 
 pub use archive::{
@@ -59,6 +60,12 @@ pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
+pub use results::{
+    AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
+    GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PublishResult,
+    RESTORE_CHECKS, RestoreResult, StreamPackFigures, StreamResult, VerifyResult, Versioned,
+    format_name, seal_name,
+};
 pub use verify::{
     ConstraintSpec, VerifyOptions, read_release, verify_archive_models, verify_table,
 };
@@ -70,7 +77,12 @@ pub enum ConfigSource {
     File(PathBuf),
     /// TOML text in memory; `path` names it in messages and locates the
     /// hierarchy files (relative to its folder).
-    Text { path: PathBuf, text: String },
+    Text {
+        /// Where the text would live: names it, locates its hierarchies.
+        path: PathBuf,
+        /// The TOML text.
+        text: String,
+    },
     /// A config already parsed.
     Parsed(Config),
 }
@@ -79,10 +91,13 @@ pub enum ConfigSource {
 /// `--algorithm`, `--k`, `--seed`, `--suppression-limit`).
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
+    /// The algorithm's name, replacing `[algorithm] name`.
     pub algorithm: Option<String>,
     /// k over all QIs; replaces any constraint set.
     pub k: Option<usize>,
+    /// The seed of randomized steps, replacing `[algorithm] seed`.
     pub seed: Option<u64>,
+    /// The fraction of rows that may be suppressed, replacing `[privacy] suppression_limit`.
     pub suppression_limit: Option<f64>,
 }
 
@@ -134,8 +149,11 @@ pub fn config_files(config: &Config) -> Vec<PathBuf> {
 
 /// Everything an anonymization produced.
 pub struct Anonymized {
+    /// The table bound to its config.
     pub data: Dataset,
+    /// The release and the algorithm's own figures.
     pub outcome: anonymize::Outcome,
+    /// The report on the release.
     pub report: Report,
 }
 
@@ -211,7 +229,7 @@ pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Ano
     anonymize_table(&config, table)
 }
 
-/// Anonymizes an Arrow table in memory as [`anonymize`] does its
+/// Anonymizes an Arrow table in memory as [`anonymize()`] does its
 /// [`arrow_input`], without the canonical CSV only an archive needs (the
 /// table is the one its texts make); returns the layout too, which types
 /// [`Anonymized::release_batch`].

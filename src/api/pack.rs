@@ -20,6 +20,7 @@ use crate::{Error, Result};
 pub struct PackOptions {
     /// The private part's difference coding (`spec/CODING.md`).
     pub mode: DiffMode,
+    /// The private part's envelope.
     pub seal: Seal,
 }
 
@@ -27,6 +28,7 @@ pub struct PackOptions {
 pub struct Packed {
     /// The whole `.karc` file.
     pub bytes: Vec<u8>,
+    /// The anonymization's report.
     pub report: Report,
 }
 
@@ -67,7 +69,7 @@ pub fn pack(
     })
 }
 
-/// Anonymizes a table input and packs it: [`anonymize`] then [`pack`].
+/// Anonymizes a table input and packs it: [`anonymize()`] then [`pack`].
 pub fn pack_input(
     config: &Config,
     name: &Path,
@@ -91,7 +93,9 @@ pub struct StreamPackOptions {
 
 /// What a streamed pack did.
 pub struct StreamPacked {
+    /// FADS or CASTLE.
     pub algorithm: StreamAlgorithm,
+    /// The stream's figures and the release's report.
     pub report: StreamPackReport,
 }
 
@@ -133,12 +137,19 @@ pub fn pack_stream(
 /// come from the config's `[algorithm]` keys, then the defaults.
 #[derive(Debug, Clone, Default)]
 pub struct StreamOverrides {
+    /// Distinct persons per released class (`[privacy] k`).
     pub k: Option<usize>,
+    /// The seed of random choices (`[algorithm] seed`).
     pub seed: Option<u64>,
+    /// The delay bound delta (`[algorithm] delay`).
     pub delay: Option<usize>,
+    /// FADS: the loss bound of reusable clusters.
     pub tau: Option<f64>,
+    /// FADS: reusable clusters kept, as c0 * delay / k.
     pub c0: Option<f64>,
+    /// CASTLE: most clusters under construction.
     pub beta: Option<usize>,
+    /// CASTLE: published clusters whose mean loss is its tau.
     pub mu: Option<usize>,
 }
 

@@ -15,6 +15,7 @@ use crate::{Error, Result};
 /// column.
 #[derive(Debug, Clone)]
 pub struct VerifyOptions {
+    /// The quasi-identifier columns k is checked over.
     pub qi: Vec<String>,
     /// k over all the `qi` columns.
     pub k: Option<usize>,
@@ -31,7 +32,9 @@ pub struct VerifyOptions {
 /// One k over some columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstraintSpec {
+    /// The constrained columns.
     pub columns: Vec<String>,
+    /// Rows each class over them must hold.
     pub k: usize,
 }
 

@@ -1012,9 +1012,9 @@ impl Layout {
     }
 
     /// Renders as [`Layout::render`] and returns the bytes with their
-    /// CRC-32. From [`PARALLEL_BYTES`] expected bytes on (the length the
+    /// CRC-32. From `PARALLEL_BYTES` expected bytes on (the length the
     /// caller expects; the output is right whatever it is), a second thread
-    /// renders the last [`CALLER_SHARE`] of the records into its own buffer
+    /// renders the last `CALLER_SHARE` of the records into its own buffer
     /// while this one renders the first into the output; each takes the
     /// checksum of its own bytes as it renders them, and the two combine.
     pub fn render_hashed<T: Texts + Sync>(&self, texts: &T, expected_len: usize) -> (Vec<u8>, u32) {
@@ -1053,7 +1053,7 @@ impl Layout {
     /// caller that keeps its own second thread (a restore first gives it
     /// sections to decode): [`Halves::head`] on the calling thread,
     /// [`Halves::tail`] on the other, then [`Halves::join`]. For expected
-    /// lengths from [`PARALLEL_BYTES`] on ([`Layout::renders_on_two_threads`]).
+    /// lengths from `PARALLEL_BYTES` on ([`Layout::renders_on_two_threads`]).
     pub fn halves<'a, T: Texts>(&'a self, texts: &'a T, expected_len: usize) -> Halves<'a, T> {
         Layout::split(Renderer::new(self, texts), expected_len)
     }

@@ -7,7 +7,7 @@
 //! of the original CSV, its CRC-32 and the digest of the public part),
 //! sealed in an `age` envelope.
 //!
-//! Modules follow the format's structure: [`format`] (magic, version,
+//! Modules follow the format's structure: [`format`](mod@format) (magic, version,
 //! section table, CRC-32), [`meta`] (the postcard structures), [`layout`]
 //! (how the original CSV's bytes are re-rendered), [`seal`] (the age
 //! envelope), [`pipeline`] (row groups in, a file out: the one writer of

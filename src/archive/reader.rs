@@ -345,7 +345,7 @@ impl Archive {
 
     /// The released QI columns of the whole table, in claim order (each
     /// row's symbol). Built on first use from the classes: a restore reads
-    /// the rows by class instead ([`Archive::group_rows`]).
+    /// the rows by class instead (`Archive::group_rows`).
     pub fn released(&self) -> &[ReleasedColumn] {
         self.released.get_or_init(|| {
             let columns_of = |g: usize| -> Vec<ReleasedColumn> {
@@ -590,7 +590,7 @@ impl Archive {
     }
 
     /// The restored original as an Arrow record batch
-    /// ([`Archive::original_batch`]) of a file already open.
+    /// (`Archive::original_batch`) of a file already open.
     pub fn restore_batch(&self, key: Option<&Key>) -> Result<RecordBatch> {
         let mut parts = self.private_parts(key)?;
         let extras = parts.arrow.take();
@@ -599,7 +599,7 @@ impl Archive {
     }
 
     /// [`Archive::from_bytes_and_restore`] to an Arrow record batch
-    /// ([`Archive::original_batch`]): the original is restored and checked
+    /// (`Archive::original_batch`): the original is restored and checked
     /// as for a CSV output first.
     pub fn from_bytes_and_restore_batch(
         path: &Path,

@@ -166,7 +166,7 @@ impl<'a> ByteReader<'a> {
         })
     }
 
-    /// Reads what [`put_coded`] wrote: `n` symbols over `0..alphabet`.
+    /// Reads what `put_coded` wrote: `n` symbols over `0..alphabet`.
     pub fn coded(
         &mut self,
         what: &'static str,

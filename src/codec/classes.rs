@@ -180,7 +180,7 @@ impl ReleasedClasses {
 
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
 /// table column as a coded stream; the rows' classes in the coding
-/// [`choose_rows_coding`] picks.
+/// `choose_rows_coding` picks.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
     let codings = [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range]
         .map(|coding| rows_coded(classes, coding));

@@ -924,7 +924,7 @@ impl<'a> OriginalsDecoding<'a> {
         })
     }
 
-    /// How many threads pay: one below [`PARALLEL_CELLS`], else the
+    /// How many threads pay: one below `PARALLEL_CELLS`, else the
     /// machine's cores, at most one per QI.
     pub fn threads(&self) -> usize {
         section_threads(

@@ -23,8 +23,10 @@ pub enum Compressor {
 }
 
 impl Compressor {
+    /// Every compressor, in the order reports list them.
     pub const ALL: [Compressor; 3] = [Compressor::Zip, Compressor::Zstd, Compressor::Xz];
 
+    /// The compressor and its level, as reports name it (`zip`, `zstd-19`, `xz-9e`).
     pub fn name(self) -> &'static str {
         match self {
             Compressor::Zip => "zip",
@@ -84,10 +86,15 @@ impl Compressor {
 /// Size and times of one compressor on one input.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Measurement {
+    /// Which compressor.
     pub compressor: Compressor,
+    /// Bytes compressed.
     pub input_bytes: u64,
+    /// Bytes it made.
     pub bytes: u64,
+    /// Compressing, the fastest run.
     pub compress_ms: f64,
+    /// Decompressing (checked equal), the fastest run.
     pub decompress_ms: f64,
 }
 

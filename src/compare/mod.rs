@@ -34,8 +34,11 @@ use baseline::{Compressor, Measurement, measure};
 /// What to compare.
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
+    /// The algorithms, in the rows' order.
     pub algorithms: Vec<Algorithm>,
+    /// The k values, each algorithm's rows in this order.
     pub ks: Vec<usize>,
+    /// The private part's difference modes, each (algorithm, k) in this order.
     pub modes: Vec<DiffMode>,
     /// Also measure zstd and xz.
     pub baselines: bool,
@@ -46,25 +49,36 @@ pub struct CompareOptions {
 /// Another compressor on the original and the release.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BaselineRow {
+    /// The compressor and its level (`zstd-19`, `xz-9e`).
     pub compressor: &'static str,
+    /// The original CSV compressed.
     pub original_bytes: u64,
+    /// The release CSV compressed.
     pub release_bytes: u64,
+    /// Compressing the original.
     pub compress_ms: f64,
+    /// Decompressing the original.
     pub decompress_ms: f64,
 }
 
 /// One (algorithm, k, mode) measurement.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompareRow {
+    /// The algorithm's name.
     pub algorithm: String,
+    /// Its k.
     pub k: usize,
+    /// The private part's difference mode.
     pub mode: String,
+    /// Rows of the table.
     pub rows: usize,
     /// The original CSV.
     pub original_bytes: u64,
     /// The release as CSV (`karc export`).
     pub release_csv_bytes: u64,
+    /// zip of the original CSV.
     pub zip_original_bytes: u64,
+    /// zip of the release CSV.
     pub zip_release_bytes: u64,
     /// karc's public part (the release, its claim, hierarchies, metadata).
     pub public_bytes: u64,
@@ -74,27 +88,35 @@ pub struct CompareRow {
     pub total_bytes: u64,
     /// The private part after sealing for one X25519 recipient.
     pub sealed_bytes: u64,
+    /// The whole `.karc` file, sealed.
     pub file_bytes: u64,
     /// Paper 004's rates: private / original and public / release CSV.
     pub rate_original: f64,
+    /// public / release CSV.
     pub rate_release: f64,
+    /// zip's rate on the original.
     pub zip_rate_original: f64,
+    /// zip's rate on the release.
     pub zip_rate_release: f64,
     /// 1 - private / zip of the original.
     pub reduction_original_vs_zip: f64,
     /// 1 - public / zip of the release.
     pub reduction_release_vs_zip: f64,
+    /// The anonymization.
     pub anonymize_ms: f64,
     /// Writing the archive (encoding, sealing), without the anonymization.
     pub karc_pack_ms: f64,
+    /// zip of the original.
     pub zip_ms: f64,
     /// karc_pack_ms / zip_ms.
     pub pack_vs_zip: f64,
     /// Opening (integrity and claim checks), unsealing, decoding, rendering.
     pub karc_restore_ms: f64,
+    /// unzip of the original.
     pub unzip_ms: f64,
     /// karc_restore_ms / unzip_ms.
     pub restore_vs_unzip: f64,
+    /// The other compressors (`--baselines`; empty without).
     pub baselines: Vec<BaselineRow>,
 }
 
@@ -271,30 +293,69 @@ pub fn compare_bytes(
     Ok(rows)
 }
 
-/// The rows as a bar chart of bytes: zip and karc, original and release.
-pub fn size_chart(rows: &[CompareRow], title: &str) -> chart::BarChart {
-    chart::BarChart {
+/// The chart of `rows`' sizes: one group per (algorithm, k) in their
+/// order, one bar per karc mode, then zip and the other baselines.
+pub fn size_chart(rows: &[CompareRow], title: &str) -> chart::SizeChart {
+    let mut modes: Vec<&str> = Vec::new();
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for r in rows {
+        if !modes.contains(&r.mode.as_str()) {
+            modes.push(&r.mode);
+        }
+        if !keys.contains(&(r.algorithm.as_str(), r.k)) {
+            keys.push((&r.algorithm, r.k));
+        }
+    }
+    let baselines: Vec<&str> = rows
+        .first()
+        .map(|r| r.baselines.iter().map(|b| b.compressor).collect())
+        .unwrap_or_default();
+    let mut series: Vec<String> = modes.iter().map(|m| format!("karc {m}")).collect();
+    series.push("zip".to_owned());
+    series.extend(baselines.iter().map(|b| b.to_string()));
+    let groups = keys
+        .iter()
+        .map(|&(algorithm, k)| {
+            let of = |r: &&CompareRow| r.algorithm == algorithm && r.k == k;
+            let mut bars: Vec<Option<chart::Stack>> = modes
+                .iter()
+                .map(|m| {
+                    rows.iter()
+                        .filter(of)
+                        .find(|r| r.mode == *m)
+                        .map(|r| chart::Stack {
+                            original: r.private_bytes,
+                            release: r.public_bytes,
+                        })
+                })
+                .collect();
+            let first = rows.iter().find(of);
+            bars.push(first.map(|r| chart::Stack {
+                original: r.zip_original_bytes,
+                release: r.zip_release_bytes,
+            }));
+            for b in &baselines {
+                bars.push(first.and_then(|r| {
+                    let row = r.baselines.iter().find(|x| x.compressor == *b)?;
+                    Some(chart::Stack {
+                        original: row.original_bytes,
+                        release: row.release_bytes,
+                    })
+                }));
+            }
+            chart::Group {
+                algorithm: algorithm.to_owned(),
+                k,
+                bars,
+            }
+        })
+        .collect();
+    let default = DiffMode::default().name();
+    chart::SizeChart {
         title: title.to_owned(),
-        unit: "bytes".to_owned(),
-        series: vec![
-            "zip of the original CSV".into(),
-            "karc private part (restores the original)".into(),
-            "zip of the release CSV".into(),
-            "karc public part (the release)".into(),
-        ],
-        groups: rows
-            .iter()
-            .map(|r| {
-                (
-                    format!("{} k={} {}", r.algorithm, r.k, r.mode),
-                    vec![
-                        Some(r.zip_original_bytes as f64),
-                        Some(r.private_bytes as f64),
-                        Some(r.zip_release_bytes as f64),
-                        Some(r.public_bytes as f64),
-                    ],
-                )
-            })
-            .collect(),
+        karc_series: modes.iter().position(|m| *m == default).unwrap_or(0),
+        zip_series: modes.len(),
+        series,
+        groups,
     }
 }

@@ -48,7 +48,9 @@ fn json_rows_are_complete_and_consistent() {
     ]);
     let (code, stdout, stderr) = outcome(&o);
     assert_eq!(code, 0, "{stderr}");
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["schema"], "karc.compare/1");
+    let rows = doc["rows"].as_array().unwrap();
     let modes = rows
         .iter()
         .map(|r| r["mode"].as_str().unwrap().to_owned())
@@ -60,7 +62,7 @@ fn json_rows_are_complete_and_consistent() {
     );
     assert_eq!(rows.len(), 2 * 2 * modes.len());
     let original = std::fs::metadata(&input).unwrap().len();
-    for r in &rows {
+    for r in rows {
         for key in KEYS {
             assert!(!r[key].is_null(), "{key} missing in {r}");
         }
@@ -115,7 +117,7 @@ fn json_rows_are_complete_and_consistent() {
         );
     }
     let svg = std::fs::read_to_string(&chart).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("datafly k=5"));
+    assert!(svg.starts_with("<svg") && svg.contains("datafly") && svg.contains("k=50"));
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod api;
 mod archive;
 mod arrow;
 mod bad_input;
+mod cli;
 mod codec;
 mod config_docs;
 mod constraints;

@@ -3,29 +3,39 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::api::{self, ConfigSource, Overrides};
+use karc::api::{self, AnonymizeResult, ConfigSource, Overrides, format_name};
 use karc::arrow::{TableFormat, TableInput, write_batch};
 use karc::config::Config;
 use karc::io::{Access, Output, input_name};
 use karc::report::Report;
 
-use crate::cli::{AnonymizeArgs, AnonymizerArgs};
+use crate::cli::{AnonymizeArgs, AnonymizerArgs, ConfigArgs};
 use crate::files::refuse_overwriting;
+use crate::json::Json;
 
 /// Loads the config and applies the command-line overrides.
 pub fn load_config(args: &AnonymizerArgs) -> Result<Config> {
+    load_config_with(&args.config, args.algorithm.clone(), args.k)
+}
+
+/// Loads the config and applies the overrides of `args`, `algorithm` and `k`.
+pub fn load_config_with(
+    args: &ConfigArgs,
+    algorithm: Option<String>,
+    k: Option<usize>,
+) -> Result<Config> {
     Ok(api::load_config(
         &ConfigSource::File(args.config.clone()),
         &Overrides {
-            algorithm: args.algorithm.clone(),
-            k: args.k,
+            algorithm,
+            k,
             seed: args.seed,
             suppression_limit: args.suppression_limit,
         },
     )?)
 }
 
-pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
+pub fn run(args: AnonymizeArgs, json: Json) -> Result<ExitCode> {
     let mut config = load_config(&args.anonymizer)?;
     if args.models.definitions != karc::privacy::Definitions::default() {
         anyhow::bail!(
@@ -39,9 +49,12 @@ pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     api::check_algorithm(&config)?;
+    let spinner = crate::progress::spinner("anonymizing");
     let input = TableInput::open(&args.input)?;
     let a = api::anonymize(&config, &input_name(&args.input), &input)?;
-    match TableFormat::from_path(&args.output) {
+    spinner.set_message("writing the release");
+    let format = TableFormat::from_path(&args.output);
+    match format {
         TableFormat::Csv => output.write(|w| {
             a.write_csv(w)
                 .map_err(|e| karc::Error::io(output.name(), e))
@@ -51,7 +64,14 @@ pub fn run(args: AnonymizeArgs) -> Result<ExitCode> {
             output.write(|w| write_batch(w, &output.name(), format, &batch))?
         }
     }
-    tell_report(&a.report, report_json.as_ref())?;
+    spinner.finish_and_clear();
+    tell_report(&a.report, report_json.as_ref(), json)?;
+    json.print(&AnonymizeResult {
+        input: input_name(&args.input).display().to_string(),
+        output: output.name().display().to_string(),
+        format: format_name(format),
+        report: a.report,
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -61,12 +81,14 @@ pub fn report_output(path: Option<&std::path::Path>) -> Result<Option<Output>> {
 }
 
 /// Writes the report as JSON when asked (`--report-json`) and its summary
-/// on stderr: the end of `anonymize` and of `pack`.
-pub fn tell_report(report: &Report, json: Option<&Output>) -> Result<()> {
-    if let Some(out) = json {
+/// on stderr (unless `--json` tells it): the end of `anonymize` and of `pack`.
+pub fn tell_report(report: &Report, report_json: Option<&Output>, json: Json) -> Result<()> {
+    if let Some(out) = report_json {
         write_json(out, report)?;
     }
-    eprintln!("{}", report.summary());
+    if !json.on() {
+        eprintln!("{}", report.summary());
+    }
     Ok(())
 }
 

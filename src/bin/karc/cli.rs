@@ -1,7 +1,7 @@
 //! The command line: argument definitions only (behaviour lives in one
 //! module per command).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -138,6 +138,11 @@ fn positive(text: &str) -> Result<f64, String> {
                   Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input."
 )]
 pub struct Cli {
+    /// Print the result as one JSON document (schemas in docs/JSON.md), on standard output, or on
+    /// standard error when standard output carries the command's data (`-o -`, `karc stream`); an
+    /// error is a `karc.error/1` document there too.
+    #[arg(long, global = true)]
+    pub json: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -162,24 +167,58 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Sizes and times against zip (and zstd, xz) per algorithm and k.
     Compare(CompareArgs),
+    /// Print a shell's completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the man page karc(1) (roff), or write one page per command with --dir.
+    Man(ManArgs),
     /// Make an age X25519 identity to seal archives for (its public key goes to stdout).
     Keygen(KeygenArgs),
     /// Write a commented config for a table, with hierarchies built from its values.
     Init(InitArgs),
 }
 
+impl Command {
+    /// The output that may be standard output (`-`), which a `--json`
+    /// document must then leave to the data.
+    pub fn data_output(&self) -> Option<&Path> {
+        match self {
+            Command::Anonymize(a) => Some(&a.output),
+            Command::Pack(a) => Some(&a.output),
+            Command::Restore(a) => Some(&a.output),
+            Command::Export(a) => Some(&a.output),
+            Command::Publish(a) => Some(&a.output),
+            Command::Compare(a) => a.output.as_deref(),
+            Command::Completions(a) => Some(&a.output),
+            Command::Man(a) => a.dir.is_none().then_some(a.output.as_path()),
+            Command::Init(a) => Some(&a.output),
+            // No -o, or -y: the identity (or the recipients) on standard output.
+            Command::Keygen(a) => Some(a.output.as_deref().unwrap_or(Path::new("-"))),
+            Command::Stream(_) => Some(Path::new("-")),
+            Command::Verify(_) | Command::Inspect(_) => None,
+        }
+    }
+}
+
 /// What every anonymizing command takes: the config and its overrides.
 #[derive(Debug, Args)]
 pub struct AnonymizerArgs {
-    /// The TOML config (column roles, types, hierarchies, privacy, algorithm).
-    #[arg(long, short = 'c')]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Algorithm, overriding [algorithm] name.
     #[arg(long, short = 'a')]
     pub algorithm: Option<String>,
     /// k over all QIs, overriding [privacy] k and any constraint set.
     #[arg(long, short = 'k', value_parser = count)]
     pub k: Option<usize>,
+}
+
+/// The config and the overrides of every command that reads one
+/// (`compare` takes its algorithms and k values as lists instead).
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The TOML config (column roles, types, hierarchies, privacy, algorithm).
+    #[arg(long, short = 'c')]
+    pub config: PathBuf,
     /// Seed of randomized steps, overriding [algorithm] seed.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -209,8 +248,8 @@ pub struct AnonymizeArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// A release CSV, Parquet or Arrow IPC table, or a .karc file (recognized by its magic or extension; the
-    /// other flags are then unused); `-`: standard input.
+    /// A release CSV, Parquet or Arrow IPC table, or a .karc file (recognized by its magic or extension; it
+    /// carries its own claim, so the other flags are refused); `-`: standard input.
     pub input: PathBuf,
     /// Quasi-identifier columns, comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -221,17 +260,14 @@ pub struct VerifyArgs {
     /// A constraint "col,col:K" (repeatable), checked on its own columns.
     #[arg(long = "constraint")]
     pub constraints: Vec<String>,
-    /// How all-`*` rows count: mask (exempt) or strict (one ordinary class).
-    #[arg(long, default_value = "mask")]
-    pub suppressed: karc::config::SuppressionPolicy,
+    /// How all-`*` rows count: mask (exempt; the default) or strict (one ordinary class).
+    #[arg(long)]
+    pub suppressed: Option<karc::config::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// Field delimiter (detected when absent).
+    /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
     pub delimiter: Option<char>,
-    /// Print the report as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -477,9 +513,6 @@ pub struct PublishArgs {
 pub struct InspectArgs {
     /// The .karc file (`-`: standard input).
     pub input: PathBuf,
-    /// Print everything as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
     /// Optional key, to report the private part's sizes per column when it is sealed.
     #[command(flatten)]
     pub key: KeyArgs,
@@ -498,9 +531,9 @@ pub enum OutputFormat {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The config, and overrides of its privacy and seed settings.
+    /// The config, and overrides of its suppression limit and seed.
     #[command(flatten)]
-    pub anonymizer: AnonymizerArgs,
+    pub config: ConfigArgs,
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
     /// its magic bytes).
     pub input: PathBuf,
@@ -513,13 +546,13 @@ pub struct CompareArgs {
     /// Difference modes of the private part, comma-separated (default: all).
     #[arg(long = "mode", value_delimiter = ',')]
     pub modes: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: OutputFormat,
+    /// Output format of the rows (default: table; json with --json).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
     /// Write the rows here instead of standard output (atomically).
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Also write an SVG bar chart of the sizes.
+    /// Also draw a bar chart of the sizes: SVG, or PNG for a .png path.
     #[arg(long)]
     pub chart: Option<PathBuf>,
     /// Add zstd and xz beside zip.
@@ -528,4 +561,24 @@ pub struct CompareArgs {
     /// Timed runs of each step (the fastest counts).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeats: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+    /// Where to write the script (`-`: standard output).
+    #[arg(long, short = 'o', default_value = "-")]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Where to write karc(1) (`-`: standard output).
+    #[arg(long, short = 'o', default_value = "-", conflicts_with = "dir")]
+    pub output: PathBuf,
+    /// Write karc.1 and a karc-COMMAND.1 page per command into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }

@@ -6,40 +6,54 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use karc::api::{self, CompareOptions};
+use karc::api::{CompareResult, Versioned};
 use karc::arrow::TableInput;
+use karc::compare::chart::ChartFormat;
 use karc::compare::{CompareRow, size_chart};
+use karc::io::is_std;
 use karc::io::{Access, Output, input_name};
 
-use crate::anonymize::load_config;
+use crate::anonymize::load_config_with;
 use crate::cli::{CompareArgs, OutputFormat};
+use crate::json::Json;
 use crate::progress;
 
 fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// The terminal table: bytes, reductions against zip, time ratios.
+/// The terminal table: bytes (karc's parts, zip's and any other
+/// baseline's copies of the original and the release), reductions against
+/// zip, time ratios.
 fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8} {:>10}",
-        "algorithm",
-        "k",
-        "mode",
-        "public",
-        "private",
-        "total",
-        "zip(orig)",
-        "zip(rel)",
-        "-orig",
-        "-rel",
-        "pack/zip",
-        "rest/unzip"
-    )?;
+    let baselines: Vec<&str> = rows
+        .first()
+        .map(|r| r.baselines.iter().map(|b| b.compressor).collect())
+        .unwrap_or_default();
+    let mut header = format!(
+        "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9}",
+        "algorithm", "k", "mode", "public", "private", "total", "zip(orig)", "zip(rel)"
+    );
+    // Each baseline's two columns are as wide as their names.
+    let widths: Vec<(usize, usize)> = baselines
+        .iter()
+        .map(|b| (b.len() + 6, b.len() + 5))
+        .collect();
+    for (b, (wo, wr)) in baselines.iter().zip(&widths) {
+        header.push_str(&format!(
+            " {:>wo$} {:>wr$}",
+            format!("{b}(orig)"),
+            format!("{b}(rel)")
+        ));
+    }
+    header.push_str(&format!(
+        " {:>8} {:>8} {:>8} {:>10}",
+        "-orig", "-rel", "pack/zip", "rest/unzip"
+    ));
+    writeln!(out, "{header}")?;
     for r in rows {
-        writeln!(
-            out,
-            "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8.2} {:>10.2}",
+        let mut line = format!(
+            "{:<24} {:>4} {:<14} {:>9} {:>9} {:>9} {:>10} {:>9}",
             r.algorithm,
             r.k,
             r.mode,
@@ -48,15 +62,26 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
             r.total_bytes,
             r.zip_original_bytes,
             r.zip_release_bytes,
+        );
+        for (b, (wo, wr)) in r.baselines.iter().zip(&widths) {
+            line.push_str(&format!(
+                " {:>wo$} {:>wr$}",
+                b.original_bytes, b.release_bytes
+            ));
+        }
+        line.push_str(&format!(
+            " {:>8} {:>8} {:>8.2} {:>10.2}",
             percent(r.reduction_original_vs_zip),
             percent(r.reduction_release_vs_zip),
             r.pack_vs_zip,
             r.restore_vs_unzip
-        )?;
+        ));
+        writeln!(out, "{line}")?;
     }
     writeln!(
         out,
-        "-orig: 1 - private / zip of the original; -rel: 1 - public / zip of the release; times are ratios (lower is faster)"
+        "bytes; (orig): the original compressed, (rel): the release compressed; \
+         -orig: 1 - private / zip(orig); -rel: 1 - public / zip(rel); times are ratios (lower is faster)"
     )
 }
 
@@ -147,16 +172,22 @@ fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     w.flush()
 }
 
-pub fn run(args: CompareArgs) -> Result<ExitCode> {
-    let config = load_config(&args.anonymizer)?;
-    if args.anonymizer.k.is_some() || args.anonymizer.algorithm.is_some() {
-        bail!("compare takes --ks and --algorithms (lists) instead of --k and --algorithm");
-    }
+pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
+    let config = load_config_with(&args.config, None, None)?;
+    let to_stdout = args.output.as_deref().is_none_or(is_std);
+    let format = match (args.format, json.on() && to_stdout) {
+        (None, true) | (Some(OutputFormat::Json), _) => OutputFormat::Json,
+        (Some(_), true) => bail!(
+            "--json prints the rows as JSON on standard output: drop --format, or write its rows to a file with -o"
+        ),
+        (format, false) => format.unwrap_or(OutputFormat::Table),
+    };
     let output = Output::new(
         args.output.as_deref().unwrap_or(std::path::Path::new("-")),
         Access::Public,
     )?;
     let chart = crate::anonymize::report_output(args.chart.as_deref())?;
+    let chart_format = args.chart.as_deref().map(ChartFormat::from_path);
     let mut inputs = api::config_files(&config);
     inputs.push(args.input.clone());
     crate::files::refuse_overwriting(&inputs, &[Some(&output), chart.as_ref()])?;
@@ -168,34 +199,42 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         repeats: args.repeats as usize,
     };
     let total = api::compare_rows(&options)? as u64;
-    let bar = progress::bar(total, "compare");
     // An Arrow input is compared as its canonical CSV (what karc seals).
     let original = TableInput::open(&args.input)?;
     let name = input_name(&args.input);
+    let bar = progress::bar(total, "compare");
     let rows = api::compare(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
     })?;
     bar.finish_and_clear();
+    let result = CompareResult {
+        input: name.display().to_string(),
+        rows,
+    };
     let render = |out: &mut dyn Write| -> std::io::Result<()> {
-        match args.format {
-            OutputFormat::Table => table(&rows, out),
-            OutputFormat::Csv => csv_rows(&rows, out),
+        match format {
+            OutputFormat::Table => table(&result.rows, out),
+            OutputFormat::Csv => csv_rows(&result.rows, out),
             OutputFormat::Json => {
-                serde_json::to_writer_pretty(&mut *out, &rows)?;
+                serde_json::to_writer_pretty(&mut *out, &result.document())?;
                 writeln!(out)
             }
         }
     };
     output.write(|w| render(w).map_err(|e| karc::Error::io(output.name(), e)))?;
-    if let Some(chart) = &chart {
+    if let (Some(chart), Some(chart_format)) = (&chart, chart_format) {
         let title = format!(
-            "karc vs zip on {} ({} rows): bytes",
+            "karc vs zip on {} ({} rows)",
             name.display(),
-            rows.first().map_or(0, |r| r.rows)
+            result.rows.first().map_or(0, |r| r.rows)
         );
-        let svg = size_chart(&rows, &title).to_svg();
-        chart.write_bytes(svg.as_bytes())?;
+        let bytes = size_chart(&result.rows, &title).render(chart_format, &chart.name())?;
+        chart.write_bytes(&bytes)?;
+    }
+    // Rows already printed as the document are not printed twice.
+    if !(to_stdout && format == OutputFormat::Json) {
+        json.print(&result)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,6 +18,12 @@ pub fn refuse_overwriting(inputs: &[PathBuf], outputs: &[Option<&Output>]) -> Re
 
 /// Opens and checks the archive a command names (`-`: standard input).
 pub fn open_archive(path: &Path, check: ClaimCheck) -> Result<Archive> {
+    open_archive_sized(path, check).map(|(archive, _)| archive)
+}
+
+/// [`open_archive`] and the file's size.
+pub fn open_archive_sized(path: &Path, check: ClaimCheck) -> Result<(Archive, u64)> {
     let bytes = Input::open_arg(path)?.into_vec();
-    Ok(api::open(&input_name(path), bytes, check)?)
+    let len = bytes.len() as u64;
+    Ok((api::open(&input_name(path), bytes, check)?, len))
 }

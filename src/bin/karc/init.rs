@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use karc::Error;
-use karc::api::InitOptions;
+use karc::api::{InitOptions, InitResult};
 use karc::io::{Access, Output, is_std};
 
 use crate::cli::InitArgs;
+use crate::json::Json;
 
-pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
     let to_stdout = is_std(&args.output);
     // Hierarchy files are named relative to the config's directory.
     let hierarchies_dir = match &args.hierarchies_dir {
@@ -52,7 +53,19 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Output::new(&args.output, Access::Public)?.write_bytes(output.config.as_bytes())?;
-    if !to_stdout {
+    if json.on() {
+        let hierarchy_files = match &args.hierarchies_dir {
+            Some(dir) => (output.hierarchies.iter())
+                .map(|(f, _)| dir.join(f).display().to_string())
+                .collect(),
+            None => Vec::new(),
+        };
+        json.print(&InitResult {
+            input: args.input.display().to_string(),
+            config: args.output.display().to_string(),
+            hierarchy_files,
+        })?;
+    } else if !to_stdout {
         eprintln!(
             "karc: wrote {}{}: review its roles, then `karc pack -c {} {} -o out.karc -r age1...`",
             args.output.display(),

@@ -3,18 +3,19 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::api::Inspection;
+use karc::api::{InspectResult, Inspection};
 
 use crate::cli::InspectArgs;
 use crate::files::open_archive;
+use crate::json::Json;
 use crate::keys::{claim_check, key_options};
 
-pub fn run(args: InspectArgs) -> Result<ExitCode> {
+pub fn run(args: InspectArgs, json: Json) -> Result<ExitCode> {
     let key = key_options(&args.key)?.key()?;
     let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
     let info = archive.inspect(key.as_ref())?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+    if json.on() {
+        json.print(&InspectResult(info))?;
     } else {
         print_text(&info);
     }

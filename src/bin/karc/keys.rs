@@ -5,10 +5,11 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use karc::Error;
-use karc::api::{KeyOptions, SealOptions};
+use karc::api::{KeyOptions, KeygenResult, SealOptions};
 use karc::io::{Access, Output};
 
 use crate::cli::{KeyArgs, KeygenArgs, SealArgs};
+use crate::json::Json;
 
 /// The sealing flags as the facade takes them (a passphrase asked for or
 /// read from the environment is given as text).
@@ -87,10 +88,19 @@ fn ask_new_passphrase() -> karc::Result<String> {
 
 /// `karc keygen`: a new identity to a file (public key on stdout), or to a
 /// standard output that is not a terminal (public key on stderr).
-pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
+pub fn keygen(args: KeygenArgs, json: Json) -> anyhow::Result<ExitCode> {
     if let Some(file) = &args.recipients_of {
-        for r in karc::api::recipients_of(file)? {
-            println!("{r}");
+        let recipients = karc::api::recipients_of(file)?;
+        if json.on() {
+            json.print(&KeygenResult {
+                created: false,
+                identity_file: file.display().to_string(),
+                recipients,
+            })?;
+        } else {
+            for r in recipients {
+                println!("{r}");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -107,11 +117,20 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
     };
     let identity = karc::api::keygen();
     let text = identity.text().as_bytes();
+    let result = |file: String| KeygenResult {
+        created: true,
+        identity_file: file,
+        recipients: vec![identity.recipient.to_string()],
+    };
     if to_stdout {
         let mut out = std::io::stdout().lock();
         out.write_all(text)?;
         out.flush()?;
-        eprintln!("Public key: {}", identity.recipient);
+        if json.on() {
+            json.print(&result("-".to_owned()))?;
+        } else {
+            eprintln!("Public key: {}", identity.recipient);
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let path = args.output.as_deref().expect("a file");
@@ -124,7 +143,11 @@ pub fn keygen(args: KeygenArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     Output::new(path, Access::Private)?.write_bytes(text)?;
-    println!("{}", identity.recipient);
+    if json.on() {
+        json.print(&result(path.display().to_string()))?;
+    } else {
+        println!("{}", identity.recipient);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,8 +6,10 @@ mod cli;
 mod compare;
 mod export;
 mod files;
+mod generate;
 mod init;
 mod inspect;
+mod json;
 mod keys;
 mod pack;
 mod progress;
@@ -22,6 +24,8 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use cli::{Cli, Command};
+use json::Json;
+use karc::api::ErrorResult;
 
 /// A closed pipe (`karc inspect f.karc | head`) ends the process quietly, as
 /// for any Unix filter, instead of failing a print with a panic.
@@ -43,26 +47,32 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
+    let json = Json::new(cli.json, cli.command.data_output());
     let result = match cli.command {
-        Command::Anonymize(args) => anonymize::run(args),
-        Command::Verify(args) => verify::run(args),
-        Command::Stream(args) => stream::run(args),
-        Command::Pack(args) => pack::run(args),
-        Command::Restore(args) => restore::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Publish(args) => publish::run(args),
-        Command::Inspect(args) => inspect::run(args),
-        Command::Compare(args) => compare::run(args),
-        Command::Keygen(args) => keys::keygen(args),
-        Command::Init(args) => init::run(args),
+        Command::Anonymize(args) => anonymize::run(args, json),
+        Command::Verify(args) => verify::run(args, json),
+        Command::Stream(args) => stream::run(args, json),
+        Command::Pack(args) => pack::run(args, json),
+        Command::Restore(args) => restore::run(args, json),
+        Command::Export(args) => export::run(args, json),
+        Command::Publish(args) => publish::run(args, json),
+        Command::Inspect(args) => inspect::run(args, json),
+        Command::Compare(args) => compare::run(args, json),
+        Command::Completions(args) => generate::completions(args, json),
+        Command::Man(args) => generate::man(args, json),
+        Command::Keygen(args) => keys::keygen(args, json),
+        Command::Init(args) => init::run(args, json),
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("karc: error: {}", karc::error::message(err.as_ref()));
+            let message = karc::error::message(err.as_ref());
+            eprintln!("karc: error: {message}");
             let code = err
                 .downcast_ref::<karc::Error>()
                 .map_or(2, karc::Error::exit_code);
+            // The error's document goes where the result's would have.
+            let _ = json.print(&ErrorResult::new(message, code, false));
             ExitCode::from(code)
         }
     }
@@ -89,8 +99,21 @@ fn usage_error(err: clap::Error) -> ExitCode {
         message.push_str(tip);
     }
     let message = message.strip_prefix("error: ").unwrap_or(&message);
-    eprintln!("karc: error: {} (see --help)", hide_secret_keys(message));
+    let message = format!("{} (see --help)", hide_secret_keys(message));
+    eprintln!("karc: error: {message}");
+    if json_asked() {
+        let _ = Json::Stdout.print(&ErrorResult::new(message, 2, true));
+    }
     ExitCode::from(2)
+}
+
+/// Whether `--json` is among the arguments (before any `--`), for a usage
+/// error clap reports before the arguments are parsed.
+fn json_asked() -> bool {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
 }
 
 /// `text` with every age secret key (a misplaced argument clap echoes)

@@ -5,21 +5,23 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use karc::api;
+use karc::api::{self, RESTORE_CHECKS, RestoreResult, format_name};
 use karc::arrow::{TableFormat, write_batch};
 use karc::io::{Access, Input, Output, input_name};
 
 use crate::cli::RestoreArgs;
 use crate::files::refuse_overwriting;
+use crate::json::Json;
 use crate::keys::{claim_check, key_options};
 
-pub fn run(args: RestoreArgs) -> Result<ExitCode> {
+pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Private)?;
     let key_options = key_options(&args.key)?;
     let mut inputs = key_options.files();
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output)])?;
     let key = key_options.key()?;
+    let spinner = crate::progress::spinner("restoring");
     let name = input_name(&args.input);
     let bytes = Input::open_arg(&args.input)?.into_vec();
     let check = claim_check(args.no_privacy_check);
@@ -29,12 +31,9 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
         // Arrow table it was (a CSV input: its columns as strings).
         let batch = api::open_and_restore_batch(&name, bytes, check, key.as_ref())?;
         output.write(|w| write_batch(w, &output.name(), format, &batch))?;
-        eprintln!(
-            "{}: restored {} rows, public part (BLAKE3) and CRC-32 verified",
-            output.name().display(),
-            batch.num_rows()
-        );
-        return Ok(ExitCode::SUCCESS);
+        let rows = batch.num_rows() as u64;
+        spinner.finish_and_clear();
+        return tell(&args, &output, format, None, Some(rows), json);
     }
     let len = if output.is_direct() {
         // Bytes written to a pipe or a terminal cannot be taken back: they
@@ -52,9 +51,38 @@ pub fn run(args: RestoreArgs) -> Result<ExitCode> {
             })
         })?
     };
-    eprintln!(
-        "{}: restored {len} bytes, public part (BLAKE3) and CRC-32 verified",
-        output.name().display()
-    );
+    spinner.finish_and_clear();
+    tell(&args, &output, format, Some(len), None, json)
+}
+
+/// What a restore says at the end: on stderr, or as its `--json` document.
+fn tell(
+    args: &RestoreArgs,
+    output: &Output,
+    format: TableFormat,
+    bytes: Option<u64>,
+    rows: Option<u64>,
+    json: Json,
+) -> Result<ExitCode> {
+    let result = RestoreResult {
+        input: input_name(&args.input).display().to_string(),
+        output: output.name().display().to_string(),
+        format: format_name(format),
+        bytes,
+        rows,
+        verified: RESTORE_CHECKS.to_vec(),
+    };
+    if json.on() {
+        json.print(&result)?;
+    } else {
+        let what = match (bytes, rows) {
+            (Some(b), _) => format!("{b} bytes"),
+            (None, r) => format!("{} rows", r.unwrap_or(0)),
+        };
+        eprintln!(
+            "{}: restored {what}, public part (BLAKE3) and CRC-32 verified",
+            result.output
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

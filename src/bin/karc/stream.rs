@@ -6,25 +6,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use karc::api::StreamOverrides;
+use karc::api::{StreamOverrides, StreamResult};
 use karc::config::Config;
 use karc::io::is_std;
-use karc::stream::{Schema, Stream, StreamAlgorithm, StreamParams, Summary, header_names};
+use karc::stream::{Schema, Stream, StreamAlgorithm, header_names};
 use karc::table::detect_delimiter;
-use serde::Serialize;
 
 use crate::cli::{StreamArgs, StreamParamArgs};
-
-/// The `--report-json` of `karc stream`.
-#[derive(Debug, Serialize)]
-struct StreamReport<'a> {
-    algorithm: &'static str,
-    #[serde(flatten)]
-    params: &'a StreamParams,
-    #[serde(flatten)]
-    summary: &'a Summary,
-    elapsed_ms: f64,
-}
+use crate::json::Json;
 
 /// The stream flags as the facade takes them.
 pub fn overrides(k: Option<usize>, seed: Option<u64>, p: &StreamParamArgs) -> StreamOverrides {
@@ -39,7 +28,7 @@ pub fn overrides(k: Option<usize>, seed: Option<u64>, p: &StreamParamArgs) -> St
     }
 }
 
-pub fn run(args: StreamArgs) -> Result<ExitCode> {
+pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
     let config = Config::load(&args.config)?;
     let algorithm = StreamAlgorithm::from_name(
         args.algorithm
@@ -158,15 +147,20 @@ pub fn run(args: StreamArgs) -> Result<ExitCode> {
     emit(&mut stream, &mut writer)?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     let summary = stream.summary();
+    let result = StreamResult {
+        algorithm: algorithm.name(),
+        params: stream.params().clone(),
+        summary,
+        elapsed_ms,
+    };
     if let Some(out) = &report_json {
-        let report = StreamReport {
-            algorithm: algorithm.name(),
-            params: stream.params(),
-            summary: &summary,
-            elapsed_ms,
-        };
-        crate::anonymize::write_json(out, &report)?;
+        // The summary as the schema has it, without the schema's name.
+        crate::anonymize::write_json(out, &result)?;
     }
+    if json.on() {
+        return json.print(&result).map(|()| ExitCode::SUCCESS);
+    }
+    let summary = &result.summary;
     eprintln!(
         "karc stream: {}: {} rows, {} suppressed, average information loss {:.4}, {} clusters, {} rows by reuse, longest delay {} arrivals, {:.0} ms",
         algorithm.name(),

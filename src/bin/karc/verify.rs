@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use karc::api::{self, ClaimCheck, VerifyOptions};
+use karc::api::{self, ArchiveFigures, ClaimCheck, VerifyOptions, VerifyResult};
 use karc::archive::format::hex_head;
 use karc::arrow::TableFormat;
 use karc::config::SuppressionPolicy;
@@ -12,12 +12,13 @@ use karc::io::{Input, input_name};
 use karc::privacy::ClaimReport;
 
 use crate::cli::VerifyArgs;
+use crate::json::Json;
 
-pub fn run(args: VerifyArgs) -> Result<ExitCode> {
+pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
     let name = input_name(&args.input);
     let bytes = Input::open_arg(&args.input)?;
     if looks_like_karc(&args.input, &bytes) {
-        return verify_archive(&args, &name, bytes.into_vec());
+        return verify_archive(&args, &name, bytes.into_vec(), json);
     }
     let csv = TableFormat::of_input(&args.input, &bytes) == TableFormat::Csv;
     if let Some(what) = binary(&bytes).filter(|_| csv) {
@@ -36,12 +37,19 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let table = api::read_release(&name, bytes.into_vec(), delimiter)?;
     let options = verify_options(&args)?;
     let report = api::verify_table(&table, &options)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let holds = report.holds();
+    if json.on() {
+        json.print(&VerifyResult {
+            file: name.display().to_string(),
+            kind: "table",
+            holds,
+            claim: report,
+            archive: None,
+        })?;
     } else {
         print_report(&name.display().to_string(), &report);
     }
-    Ok(if report.holds() {
+    Ok(if holds {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -58,7 +66,7 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
             .iter()
             .map(|c| c.parse())
             .collect::<karc::Result<_>>()?,
-        suppressed: args.suppressed,
+        suppressed: args.suppressed.unwrap_or(SuppressionPolicy::Mask),
         sensitive: args.models.sensitive.clone(),
         models: args.models.models(),
     })
@@ -187,32 +195,41 @@ fn binary(bytes: &[u8]) -> Option<String> {
 
 /// `karc verify FILE.karc`: integrity (every section's CRC, structure),
 /// then the claim recomputed from the released QI columns.
-fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<ExitCode> {
-    if !args.qi.is_empty() || args.k.is_some() || !args.constraints.is_empty() {
-        bail!("--qi, --k and --constraint apply to CSV files; a .karc file carries its own claim");
+fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) -> Result<ExitCode> {
+    if !args.qi.is_empty()
+        || args.k.is_some()
+        || !args.constraints.is_empty()
+        || args.delimiter.is_some()
+        || args.suppressed.is_some()
+    {
+        bail!(
+            "--qi, --k, --constraint, --suppressed and --delimiter apply to release tables; \
+             a .karc file carries its own claim"
+        );
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
     let archive = api::open(name, bytes, ClaimCheck::Skip)?;
-    let check = archive.verify()?;
+    let mut check = archive.verify()?;
     // The models beyond k, measured on the release when --sensitive names columns.
-    let models = if args.models.sensitive.is_empty() {
-        None
-    } else {
+    if !args.models.sensitive.is_empty() {
         let m = args.models.models();
-        api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models
-    };
-    if args.json {
-        let out = serde_json::json!({
-            "file": name.display().to_string(),
-            "format": check.format,
-            "integrity": "ok",
-            "suppression_budget": check.suppression_budget,
-            "within_budget": check.within_budget,
-            "holds": check.holds && models.as_ref().is_none_or(|m| m.holds()),
-            "claim": check.claim,
-            "models": models,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        check.claim.models =
+            api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models;
+    }
+    let holds = check.holds && check.claim.models.as_ref().is_none_or(|m| m.holds());
+    if json.on() {
+        json.print(&VerifyResult {
+            file: name.display().to_string(),
+            kind: "archive",
+            holds,
+            claim: check.claim,
+            archive: Some(ArchiveFigures {
+                format: check.format,
+                integrity: "ok",
+                suppression_budget: check.suppression_budget,
+                within_budget: check.within_budget,
+            }),
+        })?;
     } else {
         println!(
             "{}: karc format {}, integrity ok (every section's CRC-32)",
@@ -231,10 +248,6 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>) -> Result<Exit
             }
         );
     }
-    if let (Some(m), false) = (&models, args.json) {
-        print_models(m);
-    }
-    let holds = check.holds && models.as_ref().is_none_or(|m| m.holds());
     Ok(if holds {
         ExitCode::SUCCESS
     } else {

@@ -1,0 +1,511 @@
+//! The command line as a user meets it: every flag each `--help` lists is
+//! accepted by that command, and every command's `--json` document parses,
+//! names its schema and has exactly the keys docs/JSON.md lists for it.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::{fixture, karc, outcome};
+
+const RECIPIENT: &str = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
+
+/// Runs karc with `args` and `stdin` on its standard input.
+fn karc_stdin(args: &[String], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_karc"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run karc");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// The files the invocations read and write, in a temporary folder.
+struct Place {
+    dir: tempfile::TempDir,
+}
+
+impl Place {
+    fn new() -> Place {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Place { dir };
+        std::fs::write(p.path("recipients.txt"), format!("{RECIPIENT}\n")).unwrap();
+        std::fs::create_dir(p.path("man")).unwrap();
+        // A release to verify.
+        let (code, _, err) = run(&p.base("anonymize"));
+        assert_eq!(code, 0, "{err}");
+        std::fs::copy(p.path("release.csv"), p.path("verify.csv")).unwrap();
+        p
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// The smallest invocation of `command` that works (the small table of
+    /// the archive vectors, their archives and keys).
+    fn base(&self, command: &str) -> Vec<String> {
+        let src = |f: &str| {
+            fixture(&format!("archive/source/{f}"))
+                .display()
+                .to_string()
+        };
+        let valid = |f: &str| fixture(&format!("archive/valid/{f}")).display().to_string();
+        let key = fixture("archive/keys/identity.txt").display().to_string();
+        let (config, csv) = (src("small.toml"), src("small.csv"));
+        let args: Vec<String> = match command {
+            "anonymize" => vec![
+                "anonymize",
+                "-c",
+                &config,
+                &csv,
+                "-o",
+                &self.path("release.csv"),
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            "pack" => strings(&[
+                "pack",
+                "-c",
+                &config,
+                &csv,
+                "-o",
+                &self.path("a.karc"),
+                "--no-encryption",
+            ]),
+            "restore" => strings(&[
+                "restore",
+                &valid("sealed_small_x25519.karc"),
+                "-o",
+                &self.path("r.csv"),
+                "-i",
+                &key,
+            ]),
+            "export" => strings(&[
+                "export",
+                &valid("plain_small.karc"),
+                "-o",
+                &self.path("e.csv"),
+            ]),
+            "publish" => strings(&[
+                "publish",
+                &valid("plain_small.karc"),
+                "-o",
+                &self.path("p.karc"),
+            ]),
+            "inspect" => strings(&["inspect", &valid("plain_small.karc")]),
+            "verify" => strings(&[
+                "verify",
+                &self.path("verify.csv"),
+                "--qi",
+                "city,age",
+                "--k",
+                "2",
+            ]),
+            "stream" => strings(&["stream", "-c", &config, "-a", "fads", "--delay", "4"]),
+            "compare" => strings(&[
+                "compare",
+                "-c",
+                &config,
+                &csv,
+                "--algorithms",
+                "datafly",
+                "--ks",
+                "2",
+                "--mode",
+                "per-value-rans",
+                "--repeats",
+                "1",
+                "-o",
+                &self.path("rows.txt"),
+            ]),
+            "completions" => strings(&["completions", "bash", "-o", &self.path("karc.bash")]),
+            "man" => strings(&["man", "-o", &self.path("karc.1")]),
+            other => panic!("no invocation of `karc {other}`: add one to tests/karc/cli.rs"),
+        };
+        args
+    }
+
+    /// `command`'s invocation with `flag` (as `--help` lists it) given a
+    /// value that fits; `None` when the base invocation already has it.
+    fn with_flag(&self, command: &str, flag: &str) -> Option<Vec<String>> {
+        let mut args = self.base(command);
+        if args.iter().any(|a| a == flag) {
+            return None;
+        }
+        let valid = |f: &str| fixture(&format!("archive/valid/{f}")).display().to_string();
+        let pass = fixture("archive/keys/passphrase.txt").display().to_string();
+        let extra: Vec<String> = match (command, flag) {
+            (_, "--seed") => strings(&[flag, "7"]),
+            (_, "--k") => strings(&[flag, "2"]),
+            (_, "--suppression-limit") => strings(&[flag, "0.5"]),
+            (_, "--report-json") => strings(&[flag, &self.path("report.json")]),
+            (_, "--no-privacy-check") => strings(&[flag]),
+            ("stream", "--algorithm") => {
+                args.retain(|a| a != "-a" && a != "fads");
+                strings(&[flag, "castle"])
+            }
+            (_, "--algorithm") => strings(&[flag, "mondrian"]),
+            (_, "--mode") => strings(&[flag, "context"]),
+            (
+                "pack",
+                "--stream" | "--group-rows" | "--beta" | "--mu" | "--delay" | "--tau" | "--c0"
+                | "--pid",
+            ) => {
+                let castle = ["--beta", "--mu"].contains(&flag);
+                let mut extra =
+                    strings(&["--stream", "-a", if castle { "castle" } else { "fads" }]);
+                if flag != "--delay" {
+                    extra.extend(strings(&["--delay", "4"]));
+                }
+                if flag != "--stream" {
+                    extra.extend(strings(&stream_value(flag)));
+                }
+                extra
+            }
+            ("stream", "--beta" | "--mu") => {
+                args.retain(|a| a != "-a" && a != "fads");
+                strings(&["-a", "castle", flag, "3"])
+            }
+            ("stream", _) if ["--delay", "--tau", "--c0", "--pid"].contains(&flag) => {
+                strings(&stream_value(flag))
+            }
+            ("stream", "--row-column") => strings(&[flag, "rownum"]),
+            (
+                "pack",
+                "--recipient" | "--recipients-file" | "--passphrase-file" | "--work-factor",
+            ) => {
+                args.retain(|a| a != "--no-encryption");
+                match flag {
+                    "--recipient" => strings(&[flag, RECIPIENT]),
+                    "--recipients-file" => strings(&[flag, &self.path("recipients.txt")]),
+                    "--passphrase-file" => strings(&[flag, &pass]),
+                    _ => strings(&["--passphrase-file", &pass, flag, "10"]),
+                }
+            }
+            ("restore", "--passphrase-file") => {
+                args = strings(&[
+                    "restore",
+                    &valid("sealed_small_passphrase.karc"),
+                    "-o",
+                    &self.path("r.csv"),
+                ]);
+                strings(&[flag, &pass])
+            }
+            ("inspect", "--identity") => {
+                args = strings(&["inspect", &valid("sealed_small_x25519.karc")]);
+                strings(&[
+                    flag,
+                    &fixture("archive/keys/identity.txt").display().to_string(),
+                ])
+            }
+            ("inspect", "--passphrase-file") => {
+                args = strings(&["inspect", &valid("sealed_small_passphrase.karc")]);
+                strings(&[flag, &pass])
+            }
+            ("verify", "--constraint") => strings(&[flag, "city,age:2"]),
+            ("verify", "--suppressed") => strings(&[flag, "strict"]),
+            ("verify", "--sensitive" | "--l") => strings(&["--sensitive", "note", "--l", "1"]),
+            ("verify", "--delimiter") => strings(&[flag, ","]),
+            ("compare", "--format") => strings(&[flag, "csv"]),
+            ("compare", "--chart") => strings(&[flag, &self.path("chart.svg")]),
+            ("compare", "--baselines") => strings(&[flag]),
+            ("man", "--dir") => {
+                args.truncate(1);
+                strings(&[flag, &self.path("man")])
+            }
+            _ => {
+                panic!("`karc {command} --help` lists {flag}: give it a value in tests/karc/cli.rs")
+            }
+        };
+        args.extend(extra);
+        Some(args)
+    }
+}
+
+fn stream_value(flag: &str) -> Vec<&str> {
+    match flag {
+        "--delay" => vec![flag, "4"],
+        "--tau" => vec![flag, "0.4"],
+        "--c0" => vec![flag, "2"],
+        "--beta" | "--mu" | "--group-rows" => vec![flag, "3"],
+        _ => vec![flag, "id"],
+    }
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// Runs an invocation; `stream` reads the small table on its standard input.
+fn run(args: &[String]) -> (i32, String, String) {
+    let stdin = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    outcome(&karc_stdin(args, &stdin))
+}
+
+/// The subcommands `karc --help` lists.
+fn commands() -> Vec<String> {
+    let (code, help, _) = outcome(&karc(&["--help"]));
+    assert_eq!(code, 0);
+    let list = help.split("Commands:").nth(1).expect("a Commands section");
+    list.lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// The flags `karc COMMAND --help` lists, long and short (help and
+/// version left out).
+fn flags(command: &str) -> Vec<(String, Option<String>)> {
+    let (code, help, err) = outcome(&karc(&[command, "--help"]));
+    assert_eq!(code, 0, "{err}");
+    let mut out = Vec::new();
+    for line in help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+    {
+        let words: Vec<&str> = line
+            .split(|c: char| c == ',' || c.is_whitespace() || c == '=' || c == '<')
+            .filter(|w| w.starts_with('-'))
+            .take(2)
+            .collect();
+        let long = words.iter().find(|w| w.starts_with("--"));
+        let short = words.iter().find(|w| !w.starts_with("--"));
+        if let Some(flag) = long.filter(|f| !["--help", "--version"].contains(*f)) {
+            out.push((flag.to_string(), short.map(|s| s.to_string())));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_flag_a_help_lists_is_accepted() {
+    let place = Place::new();
+    let commands = commands();
+    assert!(commands.len() >= 11, "{commands:?}");
+    let mut tried = 0;
+    for command in &commands {
+        let (code, out, err) = run(&place.base(command));
+        assert_eq!(code, 0, "karc {command}: {out}{err}");
+        for (flag, short) in flags(command) {
+            let base = place.base(command);
+            if flag == "--json" || base.iter().any(|a| Some(a) == short.as_ref()) {
+                continue; // every_command_prints_its_documented_json; in the base
+            }
+            let Some(args) = place.with_flag(command, &flag) else {
+                continue;
+            };
+            let (code, out, err) = run(&args);
+            assert_eq!(
+                code, 0,
+                "karc {command} {flag} is listed but refused: {args:?}\n{out}{err}"
+            );
+            assert!(!err.contains("karc: error"), "{args:?}: {err}");
+            tried += 1;
+        }
+    }
+    assert!(tried >= 40, "only {tried} flags tried");
+}
+
+#[test]
+fn compare_refuses_the_single_algorithm_flags_it_does_not_list() {
+    let place = Place::new();
+    for flag in [["-k", "2"], ["-a", "datafly"]] {
+        let mut args = place.base("compare");
+        args.extend(strings(&flag));
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("unexpected argument"), "{err}");
+    }
+}
+
+#[test]
+fn stream_flags_without_stream_are_refused_by_pack() {
+    let place = Place::new();
+    let mut args = place.base("pack");
+    args.extend(strings(&["--delay", "4"]));
+    let (code, _, err) = run(&args);
+    assert_eq!(
+        (code, err.contains("--delay applies to a streamed pack")),
+        (2, true),
+        "{err}"
+    );
+}
+
+/// The keys docs/JSON.md lists for `schema`: the first column of the
+/// table under its heading.
+fn documented_keys(schema: &str) -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/JSON.md"))
+        .unwrap();
+    let section = doc
+        .split(&format!("## {schema}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/JSON.md has no section {schema}"));
+    let section = section.split("\n## ").next().unwrap();
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(String::from)
+        .collect()
+}
+
+/// Checks a `--json` document: its schema, and its keys against the docs.
+fn check_document(text: &str, schema: &str, what: &str) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text}"));
+    assert_eq!(v["schema"], schema, "{what}: {text}");
+    let keys: BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        documented_keys(schema),
+        "{what}: keys against docs/JSON.md"
+    );
+    v
+}
+
+#[test]
+fn every_command_prints_its_documented_json() {
+    let place = Place::new();
+    for command in commands() {
+        let mut args = place.base(&command);
+        args.push("--json".to_owned());
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "karc {command} --json: {err}");
+        // karc stream's rows take standard output: its document is on stderr.
+        let (doc, other) = if command == "stream" {
+            (&err, &out)
+        } else {
+            (&out, &err)
+        };
+        let schema = match command.as_str() {
+            "completions" | "man" => "karc.generated/1".to_owned(),
+            c => format!("karc.{c}/1"),
+        };
+        let v = check_document(doc, &schema, &command);
+        if command != "stream" {
+            // Warnings stay lines on stderr; nothing else does.
+            let said = other.lines().filter(|l| !l.starts_with("karc: warning:"));
+            assert_eq!(said.count(), 0, "karc {command} --json also said: {other}");
+        }
+        match command.as_str() {
+            "pack" => {
+                let size = std::fs::metadata(place.path("a.karc")).unwrap().len();
+                assert_eq!(v["file_bytes"], size);
+                assert_eq!(v["encryption"], "none");
+                assert!(v["stream"].is_null());
+                assert_eq!(v["report"]["rows"], 6);
+            }
+            "restore" => {
+                let original = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+                assert_eq!(std::fs::read(place.path("r.csv")).unwrap(), original);
+                assert_eq!(v["bytes"], original.len());
+            }
+            "verify" => assert_eq!(
+                (v["holds"].as_bool(), v["kind"].as_str()),
+                (Some(true), Some("table"))
+            ),
+            "compare" => assert_eq!(v["rows"].as_array().map(Vec::len), Some(1)),
+            "stream" => assert_eq!(v["rows"], 6),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn json_goes_to_stderr_when_stdout_carries_the_data() {
+    let place = Place::new();
+    let mut args = place.base("anonymize");
+    let at = args.iter().position(|a| a == "-o").unwrap();
+    args[at + 1] = "-".to_owned();
+    args.push("--json".to_owned());
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.as_bytes(),
+        std::fs::read(place.path("release.csv")).unwrap()
+    );
+    let v = check_document(&err, "karc.anonymize/1", "anonymize -o -");
+    assert_eq!(v["output"], "<stdout>");
+}
+
+#[test]
+fn errors_with_json_are_documents_with_their_exit_code() {
+    let place = Place::new();
+    // A usage error: clap refuses the flags.
+    let (code, out, _) = outcome(&karc(&["pack", "--json", "--no-such-flag"]));
+    assert_eq!(code, 2);
+    let v = check_document(&out, "karc.error/1", "usage");
+    assert_eq!(
+        (v["kind"].as_str(), v["exit_code"].as_u64()),
+        (Some("usage"), Some(2))
+    );
+    // Bad input: a missing file.
+    let (code, out, err) = outcome(&karc(&["inspect", &place.path("absent.karc"), "--json"]));
+    let v = check_document(&out, "karc.error/1", "bad input");
+    assert_eq!((code, v["kind"].as_str()), (2, Some("bad-input")));
+    assert!(err.contains(v["message"].as_str().unwrap()), "{err}");
+    // A failed check: a tampered archive.
+    let bad = fixture("archive/invalid/claim_below_k.karc")
+        .display()
+        .to_string();
+    let (code, out, _) = outcome(&karc(&[
+        "export",
+        &bad,
+        "-o",
+        &place.path("x.csv"),
+        "--json",
+    ]));
+    let v = check_document(&out, "karc.error/1", "failed check");
+    assert_eq!(
+        (code, v["kind"].as_str(), v["exit_code"].as_u64()),
+        (1, Some("check-failed"), Some(1))
+    );
+    // A claim that fails is a result, not an error.
+    let (code, out, _) = outcome(&karc(&["verify", &bad, "--json"]));
+    let v = check_document(&out, "karc.verify/1", "verify failing");
+    assert_eq!(
+        (code, v["holds"].as_bool(), v["kind"].as_str()),
+        (1, Some(false), Some("archive"))
+    );
+    assert!(v["archive"]["suppression_budget"].is_u64());
+}
+
+#[test]
+fn completions_and_man_cover_every_command() {
+    let place = Place::new();
+    let commands = commands();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, out, err) = outcome(&karc(&["completions", shell]));
+        assert_eq!(code, 0, "{err}");
+        for c in &commands {
+            assert!(out.contains(c.as_str()), "{shell} completions miss {c}");
+        }
+    }
+    let (code, _, err) = outcome(&karc(&["man", "--dir", &place.path("man")]));
+    assert_eq!(code, 0, "{err}");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(place.path("man"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    assert_eq!(pages.len(), commands.len() + 1, "{pages:?}");
+    let pack = std::fs::read_to_string(Path::new(&place.path("man")).join("karc-pack.1")).unwrap();
+    assert!(pack.starts_with(".ie") || pack.contains(".TH"), "{pack}");
+    assert!(pack.contains("recipient"), "karc-pack.1 lists pack's flags");
+}
