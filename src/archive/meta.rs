@@ -313,13 +313,104 @@ pub fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> 
     Ok(value)
 }
 
-/// The `HIERARCHIES` section: the postcard records, raw
-/// DEFLATE-compressed (the labels are repetitive text; Adult's nine
-/// hierarchies shrink from 2,091 to about 1,340 bytes).
+/// One hierarchy level's labels as `HIERARCHIES` stores them (FORMAT §6):
+/// a numeric QI's levels (`17`, `18`, ...; `15-19`, `20-24`, ...) as
+/// differences, which DEFLATE finds repeated where the texts are not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+enum LevelLabels {
+    /// The labels as they are.
+    Texts(Vec<String>),
+    /// Each label the decimal text of an integer (`-` for a negative one,
+    /// no leading zero): each one less the previous (the first less 0),
+    /// modulo 2^64.
+    Integers(Vec<i64>),
+    /// Each label `a-b`, `a` and `b` integer texts as above: `a` less the
+    /// previous label's `a`, and `b - a`, modulo 2^64.
+    Intervals(Vec<(i64, i64)>),
+}
+
+impl LevelLabels {
+    /// The shortest kind that gives back `labels` exactly.
+    fn of(labels: &[String]) -> LevelLabels {
+        let integer = |s: &str| s.parse::<i64>().ok().filter(|v| v.to_string() == s);
+        let interval = |s: &str| {
+            let cut = s.get(1..)?.find('-')? + 1;
+            let (a, b) = (integer(&s[..cut])?, integer(&s[cut + 1..])?);
+            Some((a, b))
+        };
+        let deltas = |values: &mut dyn Iterator<Item = Option<i64>>| {
+            let mut previous = 0i64;
+            values
+                .map(|v| {
+                    let v = v?;
+                    let d = v.wrapping_sub(previous);
+                    previous = v;
+                    Some(d)
+                })
+                .collect::<Option<Vec<i64>>>()
+        };
+        if labels.is_empty() {
+            return LevelLabels::Texts(Vec::new());
+        }
+        if let Some(d) = deltas(&mut labels.iter().map(|s| integer(s))) {
+            return LevelLabels::Integers(d);
+        }
+        let ends: Option<Vec<(i64, i64)>> = labels.iter().map(|s| interval(s)).collect();
+        if let Some(ends) = ends {
+            let starts = deltas(&mut ends.iter().map(|&(a, _)| Some(a))).expect("all some");
+            let pairs = starts
+                .into_iter()
+                .zip(&ends)
+                .map(|(d, &(a, b))| (d, b.wrapping_sub(a)))
+                .collect();
+            return LevelLabels::Intervals(pairs);
+        }
+        LevelLabels::Texts(labels.to_vec())
+    }
+
+    fn into_texts(self) -> Vec<String> {
+        match self {
+            LevelLabels::Texts(texts) => texts,
+            LevelLabels::Integers(deltas) => deltas
+                .into_iter()
+                .scan(0i64, |v, d| {
+                    *v = v.wrapping_add(d);
+                    Some(v.to_string())
+                })
+                .collect(),
+            LevelLabels::Intervals(pairs) => pairs
+                .into_iter()
+                .scan(0i64, |a, (d, width)| {
+                    *a = a.wrapping_add(d);
+                    Some(format!("{}-{}", *a, a.wrapping_add(width)))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A [`HierarchyRecord`] as `HIERARCHIES` stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct HierarchyWire {
+    levels: Vec<LevelLabels>,
+    parents: Vec<Vec<u32>>,
+}
+
+/// The `HIERARCHIES` section: the records with numeric levels as
+/// differences ([`LevelLabels`]), in postcard, raw DEFLATE-compressed
+/// (Adult's nine hierarchies: 1,031 bytes, 1,337 with every level as
+/// texts).
 pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Vec<u8> {
     use std::io::Write;
+    let wire: Vec<HierarchyWire> = records
+        .iter()
+        .map(|r| HierarchyWire {
+            levels: r.levels.iter().map(|l| LevelLabels::of(l)).collect(),
+            parents: r.parents.clone(),
+        })
+        .collect();
     let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-    z.write_all(&to_bytes(&records))
+    z.write_all(&to_bytes(&wire))
         .and_then(|()| z.finish())
         .expect("deflating to memory")
 }
@@ -348,7 +439,14 @@ pub fn hierarchies_from_bytes(bytes: &[u8]) -> Result<Vec<HierarchyRecord>, Stri
             "inflates to more than {MAX_HIERARCHIES_BYTES} bytes"
         ));
     }
-    from_bytes(&plain)
+    let wire: Vec<HierarchyWire> = from_bytes(&plain)?;
+    Ok(wire
+        .into_iter()
+        .map(|w| HierarchyRecord {
+            levels: w.levels.into_iter().map(LevelLabels::into_texts).collect(),
+            parents: w.parents,
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -367,6 +465,72 @@ mod tests {
         );
         let again = from_bytes::<HierarchyRecord>(&to_bytes(&r)).unwrap();
         assert_eq!(again, r);
+    }
+
+    #[test]
+    fn numeric_levels_are_stored_as_differences() {
+        let texts = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases = [
+            (texts(&["17", "18", "20", "-3", "0"]), "Integers"),
+            (
+                texts(&["15-19", "20-24", "-10--5", "0-0", "9-2"]),
+                "Intervals",
+            ),
+            (texts(&["007", "8"]), "Texts"),
+            (texts(&["-0", "1"]), "Texts"),
+            (texts(&["+4-5"]), "Texts"),
+            (texts(&["1-", "2-3"]), "Texts"),
+            (texts(&["1~4"]), "Texts"),
+            (texts(&["*"]), "Texts"),
+            (
+                texts(&["9223372036854775807", "-9223372036854775808"]),
+                "Integers",
+            ),
+            (
+                texts(&["-9223372036854775808-9223372036854775807"]),
+                "Intervals",
+            ),
+            (texts(&["99999999999999999999"]), "Texts"),
+        ];
+        for (labels, kind) in cases {
+            let wire = LevelLabels::of(&labels);
+            assert!(
+                format!("{wire:?}").starts_with(kind),
+                "{labels:?}: {wire:?}"
+            );
+            assert_eq!(wire.into_texts(), labels);
+        }
+        // Postcard: variant 1, 3 values, zigzag 17, 1, 2.
+        let wire = LevelLabels::of(&texts(&["17", "18", "20"]));
+        assert_eq!(to_bytes(&wire), vec![1, 3, 34, 2, 4]);
+        // Variant 2, 2 pairs: (15, 4), (5, 4).
+        let wire = LevelLabels::of(&texts(&["15-19", "20-24"]));
+        assert_eq!(to_bytes(&wire), vec![2, 2, 30, 8, 10, 8]);
+    }
+
+    #[test]
+    fn hierarchies_section_round_trips() {
+        let h = Hierarchy::from_bytes(
+            Path::new("h.csv"),
+            b"1;0-4;*\n2;0-4;*\n7;5-9;*\n-3;-5--1;*\nx;other;*\n",
+        )
+        .unwrap();
+        let records = vec![HierarchyRecord::from_hierarchy(&h)];
+        let back = hierarchies_from_bytes(&hierarchies_to_bytes(&records)).unwrap();
+        assert_eq!(back, records);
+        let ages = Hierarchy::from_bytes(
+            Path::new("age.csv"),
+            &std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/fixtures/adult/hierarchies/adult_hierarchy_age.csv"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let records = vec![HierarchyRecord::from_hierarchy(&ages)];
+        let bytes = hierarchies_to_bytes(&records);
+        assert_eq!(hierarchies_from_bytes(&bytes).unwrap(), records);
+        assert!(bytes.len() < 200, "{} bytes", bytes.len());
     }
 
     #[test]

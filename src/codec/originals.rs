@@ -47,6 +47,7 @@ use crate::table::Column;
 pub(super) mod contexts;
 mod offsets;
 mod per_value_rans;
+mod widths;
 
 use contexts::Parent;
 

@@ -11,6 +11,7 @@
 //! (`spec/CODING.md` 6.5 gives Adult's figures).
 
 use super::contexts::{self, Parent, context_limit};
+use super::widths;
 use super::{
     ColumnBuilder, ContextKeys, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable,
     coded_alphabets, symbol_alphabets, value_counts,
@@ -272,7 +273,8 @@ pub(super) fn encode(
                 .map(|&f| if f == 0 { 0 } else { f.ilog2() + 1 })
         })
         .collect();
-    put_coded(out, WIDTHS, &widths);
+    let sizes: Vec<usize> = stored.iter().map(|t| t.freqs.len()).collect();
+    widths::put_widths(out, WIDTHS as u32, &sizes, &widths);
     let freqs: Vec<u32> = stored
         .iter()
         .flat_map(|t| t.freqs.iter().copied())
@@ -308,7 +310,10 @@ pub(super) fn encode(
         let (f, c, scale) = (coded.table.freqs[p], coded.cum[p], coded.table.scale);
         encode_step(&mut states[k % STATES], f, c, scale, &mut words);
     }
-    put_stream(out, &states, &words);
+    // No coded row: no stream (the section ends with the tables).
+    if !coded_rows.is_empty() {
+        put_stream(out, &states, &words);
+    }
     true
 }
 
@@ -557,14 +562,14 @@ pub(super) fn decode(
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     let coded = entries.iter().filter(|e| e.1.is_some()).count();
     let scales = s.coded("per-value-rans scales", SCALES, coded)?;
-    let sizes: usize = entries
+    let sizes: Vec<usize> = entries
         .iter()
         .filter_map(|e| e.1)
         .zip(&scales)
         .filter(|&(_, &scale)| scale != UNIFORM)
         .map(|(a, _)| a.len())
-        .sum();
-    let widths = s.coded("per-value-rans frequency widths", WIDTHS, sizes)?;
+        .collect();
+    let widths = widths::read_widths(s, WIDTHS as u32, &sizes)?;
     let tops: Vec<Option<u32>> = widths.iter().map(|&w| w.checked_sub(1)).collect();
     let freqs = read_low_bits(s, &tops, "per-value-rans frequency bits")?;
     // The stored tables' slots: at most two per row (a scale is at most
@@ -704,6 +709,25 @@ pub(super) fn decode(
             (&tables_of_rows[..], None)
         }
     };
+    // All rows in order when no symbol is unchanged; else the unchanged
+    // rows first, a lookup each (a pass the compiler vectorizes), then the
+    // rows whose code is still `MISS`.
+    let all_coded = fixed.iter().all(|&c| c == MISS);
+    let mut codes: Vec<u32> = if all_coded {
+        vec![0; rel.rows.len()]
+    } else {
+        rel.rows.iter().map(|&g| fixed[g as usize]).collect()
+    };
+    let any_coded = match all_coded {
+        true => !codes.is_empty(),
+        false => codes.contains(&MISS),
+    };
+    if !any_coded {
+        // No coded row: the section ends with its tables.
+        s.finish("per-value-rans section")?;
+        b.column.codes = codes;
+        return Ok(b.column);
+    }
     let (states, words) = read_stream::<STATES>(s, "per-value-rans stream")?;
     let mut rows = Rows {
         heads: &heads,
@@ -717,18 +741,9 @@ pub(super) fn decode(
         read: 0,
         states,
     };
-    // All rows in order when no symbol is unchanged; else the unchanged
-    // rows first, a lookup each (a pass the compiler vectorizes), then the
-    // rows whose code is still `MISS`.
-    let all_coded = fixed.iter().all(|&c| c == MISS);
-    let mut codes: Vec<u32> = if all_coded {
-        vec![0; rel.rows.len()]
-    } else {
-        rel.rows.iter().map(|&g| fixed[g as usize]).collect()
-    };
     if all_coded {
         rows.decode(&mut codes, ids, None);
-    } else if fixed.contains(&MISS) {
+    } else {
         let mut coded_rows = vec![0u32; rel.rows.len()];
         let mut n = 0;
         for (i, &c) in codes.iter().enumerate() {
