@@ -421,8 +421,8 @@ pub struct ClaimReport {
     pub policy: SuppressionPolicy,
     pub constraints: Vec<ConstraintReport>,
     pub l_diversity: Option<LDiversityReport>,
-    /// The models beyond k, when sensitive attributes are named.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The models beyond k, when sensitive attributes are named (`null`
+    /// otherwise).
     pub models: Option<ModelsReport>,
 }
 

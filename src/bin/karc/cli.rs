@@ -75,9 +75,6 @@ pub struct ModelArgs {
     /// Check --beta as enhanced beta-likeness (gain at most min(B, -ln p)).
     #[arg(long, requires = "beta")]
     pub enhanced_beta: bool,
-    /// Whose definitions the values follow where they differ: pycanon or literature.
-    #[arg(long, default_value = "pycanon")]
-    pub definitions: karc::privacy::Definitions,
 }
 
 impl ModelArgs {
@@ -97,8 +94,9 @@ impl ModelArgs {
         p.enhanced_beta |= self.enhanced_beta;
     }
 
-    /// The claimed models.
-    pub fn models(&self) -> karc::privacy::Models {
+    /// The claimed models, measured by `definitions` (the anonymizers
+    /// enforce the default's).
+    pub fn models(&self, definitions: karc::privacy::Definitions) -> karc::privacy::Models {
         karc::privacy::Models {
             l: self.l,
             entropy_l: self.entropy_l,
@@ -108,7 +106,7 @@ impl ModelArgs {
             delta: self.delta,
             beta: self.beta,
             enhanced_beta: self.enhanced_beta,
-            definitions: self.definitions,
+            definitions,
         }
     }
 }
@@ -265,6 +263,9 @@ pub struct VerifyArgs {
     pub suppressed: Option<karc::config::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
+    /// Whose definitions the values follow where they differ: pycanon or literature.
+    #[arg(long, default_value = "pycanon")]
+    pub definitions: karc::privacy::Definitions,
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
     pub delimiter: Option<char>,

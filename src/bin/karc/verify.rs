@@ -68,7 +68,7 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
             .collect::<karc::Result<_>>()?,
         suppressed: args.suppressed.unwrap_or(SuppressionPolicy::Mask),
         sensitive: args.models.sensitive.clone(),
-        models: args.models.models(),
+        models: args.models.models(args.definitions),
     })
 }
 
@@ -212,7 +212,7 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
     let mut check = archive.verify()?;
     // The models beyond k, measured on the release when --sensitive names columns.
     if !args.models.sensitive.is_empty() {
-        let m = args.models.models();
+        let m = args.models.models(args.definitions);
         check.claim.models =
             api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models;
     }
