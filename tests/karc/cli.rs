@@ -3,9 +3,8 @@
 //! names its schema and has exactly the keys docs/JSON.md lists for it.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::common::{fixture, karc, outcome};
 
@@ -15,25 +14,12 @@ const RECIPIENT: &str = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04a
 /// passphrase of the archive vectors.
 const PASSPHRASE_ENV: &str = "KARC_TEST_PASSPHRASE";
 
-/// Runs karc with `args` and `stdin` on its standard input.
+/// Runs karc with `args` and `stdin` on its standard input, the vectors'
+/// passphrase in [`PASSPHRASE_ENV`].
 fn karc_stdin(args: &[String], stdin: &[u8]) -> Output {
     let passphrase = std::fs::read_to_string(fixture("archive/keys/passphrase.txt")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_karc"))
-        .args(args)
-        .env(PASSPHRASE_ENV, passphrase.lines().next().unwrap())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run karc");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    let first = passphrase.lines().next().unwrap();
+    crate::common::karc_stdin(args, stdin, &[(PASSPHRASE_ENV, first)])
 }
 
 /// The files the invocations read and write, in a temporary folder.

@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use karc::config::Config;
 use karc::dataset::Dataset;
@@ -33,6 +34,32 @@ pub fn karc(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run karc")
+}
+
+/// Runs the `karc` binary with `args`, `stdin` on its standard input and
+/// `env`'s variables set.
+pub fn karc_stdin<A: AsRef<std::ffi::OsStr>>(
+    args: &[A],
+    stdin: &[u8],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_karc"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run karc");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // A closed pipe (karc refused early) is not the test's concern.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }
 
 /// The exit code, stdout and stderr of a run, as text.

@@ -19,23 +19,8 @@ fn small() -> (String, String) {
 }
 
 /// Runs karc with `stdin` on its standard input.
-fn karc_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_karc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run karc");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    // A closed pipe (karc refused early) is not the test's concern.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+fn karc_with_stdin_of(args: &[&str], stdin: &[u8]) -> Output {
+    crate::common::karc_stdin(args, stdin, &[])
 }
 
 /// The names in `dir`, sorted.
@@ -159,39 +144,39 @@ fn dash_is_standard_input_and_output() {
     let archive_bytes = std::fs::read(&archive).unwrap();
 
     // pack from standard input to standard output: the same archive.
-    let o = karc_with_stdin(
+    let o = karc_with_stdin_of(
         &["pack", "-c", &config, "-", "-o", "-", "--no-encryption"],
         &csv_bytes,
     );
     assert!(o.status.success(), "{:?}", outcome(&o));
     assert_eq!(o.stdout, archive_bytes);
     // restore, export, publish, verify and inspect read standard input.
-    let o = karc_with_stdin(&["restore", "-", "-o", "-"], &archive_bytes);
+    let o = karc_with_stdin_of(&["restore", "-", "-o", "-"], &archive_bytes);
     assert!(o.status.success(), "{:?}", outcome(&o));
     assert_eq!(o.stdout, csv_bytes);
-    let o = karc_with_stdin(&["export", "-", "-o", "-"], &archive_bytes);
+    let o = karc_with_stdin_of(&["export", "-", "-o", "-"], &archive_bytes);
     assert!(o.status.success(), "{:?}", outcome(&o));
     let o2 = karc(&["anonymize", "-c", &config, &csv, "-o", &d("r.csv")]);
     assert!(o2.status.success(), "{:?}", outcome(&o2));
     assert_eq!(o.stdout, std::fs::read(d("r.csv")).unwrap());
-    let o = karc_with_stdin(&["anonymize", "-c", &config, "-", "-o", "-"], &csv_bytes);
+    let o = karc_with_stdin_of(&["anonymize", "-c", &config, "-", "-o", "-"], &csv_bytes);
     assert_eq!(o.stdout, std::fs::read(d("r.csv")).unwrap());
-    let published = karc_with_stdin(&["publish", "-", "-o", "-"], &archive_bytes);
+    let published = karc_with_stdin_of(&["publish", "-", "-o", "-"], &archive_bytes);
     assert!(published.status.success(), "{:?}", outcome(&published));
-    let o = karc_with_stdin(&["verify", "-"], &published.stdout);
+    let o = karc_with_stdin_of(&["verify", "-"], &published.stdout);
     let (code, out, err) = outcome(&o);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("<stdin>: karc format"), "{out}");
-    let o = karc_with_stdin(&["inspect", "-", "--json"], &archive_bytes);
+    let o = karc_with_stdin_of(&["inspect", "-", "--json"], &archive_bytes);
     assert!(o.status.success(), "{:?}", outcome(&o));
     // A streamed pack reads standard input too.
     let args = stream_pack(&config, "-", "-", &[]);
-    let o = karc_with_stdin(
+    let o = karc_with_stdin_of(
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &csv_bytes,
     );
     assert!(o.status.success(), "{:?}", outcome(&o));
-    let o = karc_with_stdin(&["restore", "-", "-o", "-"], &o.stdout);
+    let o = karc_with_stdin_of(&["restore", "-", "-o", "-"], &o.stdout);
     assert_eq!(o.stdout, csv_bytes, "{:?}", outcome(&o));
     // Nothing was written beside the archive and the release.
     assert_eq!(names(dir.path()), ["a.karc", "r.csv"]);
@@ -628,7 +613,7 @@ fn numbers_out_of_range_are_refused_when_parsed() {
         ),
     )
     .unwrap();
-    let (code, _, err) = outcome(&karc_with_stdin(
+    let (code, _, err) = outcome(&karc_with_stdin_of(
         &["stream", "-c", toml.to_str().unwrap()],
         b"",
     ));
