@@ -306,7 +306,7 @@ def verify(
         models=json.dumps(models),
     )
     report = json.loads(_karc.verify(_source(table), delimiter=delimiter, **args))
-    models_hold = all(c["holds"] for c in report.get("models", {}).get("checks", []))
+    models_hold = all(c["holds"] for c in (report.get("models") or {}).get("checks", []))
     report["holds"] = (
         all(c["holds"] for c in report["constraints"])
         and (report.get("l_diversity") is None or report["l_diversity"]["holds"])
