@@ -43,14 +43,11 @@ pub mod config;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod dataset;
 pub mod dictionary;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod error;
 pub mod frequency;
 #[doc(hidden)]
 pub mod fuzzing;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod hierarchy;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod huffman;
 pub mod io;
 pub mod metrics;
