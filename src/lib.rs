@@ -25,7 +25,6 @@
 
 #![warn(missing_docs)]
 
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod anonymize;
 pub mod api;
 #[allow(missing_docs)] // public items still to document (issue 19)
@@ -40,7 +39,6 @@ pub mod codec;
 pub mod compare;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod config;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod dataset;
 pub mod dictionary;
 pub mod error;
