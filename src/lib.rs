@@ -29,7 +29,6 @@ pub mod anonymize;
 pub mod api;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod archive;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod arrow;
 pub mod cell;
 pub mod civil;
