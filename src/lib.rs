@@ -54,7 +54,6 @@ pub mod release;
 pub mod report;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod stream;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod table;
 
 pub use error::Error;
