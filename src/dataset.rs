@@ -8,37 +8,64 @@ use crate::hierarchy::{Hierarchy, counted, name_some};
 use crate::table::Table;
 use crate::{Error, Result};
 
+/// A table that does not fit its config.
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
+    /// Values of a quasi-identifier that its hierarchy has no leaf for.
     #[error("{}: column {column:?}: {} absent from the hierarchy {}: {names}", csv.display(), counted(*count, "value is", "values are"), hierarchy.display())]
     AbsentFromHierarchy {
+        /// The CSV file.
         csv: PathBuf,
+        /// The hierarchy's source.
         hierarchy: PathBuf,
+        /// The column.
         column: String,
+        /// How many distinct values are absent.
         count: usize,
+        /// The first few of them, quoted.
         names: String,
     },
-    /// `row` counts data rows from 1 (the header is not a row); a line
+    /// A value of a numeric column that is not a number. `row` counts data rows from 1 (the header is not a row); a line
     /// number would be wrong as soon as a quoted field spans lines.
     #[error("{}: row {row}, column {column:?}: expected {expected}, found {found:?}", csv.display())]
     NotNumeric {
+        /// The CSV file.
         csv: PathBuf,
+        /// The data row, from 1.
         row: usize,
+        /// The column.
         column: String,
+        /// The kind of number expected.
         expected: &'static str,
+        /// The text found.
         found: String,
     },
     #[error(
         "column {column:?} is a categorical quasi-identifier without a hierarchy: give it `hierarchy = \"...\"` in the config"
     )]
-    NoHierarchy { column: String },
+    /// A categorical quasi-identifier with no hierarchy to generalize it.
+    NoHierarchy {
+        /// The column.
+        column: String,
+    },
     #[error(
         "{algorithm} generalizes by hierarchy, but quasi-identifier {column:?} has none: give it a hierarchy file or use an interval method (mondrian, basic-mondrian, topdown)"
     )]
-    NeedsHierarchy { algorithm: String, column: String },
+    /// A hierarchy-based anonymizer given a quasi-identifier without one.
+    NeedsHierarchy {
+        /// The anonymizer.
+        algorithm: String,
+        /// The column.
+        column: String,
+    },
     #[error("{} has no rows", csv.display())]
-    NoRows { csv: PathBuf },
+    /// A table with a header but no data row.
+    NoRows {
+        /// The CSV file.
+        csv: PathBuf,
+    },
     #[error("the config has no quasi-identifier: give at least one column role = \"quasi\"")]
+    /// A config where no column has the quasi-identifier role.
     NoQuasiIdentifier,
 }
 
@@ -47,8 +74,12 @@ pub enum DataError {
 pub struct QuasiIdentifier {
     /// Position of the column in the table.
     pub column: usize,
+    /// The column's header name.
     pub name: String,
+    /// Its declared type.
     pub value_type: ValueType,
+    /// Its generalization hierarchy; `None` for a numeric column given none
+    /// (interval methods cut it).
     pub hierarchy: Option<Hierarchy>,
     /// The hierarchy leaf of each dictionary code (empty without hierarchy).
     pub leaf_of: Vec<u32>,
@@ -87,11 +118,13 @@ impl QuasiIdentifier {
 /// A table with its roles and quasi-identifiers.
 #[derive(Debug, Clone)]
 pub struct Dataset {
+    /// The dictionary-encoded table.
     pub table: Table,
     /// Role of each table column.
     pub roles: Vec<Role>,
     /// Type of each table column.
     pub types: Vec<ValueType>,
+    /// The quasi-identifiers, in config order (as reports and level vectors list them).
     pub qis: Vec<QuasiIdentifier>,
     /// Missing-value tokens.
     pub missing: Vec<String>,
@@ -217,6 +250,7 @@ impl Dataset {
         })
     }
 
+    /// The number of data rows.
     pub fn rows(&self) -> usize {
         self.table.rows
     }

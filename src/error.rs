@@ -15,35 +15,45 @@ pub use crate::privacy::ModelError;
 pub use crate::stream::StreamError;
 pub use crate::table::CsvError;
 
+/// Every error the library returns, by the area it comes from.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// Reading or parsing a CSV table.
     #[error(transparent)]
     Csv(#[from] CsvError),
     /// Boxed: Arrow's messages carry more than the other variants.
     #[error(transparent)]
     Arrow(Box<crate::arrow::ArrowTableError>),
+    /// A config file that does not parse or contradicts itself.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A generalization hierarchy that is malformed or misses values.
     #[error(transparent)]
     Hierarchy(#[from] HierarchyError),
+    /// A table that does not fit its config (columns, types, values).
     #[error(transparent)]
     Data(#[from] DataError),
+    /// A privacy model that cannot be built from the config and data.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// An anonymizer that could not produce a release.
     #[error(transparent)]
     Anonymize(#[from] AnonymizeError),
+    /// Writing, reading or opening a `.karc` archive.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// The streaming (chunked) pipeline.
     #[error(transparent)]
     Stream(#[from] StreamError),
+    /// A file that could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file concerned.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
-    /// An anonymizer's release failed the independent privacy check: a bug
-    /// in the anonymizer, never the user's fault; nothing is written.
     /// Options that contradict each other or name what is not there (a
     /// front end's flags or arguments): bad usage.
     #[error("{0}")]
@@ -51,15 +61,25 @@ pub enum Error {
     /// An error and where it comes from (the table, a config section).
     #[error("{place}: {source}")]
     Located {
+        /// Where the error comes from, as shown to the user.
         place: String,
+        /// The error itself.
         #[source]
         source: Box<Error>,
     },
+    /// An anonymizer's release failed the independent privacy check: a bug
+    /// in the anonymizer, never the user's fault; nothing is written.
     #[error("internal check failed: the {algorithm} release does not satisfy the claim: {detail}")]
-    ReleaseCheck { algorithm: String, detail: String },
+    ReleaseCheck {
+        /// The anonymizer whose release failed.
+        algorithm: String,
+        /// What the check found.
+        detail: String,
+    },
 }
 
 impl Error {
+    /// An [`Error::Io`] for `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

@@ -24,47 +24,83 @@ pub mod builder;
 /// How many offending values an error message lists before "and N more".
 pub const NAMED_IN_ERRORS: usize = 5;
 
+/// Errors in a generalization hierarchy: its file, its tree, or building it.
 #[derive(Debug, thiserror::Error)]
 pub enum HierarchyError {
+    /// A hierarchy file without rows.
     #[error("{}: the hierarchy is empty: expected one row per leaf", path.display())]
-    Empty { path: PathBuf },
-    #[error("{}:{line}: malformed hierarchy CSV: {message}", path.display())]
-    Malformed {
+    Empty {
+        /// The hierarchy file.
         path: PathBuf,
+    },
+    #[error("{}:{line}: malformed hierarchy CSV: {message}", path.display())]
+    /// A line that is not valid CSV.
+    Malformed {
+        /// The hierarchy file (or the name of a generated hierarchy).
+        path: PathBuf,
+        /// The 1-based line in that file.
         line: u64,
+        /// What is wrong.
         message: String,
     },
     #[error("{}:{line}: ragged hierarchy: expected {expected} levels (as line 1), found {found}; rows must all have the same length", path.display())]
+    /// A row with a different number of levels from the first.
     Ragged {
+        /// The hierarchy file (or the name of a generated hierarchy).
         path: PathBuf,
+        /// The 1-based line in that file.
         line: u64,
+        /// Levels on line 1.
         expected: usize,
+        /// Levels on this line.
         found: usize,
     },
     #[error("{}: {} two different generalization paths: {names}", path.display(), counted(*count, "leaf has", "leaves have"))]
+    /// Leaves listed twice with different generalizations.
     ConflictingLeaves {
+        /// The hierarchy file (or the name of a generated hierarchy).
         path: PathBuf,
+        /// How many offenders there are.
         count: usize,
+        /// The first few offenders, quoted.
         names: String,
     },
     #[error("{}: {} two parents: {names}", path.display(), counted(*count, "node has", "nodes have"))]
+    /// Nodes generalized to two different parents: not a tree.
     TwoParents {
+        /// The hierarchy file (or the name of a generated hierarchy).
         path: PathBuf,
+        /// How many offenders there are.
         count: usize,
+        /// The first few offenders, quoted.
         names: String,
     },
     #[error("{}: the last level has {count} nodes ({names}); expected one root", path.display())]
+    /// A last level with more than one node.
     SeveralRoots {
+        /// The hierarchy file (or the name of a generated hierarchy).
         path: PathBuf,
+        /// How many offenders there are.
         count: usize,
+        /// The first few offenders, quoted.
         names: String,
     },
     #[error("{what}: {message}")]
-    Build { what: String, message: String },
+    /// A hierarchy builder that cannot generalize the values it was given.
+    Build {
+        /// The column (or hierarchy) being built.
+        what: String,
+        /// What is wrong.
+        message: String,
+    },
     #[error("{}:{line}: {message}", path.display())]
+    /// Any other invalid line of a hierarchy file.
     Invalid {
+        /// The hierarchy file (or the name of a generated hierarchy).
         path: PathBuf,
+        /// The 1-based line in that file.
         line: u64,
+        /// What is wrong.
         message: String,
     },
 }
@@ -105,6 +141,7 @@ struct Level {
 /// A validated generalization tree over the leaves of one attribute.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hierarchy {
+    /// Where it came from: its CSV file, or the name it was built or stored under.
     pub source: PathBuf,
     levels: Vec<Level>,
     /// Exact duplicate rows that were accepted (line numbers, 1-based).
@@ -369,6 +406,7 @@ impl Hierarchy {
         self.levels.len() - 1
     }
 
+    /// How many leaves (distinct original values) it has.
     pub fn leaf_count(&self) -> usize {
         self.levels[0].labels.len()
     }
@@ -389,6 +427,7 @@ impl Hierarchy {
         &self.levels[level].of_leaf
     }
 
+    /// The label of `node` at `level`: the text a release shows.
     pub fn label(&self, level: usize, node: u32) -> &str {
         &self.levels[level].labels[node as usize]
     }
@@ -398,6 +437,7 @@ impl Hierarchy {
         self.levels[level].index.get(label).copied()
     }
 
+    /// How many nodes `level` has.
     pub fn nodes(&self, level: usize) -> usize {
         self.levels[level].labels.len()
     }

@@ -25,12 +25,10 @@
 
 #![warn(missing_docs)]
 
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod anonymize;
 pub mod api;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod archive;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod arrow;
 pub mod cell;
 pub mod civil;
@@ -40,17 +38,13 @@ pub mod codec;
 pub mod compare;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod config;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod dataset;
 pub mod dictionary;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod error;
 pub mod frequency;
 #[doc(hidden)]
 pub mod fuzzing;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod hierarchy;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod huffman;
 pub mod io;
 pub mod metrics;
@@ -60,7 +54,6 @@ pub mod release;
 pub mod report;
 #[allow(missing_docs)] // public items still to document (issue 19)
 pub mod stream;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod table;
 
 pub use error::Error;

@@ -13,12 +13,16 @@ use crate::{Error, Result};
 /// One column: its header name and each row's code into its dictionary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
+    /// The header name.
     pub name: String,
+    /// The column's distinct texts.
     pub dict: Dictionary,
+    /// Each row's code into `dict`.
     pub codes: Vec<u32>,
 }
 
 impl Column {
+    /// An empty column named `name`.
     pub fn new(name: impl Into<String>) -> Self {
         Column {
             name: name.into(),
@@ -39,6 +43,7 @@ impl Column {
             .extend(other.codes.iter().map(|&c| map[c as usize]));
     }
 
+    /// Appends one row holding `value`.
     pub fn push(&mut self, value: &str) {
         let code = self.dict.intern(value);
         self.codes.push(code);
@@ -80,11 +85,14 @@ fn reserve_rows(columns: &mut [Column], rows: usize, read: u64, total: usize) {
 /// Line terminator of a CSV file, taken from its first line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LineEnding {
+    /// `\n`.
     Lf,
+    /// `\r\n`.
     CrLf,
 }
 
 impl LineEnding {
+    /// The ending of the first line of `bytes`; `Lf` when there is none.
     pub fn detect(bytes: &[u8]) -> LineEnding {
         match memchr_newline(bytes) {
             Some(i) if i > 0 && bytes[i - 1] == b'\r' => LineEnding::CrLf,
@@ -92,6 +100,7 @@ impl LineEnding {
         }
     }
 
+    /// The `csv` crate's terminator that writes this ending.
     pub fn terminator(self) -> csv::Terminator {
         match self {
             LineEnding::Lf => csv::Terminator::Any(b'\n'),
@@ -129,55 +138,95 @@ impl Default for CsvOptions {
 /// A table read from a CSV file.
 #[derive(Debug, Clone)]
 pub struct Table {
+    /// The file it was read from, named in messages.
     pub source: PathBuf,
+    /// The columns, in file order.
     pub columns: Vec<Column>,
+    /// The number of data rows (the header is not one).
     pub rows: usize,
+    /// The field delimiter read (or detected).
     pub delimiter: u8,
+    /// Whether the file had a header row.
     pub header: bool,
+    /// The file's line terminator, kept so a restore writes it back.
     pub line_ending: LineEnding,
 }
 
+/// A CSV file that cannot be read as a table.
 #[derive(Debug, thiserror::Error)]
 pub enum CsvError {
+    /// A file without a single record, not even a header.
     #[error("{}: the file is empty: expected a header row", path.display())]
-    Empty { path: PathBuf },
-    #[error("{}:{line}: malformed CSV: {message}", path.display())]
-    Malformed {
+    Empty {
+        /// The CSV file.
         path: PathBuf,
+    },
+    #[error("{}:{line}: malformed CSV: {message}", path.display())]
+    /// A record the CSV parser rejects.
+    Malformed {
+        /// The CSV file.
+        path: PathBuf,
+        /// The line, from 1.
         line: u64,
+        /// The parser's message.
         message: String,
     },
     #[error("{}:{line}: ragged row: expected {expected} fields (as the {reference}), found {found}", path.display())]
+    /// A row with a different number of fields.
     Ragged {
+        /// The CSV file.
         path: PathBuf,
+        /// The line, from 1.
         line: u64,
+        /// Fields (or columns) expected.
         expected: usize,
+        /// Fields found on this line.
         found: usize,
+        /// What set the expected count (the header or the first row).
         reference: &'static str,
     },
     #[error("{}:{line}: expected {expected} columns as in the {reference}, found {found}: is the delimiter {suggested:?}? (read with {used:?}; set [input] delimiter = {suggested:?} in the config)", path.display())]
+    /// A ragged row that another delimiter would read evenly.
     WrongDelimiter {
+        /// The CSV file.
         path: PathBuf,
+        /// The line, from 1.
         line: u64,
+        /// Fields (or columns) expected.
         expected: usize,
+        /// Fields found on this line.
         found: usize,
+        /// What set the expected count (the header or the first row).
         reference: &'static str,
+        /// The delimiter used.
         used: char,
+        /// The delimiter that fits.
         suggested: char,
     },
     #[error("{}:{line}: column {column} ({name}): invalid UTF-8 after {valid_up_to} valid bytes", path.display())]
+    /// A field that is not UTF-8.
     InvalidUtf8 {
+        /// The CSV file.
         path: PathBuf,
+        /// The line, from 1.
         line: u64,
+        /// The column's position.
         column: usize,
+        /// The column's name.
         name: String,
+        /// The field's valid bytes before the first invalid one.
         valid_up_to: usize,
     },
     #[error("{}:1: duplicate column name {name:?} (columns {first} and {second})", path.display())]
+    /// Two header columns with the same name.
     DuplicateColumn {
+        /// The CSV file.
         path: PathBuf,
+        /// The name.
         name: String,
+        /// The first column with it.
         first: usize,
+        /// The second column with it.
         second: usize,
     },
 }
@@ -381,10 +430,12 @@ impl Table {
         })
     }
 
+    /// The position of the column named `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
 
+    /// The column named `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
     }

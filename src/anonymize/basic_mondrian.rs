@@ -20,6 +20,7 @@ use crate::privacy::PrivacyModel;
 /// A hierarchy node: (level, node).
 type Node = (u32, u32);
 
+/// Basic Mondrian: median cuts on numbers, hierarchy cuts on categories.
 pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
     let mut frame = Frame::new(data, model);
     let mut rows = frame.all_rows();

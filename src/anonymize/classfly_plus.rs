@@ -77,8 +77,11 @@ pub(crate) fn independent_subsets(constraints: &[Constraint]) -> Vec<Component> 
 /// Which Classfly+ method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClassflyPlus {
+    /// Rows satisfying the union constraint leave (Definition 5).
     Naive,
+    /// The maximal anonymous subset over all constraints at once (Definition 7).
     Complete,
+    /// The same subset, reached over growing prefixes of the sorted constraints.
     Partial,
 }
 

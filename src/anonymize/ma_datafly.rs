@@ -26,6 +26,8 @@ fn approximation_degree(counts: &[u32]) -> f64 {
     (present.iter().map(|c| (c - mean) * (c - mean)).sum::<f64>() / n).sqrt()
 }
 
+/// MA-Datafly: Datafly choosing among the widest QIs by approximation
+/// degree; `budget` is the suppression budget in rows.
 pub fn ma_datafly(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
     datafly_loop(data, model, budget, "ma-datafly", |state, candidates| {
         let mut best = candidates[0];

@@ -37,10 +37,15 @@ pub enum AnonymizeError {
     #[error(
         "{algorithm}: the generalization lattices of the {qis} constrained quasi-identifiers have {nodes} nodes, more than the {limit} it searches: use fewer quasi-identifiers or shallower hierarchies, or datafly"
     )]
+    /// Incognito's lattice is larger than the number of nodes it will search.
     SearchSpaceTooLarge {
+        /// The anonymizer.
         algorithm: String,
+        /// How many quasi-identifiers carry a constraint.
         qis: usize,
+        /// The lattice size, as text (it may overflow `u64`).
         nodes: String,
+        /// The most nodes it searches.
         limit: u64,
     },
 }
@@ -48,6 +53,7 @@ pub enum AnonymizeError {
 /// What an anonymizer returns.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The generalized table.
     pub release: Release,
     /// Global recoding: the level of each QI, in QI order.
     pub levels: Option<Vec<usize>>,
@@ -59,20 +65,31 @@ pub struct Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
+    /// Datafly (Sweeney): full-domain generalization, one QI level at a time.
     Datafly,
+    /// MA-Datafly (paper 001): Datafly with ties broken by approximation degree.
     MaDatafly,
+    /// Incognito (LeFevre et al. 2005): every minimal full-domain generalization.
     Incognito,
+    /// Mondrian (LeFevre et al. 2006): multidimensional median cuts.
     Mondrian,
+    /// Mondrian whose categorical QIs are cut along their hierarchy.
     BasicMondrian,
+    /// Top-down greedy local recoding guided by NCP (Xu et al. 2006).
     #[serde(rename = "topdown")]
     TopDown,
+    /// Classfly (Liu, Yang, Yu 2005): local recoding with a working set.
     Classfly,
+    /// Classfly+ (paper 000), rows leaving by the union constraint.
     ClassflyPlusNaive,
+    /// Classfly+ (paper 000), complete IndepCSet filter.
     ClassflyPlusComplete,
+    /// Classfly+ (paper 000), partial IndepCSet filter.
     ClassflyPlusPartial,
 }
 
 impl Algorithm {
+    /// Every method, in the order help texts and comparisons list them.
     pub const ALL: &'static [Algorithm] = &[
         Algorithm::Datafly,
         Algorithm::MaDatafly,
@@ -86,6 +103,7 @@ impl Algorithm {
         Algorithm::ClassflyPlusPartial,
     ];
 
+    /// The method's name in configs and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Datafly => "datafly",
@@ -101,6 +119,7 @@ impl Algorithm {
         }
     }
 
+    /// The method called `name`; an unknown name lists the known ones.
     pub fn from_name(name: &str) -> Result<Algorithm> {
         Algorithm::ALL
             .iter()

@@ -345,6 +345,7 @@ fn cut<K: Key>(
     Classes { class_of, cells }
 }
 
+/// Mondrian: strict multidimensional partitioning with median cuts.
 pub fn mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
     let axes: Vec<Axis> = (0..data.qis.len()).map(|q| Axis::new(data, q)).collect();
     let active = model.constrained_qis(data.qis.len());

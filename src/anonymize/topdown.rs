@@ -229,6 +229,8 @@ fn split(
     at
 }
 
+/// Top-down greedy local recoding; `seed` makes the seed-row choice
+/// reproducible.
 pub fn topdown(data: &Dataset, model: &PrivacyModel, seed: u64) -> Result<Outcome> {
     let mut frame = Frame::new(data, model);
     let mut rows = frame.all_rows();

@@ -397,7 +397,7 @@ struct HierarchyWire {
 }
 
 /// The `HIERARCHIES` section: the records with numeric levels as
-/// differences ([`LevelLabels`]), in postcard, raw DEFLATE-compressed
+/// differences (`LevelLabels`), in postcard, raw DEFLATE-compressed
 /// (Adult's nine hierarchies: 1,031 bytes, 1,337 with every level as
 /// texts).
 pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Vec<u8> {

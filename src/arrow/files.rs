@@ -27,7 +27,9 @@ const BATCH_ROWS: usize = 64 * 1024;
 /// The kind of a table file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
+    /// Comma-separated text.
     Csv,
+    /// Apache Parquet.
     Parquet,
     /// Arrow IPC: the file format (Feather v2) or the stream format.
     Ipc,

@@ -14,6 +14,8 @@ use crate::config::Config;
 use crate::io::Input;
 use crate::table::Table;
 
+/// An input table: its CSV bytes and, for an Arrow or
+/// Parquet file, the layout that rebuilds it.
 pub struct TableInput {
     /// The CSV bytes: the file's own, or an Arrow table's canonical CSV.
     pub csv: Vec<u8>,

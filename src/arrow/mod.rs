@@ -43,6 +43,7 @@ pub use input::TableInput;
 /// What rebuilds an Arrow table from karc's texts (see the module's doc).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrowLayout {
+    /// The Arrow schema: field names, types and metadata.
     pub schema: SchemaRef,
     /// One per field, for an exact rebuild (a restore); `None` in a layout
     /// that only types a release's columns (the public schema).
@@ -63,40 +64,75 @@ pub struct ColumnExtras {
     pub nan_bits: Vec<(u32, u64)>,
 }
 
+/// An Arrow or Parquet table karc cannot take or rebuild.
 #[derive(Debug, thiserror::Error)]
 pub enum ArrowTableError {
+    /// A column of a nested or otherwise unsupported type.
     #[error(
         "{origin}: column {column}: type {data_type} is not supported: expected a flat column \
          (numbers, decimals, booleans, strings, binary, dates, times, timestamps, durations, \
          or dictionaries of these)"
     )]
     Unsupported {
+        /// The table's name in messages (a file or a front end's table).
         origin: String,
+        /// The column.
         column: String,
+        /// Its Arrow type.
         data_type: String,
     },
     #[error("{origin}: duplicate column name {name:?} (columns {first} and {second})")]
+    /// Two columns with the same name.
     DuplicateColumn {
+        /// The table's name in messages (a file or a front end's table).
         origin: String,
+        /// The name.
         name: String,
+        /// The first column with it.
         first: usize,
+        /// The second column with it.
         second: usize,
     },
     #[error("{origin}: the table has no columns")]
-    NoColumns { origin: String },
+    /// A table without columns.
+    NoColumns {
+        /// The table's name in messages (a file or a front end's table).
+        origin: String,
+    },
     #[error("{origin}: {rows} rows: expected at most {} rows", u32::MAX)]
-    TooManyRows { origin: String, rows: usize },
+    /// More rows than a `u32` row index holds.
+    TooManyRows {
+        /// The table's name in messages (a file or a front end's table).
+        origin: String,
+        /// The row count.
+        rows: usize,
+    },
     #[error("column {column}, row {row}: expected a {data_type} value, found {found:?}")]
+    /// A text that does not parse as its column's Arrow type.
     Cell {
+        /// The column.
         column: String,
+        /// The row.
         row: usize,
+        /// The Arrow type expected.
         data_type: String,
+        /// The text found.
         found: String,
     },
     #[error("the Arrow layout does not fit the columns: {detail}")]
-    Layout { detail: String },
+    /// A stored layout that does not match the table's columns.
+    Layout {
+        /// What does not match.
+        detail: String,
+    },
     #[error("{path}: {message}")]
-    File { path: String, message: String },
+    /// A table file Arrow or Parquet could not read or write.
+    File {
+        /// The file.
+        path: String,
+        /// The reader's or writer's message.
+        message: String,
+    },
 }
 
 impl From<ArrowTableError> for Error {
@@ -404,6 +440,7 @@ impl TableBuilder {
         Ok(())
     }
 
+    /// The table built so far and the layout that rebuilds its Arrow form.
     pub fn finish(mut self) -> (Table, ArrowLayout) {
         let columns = self
             .extras

@@ -30,14 +30,17 @@ pub fn per_second(unit: TimeUnit) -> (i64, usize) {
     }
 }
 
+/// Appends an integer's decimal text.
 pub fn write_int(buf: &mut String, v: impl itoa::Integer) {
     buf.push_str(itoa::Buffer::new().format(v));
 }
 
+/// Appends a double's shortest round-trip text.
 pub fn write_f64(buf: &mut String, v: f64) {
     push_float(buf, ryu::Buffer::new().format(v));
 }
 
+/// Appends a single's shortest round-trip text.
 pub fn write_f32(buf: &mut String, v: f32) {
     push_float(buf, ryu::Buffer::new().format(v));
 }
@@ -47,10 +50,12 @@ fn push_float(buf: &mut String, text: &str) {
     buf.push_str(text.strip_suffix(".0").unwrap_or(text));
 }
 
+/// Appends `true` or `false`.
 pub fn write_bool(buf: &mut String, v: bool) {
     buf.push_str(if v { "true" } else { "false" });
 }
 
+/// Reads `true` or `false` back; anything else is `None`.
 pub fn parse_bool(text: &str) -> Option<bool> {
     match text {
         "true" => Some(true),
@@ -282,6 +287,7 @@ pub fn parse_time(text: &str, unit: TimeUnit) -> Option<i64> {
     Some(seconds * per + fraction)
 }
 
+/// Appends bytes as lowercase hexadecimal: a binary column's text.
 pub fn write_hex(buf: &mut String, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     buf.reserve(bytes.len() * 2);
@@ -291,6 +297,7 @@ pub fn write_hex(buf: &mut String, bytes: &[u8]) {
     }
 }
 
+/// Reads [`write_hex`]'s text back; `None` unless it is pairs of hex digits.
 pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let nibble = |c: u8| match c {
         b'0'..=b'9' => Some(c - b'0'),

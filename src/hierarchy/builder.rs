@@ -45,9 +45,13 @@ pub struct BuilderSpec {
 pub enum DateLevel {
     /// The date of a timestamp (`2023-05-17T08:30:00Z` → `2023-05-17`).
     Day,
+    /// `2023-05`.
     Month,
+    /// `2023-Q2`.
     Quarter,
+    /// `2023`.
     Year,
+    /// `2020-2029`.
     Decade,
 }
 

@@ -43,6 +43,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// Builds the canonical-code decoding tables for `code`.
     pub fn new(code: &HuffmanCode) -> Decoder {
         let lengths = code.lengths();
         let max_length = lengths.iter().copied().max().unwrap_or(0);

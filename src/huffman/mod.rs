@@ -47,19 +47,49 @@ const LENGTH_WIDTH_BITS: u32 = 3;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HuffmanError {
     #[error("code length {length} of symbol {symbol} exceeds the maximum {MAX_CODE_LENGTH}")]
-    LengthTooLong { symbol: usize, length: u8 },
+    /// A symbol's code length exceeds [`MAX_CODE_LENGTH`].
+    LengthTooLong {
+        /// The symbol.
+        symbol: usize,
+        /// Its code length in bits.
+        length: u8,
+    },
     #[error(
         "the code lengths are not a complete prefix code: their Kraft sum is {sum_scaled}/2^32, expected exactly 2^32"
     )]
-    NotComplete { sum_scaled: u128 },
+    /// The lengths do not form a complete prefix code (Kraft sum not 1).
+    NotComplete {
+        /// The Kraft sum times 2^32.
+        sum_scaled: u128,
+    },
     #[error("single-symbol code: symbol {symbol} has length {length}, expected 1")]
-    SingleSymbolLength { symbol: usize, length: u8 },
+    /// A one-symbol code whose length is not 1.
+    SingleSymbolLength {
+        /// The only symbol.
+        symbol: usize,
+        /// Its code length in bits.
+        length: u8,
+    },
     #[error("code table: code lengths are {width} bits wide, expected 1 to 6")]
-    LengthWidth { width: u32 },
+    /// A stored code table's length width outside 1 to 6 bits.
+    LengthWidth {
+        /// The width read.
+        width: u32,
+    },
     #[error("truncated bit stream: {needed} bits needed, {available} available")]
-    Truncated { needed: u64, available: u64 },
+    /// The bit stream ends before the data it should hold.
+    Truncated {
+        /// Bits the reader needed.
+        needed: u64,
+        /// Bits left in the stream.
+        available: u64,
+    },
     #[error("the code is empty (no symbol has a code) but {count} symbols were to be decoded")]
-    EmptyCode { count: usize },
+    /// Symbols to decode with a code that has none.
+    EmptyCode {
+        /// How many symbols were to be decoded.
+        count: usize,
+    },
 }
 
 impl HuffmanError {

@@ -33,8 +33,8 @@ pub fn equal_emd(d: &Distribution, c: usize) -> f64 {
     0.5 * (sum + (1.0 - held_p).max(0.0))
 }
 
-/// Cumulative sums of p: `cum[i]` = p_0 + … + p_i, and `cum2[i]` = cum[0]
-/// + … + cum[i - 1], to sum runs of them at once.
+/// Cumulative sums of p: `cum[i] = p_0 + … + p_i` and
+/// `cum2[i] = cum[0] + … + cum[i - 1]`, to sum runs of them at once.
 pub struct Prefix {
     cum: Vec<f64>,
     cum2: Vec<f64>,
