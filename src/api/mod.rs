@@ -54,7 +54,7 @@ pub use archive::{
     Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
 };
 pub use compare::{CompareOptions, compare, compare_rows};
-pub use init::{InitOptions, InitOutput, init};
+pub use init::{InitOptions, InitOutput, init, toml_string};
 pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, recipients_of};
 pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,

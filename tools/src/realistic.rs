@@ -191,7 +191,7 @@ pub fn config_toml(kind: Kind, hierarchies: &str) -> String {
             let _ = writeln!(
                 t,
                 "type = \"categorical\"\nhierarchy = {}",
-                toml_string(&path)
+                karc::api::toml_string(&path)
             );
         }
     }
@@ -202,24 +202,6 @@ pub fn config_toml(kind: Kind, hierarchies: &str) -> String {
          suppression_limit = 0.01\n\n[algorithm]\nname = \"mondrian\"\n",
     );
     t
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The hierarchy files of `kind`'s categorical QIs: (file name, contents).
