@@ -45,6 +45,7 @@ use crate::huffman::{
 use crate::table::Column;
 
 pub(super) mod contexts;
+mod frequencies;
 mod offsets;
 mod per_value_rans;
 mod widths;

@@ -11,16 +11,14 @@
 //! (`spec/CODING.md` 6.5 gives Adult's figures).
 
 use super::contexts::{self, Parent, context_limit};
-use super::widths;
+use super::frequencies;
 use super::{
     ColumnBuilder, ContextKeys, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable,
     coded_alphabets, symbol_alphabets, value_counts,
 };
 use crate::codec::CodecError;
 use crate::codec::bytes::{ByteReader, put_coded, put_varint};
-use crate::codec::rans::{
-    LOW, check_end, encode_step, put_low_bits, put_stream, quantize, read_low_bits, read_stream,
-};
+use crate::codec::rans::{LOW, check_end, encode_step, put_stream, quantize, read_stream};
 use crate::table::Column;
 
 /// Interleaved rANS states: the `k`-th coded row takes state `k mod 4`, so
@@ -57,6 +55,15 @@ fn ceil_log2(n: u64) -> u32 {
     }
 }
 
+/// The estimated bits of a stored table's present frequencies: about two
+/// for each width symbol, and the low bits of all but the largest, which is
+/// implied ([`frequencies`]).
+fn table_bits(q: &[u32]) -> f64 {
+    let low: u32 = q.iter().map(|&f| f.ilog2()).sum();
+    let largest = q.iter().max().map_or(0, |&f| f.ilog2());
+    f64::from(low - largest) + 2.0 * q.len() as f64
+}
+
 /// A coded value's frequency table: its scale and a frequency per position
 /// of its alphabet (0 for values none of its rows hold); uniform tables are
 /// not stored.
@@ -71,8 +78,9 @@ impl Table {
     /// in `rows` rows over an alphabet of `size`: the scale, between the
     /// fewest bits that give every present position a slot and
     /// `ceil(log2 rows)`, that minimizes the estimated section bits (rows
-    /// coded at their quantized frequencies, plus each frequency's low bits
-    /// and about two bits for its width symbol); or the uniform table, when
+    /// coded at their quantized frequencies, plus the low bits of each
+    /// frequency but the largest, which is implied, and about two bits for
+    /// each width symbol); or the uniform table, when
     /// its rows' bits are fewer than that plus a bit for each absent
     /// value's width symbol.
     fn choose(present: &[(usize, u64)], size: usize, rows: u64) -> Table {
@@ -91,7 +99,7 @@ impl Table {
         } else {
             let lowest = ceil_log2(present.len() as u64);
             let highest = lowest.max(ceil_log2(rows).min(PREFERRED_SCALE));
-            let table = |q: &[u32]| -> f64 { q.iter().map(|&f| f64::from(f.ilog2() + 2)).sum() };
+            let table = |q: &[u32]| -> f64 { table_bits(q) };
             (lowest..=highest)
                 .map(|s| (s, quantize(&counts, s as u8)))
                 .min_by(|a, b| {
@@ -101,9 +109,7 @@ impl Table {
         };
         // A stored table also costs a width symbol for every value of the
         // alphabet, present or not: about a bit each at the least.
-        let stored = bits(scale, &q)
-            + q.iter().map(|&f| f64::from(f.ilog2() + 2)).sum::<f64>()
-            + size as f64;
+        let stored = bits(scale, &q) + table_bits(&q) + size as f64;
         let uniform_scale = ceil_log2(size as u64);
         if (2..=1 << MAX_SCALE).contains(&size) {
             let uniform: Vec<u32> = (0..size as u64)
@@ -264,22 +270,12 @@ pub(super) fn encode(
         .map(|t| if t.uniform { UNIFORM } else { t.scale })
         .collect();
     put_coded(out, SCALES, &scales);
-    let stored: Vec<&&Table> = tables.iter().filter(|t| !t.uniform).collect();
-    let widths: Vec<u32> = stored
+    let stored: Vec<&[u32]> = tables
         .iter()
-        .flat_map(|t| {
-            t.freqs
-                .iter()
-                .map(|&f| if f == 0 { 0 } else { f.ilog2() + 1 })
-        })
+        .filter(|t| !t.uniform)
+        .map(|t| &t.freqs[..])
         .collect();
-    let sizes: Vec<usize> = stored.iter().map(|t| t.freqs.len()).collect();
-    widths::put_widths(out, WIDTHS as u32, &sizes, &widths);
-    let freqs: Vec<u32> = stored
-        .iter()
-        .flat_map(|t| t.freqs.iter().copied())
-        .collect();
-    put_low_bits(out, &freqs);
+    frequencies::put_frequencies(out, WIDTHS as u32, &stored);
 
     // rANS codes last to first; the `k`-th coded row (rows released
     // unchanged are not) takes state `k mod STATES`.
@@ -562,16 +558,14 @@ pub(super) fn decode(
     let mut b = ColumnBuilder::new(qi.name, &texts, rel.rows.len(), m);
     let coded = entries.iter().filter(|e| e.1.is_some()).count();
     let scales = s.coded("per-value-rans scales", SCALES, coded)?;
-    let sizes: Vec<usize> = entries
+    let (sizes, stored_scales): (Vec<usize>, Vec<u32>) = entries
         .iter()
         .filter_map(|e| e.1)
         .zip(&scales)
         .filter(|&(_, &scale)| scale != UNIFORM)
-        .map(|(a, _)| a.len())
-        .collect();
-    let widths = widths::read_widths(s, WIDTHS as u32, &sizes)?;
-    let tops: Vec<Option<u32>> = widths.iter().map(|&w| w.checked_sub(1)).collect();
-    let freqs = read_low_bits(s, &tops, "per-value-rans frequency bits")?;
+        .map(|(a, &scale)| (a.len(), scale))
+        .unzip();
+    let freqs = frequencies::read_frequencies(s, WIDTHS as u32, &sizes, &stored_scales)?;
     // The stored tables' slots: at most two per row (a scale is at most
     // `ceil(log2 rows)` of its table's rows) and one per table. A uniform
     // table takes one slot per value of its alphabet, which is in memory
