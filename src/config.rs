@@ -60,6 +60,8 @@ pub enum ConfigError {
     Privacy { path: PathBuf, message: String },
 }
 
+impl crate::error::AreaError for ConfigError {}
+
 /// What a column is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -231,6 +231,8 @@ pub enum CsvError {
     },
 }
 
+impl crate::error::AreaError for CsvError {}
+
 impl CsvError {
     /// The same error for bytes that start after `lines` lines of their
     /// file (a chunk of a file read piece by piece): its line counts from
@@ -509,10 +511,13 @@ mod tests {
 
     #[test]
     fn empty_file_and_duplicate_header_are_errors() {
-        assert!(matches!(read(""), Err(Error::Csv(CsvError::Empty { .. }))));
         assert!(matches!(
-            read("a,a\n1,2\n"),
-            Err(Error::Csv(CsvError::DuplicateColumn { .. }))
+            read("").unwrap_err().area(),
+            Some(CsvError::Empty { .. })
+        ));
+        assert!(matches!(
+            read("a,a\n1,2\n").unwrap_err().area(),
+            Some(CsvError::DuplicateColumn { .. })
         ));
     }
 }

@@ -17,6 +17,7 @@
 
 pub mod digest;
 pub mod format;
+mod input;
 mod jobs;
 pub mod layout;
 pub mod meta;
@@ -26,6 +27,8 @@ pub mod reader;
 pub mod seal;
 pub mod stream_pack;
 pub mod writer;
+
+pub use input::TableInput;
 
 use std::path::PathBuf;
 
@@ -108,6 +111,12 @@ pub enum ArchiveError {
     Seal(String),
     #[error("{}: the layout of the original file could not be captured: {detail}", path.display())]
     Layout { path: PathBuf, detail: String },
+}
+
+impl crate::error::AreaError for ArchiveError {
+    fn exit_code(&self) -> u8 {
+        ArchiveError::exit_code(self)
+    }
 }
 
 impl ArchiveError {

@@ -82,6 +82,13 @@ pub enum ModelError {
     },
 }
 
+impl crate::error::AreaError for ModelError {
+    /// 1 for a model no release of the table can meet (a failed check).
+    fn exit_code(&self) -> u8 {
+        if self.unreachable() { 1 } else { 2 }
+    }
+}
+
 impl ModelError {
     /// Whether the model is well formed but no release of the table can
     /// meet it (a failed check, not bad input).
