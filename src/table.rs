@@ -6,9 +6,31 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use crate::dictionary::Dictionary;
 use crate::io::Input;
 use crate::{Error, Result};
+
+/// How a column's values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueType {
+    /// Whole numbers.
+    Integer,
+    /// Numbers that may have a fraction.
+    Decimal,
+    /// Any text, not read as a number (the default).
+    #[default]
+    Categorical,
+}
+
+impl ValueType {
+    /// Whether the values are read as numbers.
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ValueType::Categorical)
+    }
+}
 
 /// One column: its header name and each row's code into its dictionary.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use serde::Serialize;
 pub mod alpha_k;
 pub mod beta_likeness;
 pub mod constraint;
+pub mod definitions;
 pub mod delta_disclosure;
 pub mod distribution;
 pub mod k;
@@ -19,7 +20,8 @@ pub mod models;
 pub mod risk;
 pub mod t_closeness;
 
-pub use models::{Definitions, Models, ModelsReport};
+pub use definitions::Definitions;
+pub use models::{Models, ModelsReport};
 
 use crate::Result;
 use crate::cell::SUPPRESSED;
