@@ -2,7 +2,8 @@
 //! result, in one call. The command line, the Python package and any other
 //! front end are thin shells over these functions and never call each
 //! other; they only turn their own arguments into these options and the
-//! results into their own output.
+//! results into their own output. They name nothing of the library but this
+//! module, which re-exports the types they need (`tools/tests/house.rs`).
 //!
 //! ```no_run
 //! use karc::api::{self, ConfigSource, Overrides, TableInput};
@@ -15,11 +16,11 @@
 //! let a = api::anonymize(&config, name, &input)?;
 //! let packed = api::pack(&config, a, &input, &api::PackOptions {
 //!     mode: Default::default(),
-//!     seal: karc::archive::seal::Seal::None,
+//!     seal: api::Seal::None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
 //! assert_eq!(archive.restore(None)?, input.csv);
-//! # Ok::<(), karc::Error>(())
+//! # Ok::<(), api::Error>(())
 //! ```
 
 use std::path::{Path, PathBuf};

@@ -13,7 +13,8 @@
 //! envelope), [`pipeline`] (row groups in, a file out: the one writer of
 //! both [`writer`], a batch pack, and [`stream_pack`], a streamed one) and
 //! [`reader`] (which checks integrity and the privacy claim every time a
-//! file is opened).
+//! file is opened). [`TableInput`] is what the archive seals: a CSV file's
+//! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
 pub mod digest;
 pub mod format;
