@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hierarchy::builder::{Builder, BuilderSpec};
 use crate::table::CsvOptions;
+pub use crate::table::ValueType;
 use crate::{Error, Result};
 
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +61,8 @@ pub enum ConfigError {
     Privacy { path: PathBuf, message: String },
 }
 
+impl crate::error::AreaError for ConfigError {}
+
 /// What a column is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -72,22 +75,6 @@ pub enum Role {
     Sensitive,
     /// Released as it is.
     Insensitive,
-}
-
-/// How a column's values are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ValueType {
-    Integer,
-    Decimal,
-    #[default]
-    Categorical,
-}
-
-impl ValueType {
-    pub fn is_numeric(self) -> bool {
-        !matches!(self, ValueType::Categorical)
-    }
 }
 
 /// How suppressed rows (every QI cell `*`) count in the privacy check.

@@ -69,6 +69,8 @@ pub enum DataError {
     NoQuasiIdentifier,
 }
 
+impl crate::error::AreaError for DataError {}
+
 /// One quasi-identifier column with its generalization data.
 #[derive(Debug, Clone)]
 pub struct QuasiIdentifier {

@@ -105,6 +105,8 @@ pub enum HierarchyError {
     },
 }
 
+impl crate::error::AreaError for HierarchyError {}
+
 /// "1 leaf has" or "3 leaves have": a count with its noun and verb agreeing.
 pub(crate) fn counted(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
@@ -620,12 +622,12 @@ mod tests {
             "h.csv:2: ragged hierarchy: expected 3 levels (as line 1), found 2; rows must all have the same length"
         );
         assert!(matches!(
-            parse("a;x\nb;y\n"),
-            Err(Error::Hierarchy(HierarchyError::SeveralRoots { .. }))
+            parse("a;x\nb;y\n").unwrap_err().area(),
+            Some(HierarchyError::SeveralRoots { .. })
         ));
         assert!(matches!(
-            parse(""),
-            Err(Error::Hierarchy(HierarchyError::Empty { .. }))
+            parse("").unwrap_err().area(),
+            Some(HierarchyError::Empty { .. })
         ));
     }
 }

@@ -12,6 +12,16 @@
 //! [`config::Config`]: column roles, types and [`hierarchy::Hierarchy`] trees.
 //! Anonymizers produce a [`release::Release`] of generalized [`cell::Cell`]s.
 //!
+//! Imports run down only, with no circle (`tools/STRUCTURE.md` draws the
+//! floors; `tools/tests/house.rs` keeps it so): [`error`] and the coding
+//! primitives at the bottom; then [`io`], [`table`], [`arrow`],
+//! [`hierarchy`], [`config`] and [`dataset`]; then what works on a bound
+//! table ([`release`], [`codec`], [`stream`], [`privacy`], [`anonymize`],
+//! [`metrics`], [`report`]); then [`archive`] and [`compare`]; and the facade
+//! [`api`] on top, the one entry point of the command line and the Python
+//! package. Each area keeps its own error enum and converts it into
+//! [`Error`] where it is defined.
+//!
 //! ```no_run
 //! use karc::{config::Config, dataset::Dataset, anonymize};
 //! let config = Config::load("fixtures/adult/adult.toml".as_ref())?;

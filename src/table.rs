@@ -6,9 +6,31 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use crate::dictionary::Dictionary;
 use crate::io::Input;
 use crate::{Error, Result};
+
+/// How a column's values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueType {
+    /// Whole numbers.
+    Integer,
+    /// Numbers that may have a fraction.
+    Decimal,
+    /// Any text, not read as a number (the default).
+    #[default]
+    Categorical,
+}
+
+impl ValueType {
+    /// Whether the values are read as numbers.
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, ValueType::Categorical)
+    }
+}
 
 /// One column: its header name and each row's code into its dictionary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +252,8 @@ pub enum CsvError {
         second: usize,
     },
 }
+
+impl crate::error::AreaError for CsvError {}
 
 impl CsvError {
     /// The same error for bytes that start after `lines` lines of their
@@ -509,10 +533,13 @@ mod tests {
 
     #[test]
     fn empty_file_and_duplicate_header_are_errors() {
-        assert!(matches!(read(""), Err(Error::Csv(CsvError::Empty { .. }))));
         assert!(matches!(
-            read("a,a\n1,2\n"),
-            Err(Error::Csv(CsvError::DuplicateColumn { .. }))
+            read("").unwrap_err().area(),
+            Some(CsvError::Empty { .. })
+        ));
+        assert!(matches!(
+            read("a,a\n1,2\n").unwrap_err().area(),
+            Some(CsvError::DuplicateColumn { .. })
         ));
     }
 }

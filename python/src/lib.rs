@@ -10,11 +10,11 @@ use karc::api::{
     self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, TableInput,
     VerifyOptions,
 };
-use karc::archive::ArchiveError;
-use karc::arrow::table_from_arrow;
-use karc::codec::DiffMode;
-use karc::config::{Config, SuppressionPolicy};
-use karc::io::{Access, Input, Output, input_name, refuse_same_files};
+use karc::api::ArchiveError;
+use karc::api::table_from_arrow;
+use karc::api::DiffMode;
+use karc::api::{Config, SuppressionPolicy};
+use karc::api::{Access, Input, Output, input_name, refuse_same_files};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -50,25 +50,26 @@ create_exception!(
 );
 
 /// Whether the error is about the key offered.
-fn is_key_error(err: &karc::Error) -> bool {
+fn is_key_error(err: &karc::api::Error) -> bool {
     match err {
-        karc::Error::Archive(e) => matches!(
-            e,
-            ArchiveError::WrongIdentity { .. }
-                | ArchiveError::WrongPassphrase { .. }
-                | ArchiveError::NeedsPassphrase { .. }
-                | ArchiveError::NeedsIdentity { .. }
-                | ArchiveError::Key { .. }
+        karc::api::Error::Located { source, .. } => is_key_error(source),
+        _ => matches!(
+            err.area(),
+            Some(
+                ArchiveError::WrongIdentity { .. }
+                    | ArchiveError::WrongPassphrase { .. }
+                    | ArchiveError::NeedsPassphrase { .. }
+                    | ArchiveError::NeedsIdentity { .. }
+                    | ArchiveError::Key { .. }
+            )
         ),
-        karc::Error::Located { source, .. } => is_key_error(source),
-        _ => false,
     }
 }
 
 /// The library's error as the Python exception of its kind, with the
 /// command line's message and exit code.
-fn to_py(err: karc::Error) -> PyErr {
-    let message = karc::error::message(&err);
+fn to_py(err: karc::api::Error) -> PyErr {
+    let message = karc::api::message(&err);
     let code = err.exit_code();
     let py_err = if is_key_error(&err) {
         WrongKeyError::new_err(message)
@@ -85,7 +86,7 @@ fn to_py(err: karc::Error) -> PyErr {
 }
 
 /// Runs `work` without the GIL, its error as a Python exception.
-fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::Result<T> + Send) -> PyResult<T> {
+fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::api::Result<T> + Send) -> PyResult<T> {
     py.detach(work).map_err(to_py)
 }
 
@@ -95,7 +96,7 @@ fn config(
     path: Option<PathBuf>,
     json: Option<String>,
     overrides: &Overrides,
-) -> karc::Result<Config> {
+) -> karc::api::Result<Config> {
     let source = match (path, json) {
         (Some(path), None) => ConfigSource::File(path),
         (None, Some(json)) => ConfigSource::Text {
@@ -108,14 +109,14 @@ fn config(
 }
 
 /// A config dict (as JSON) written as TOML.
-fn toml_of_json(json: &str) -> karc::Result<String> {
+fn toml_of_json(json: &str) -> karc::api::Result<String> {
     let table: toml::Table = serde_json::from_str(json)
         .map_err(|e| options(&format!("<config dict>: not a TOML table: {e}")))?;
     toml::to_string(&table).map_err(|e| options(&format!("<config dict>: {e}")))
 }
 
-fn options(message: &str) -> karc::Error {
-    karc::Error::Options(message.to_owned())
+fn options(message: &str) -> karc::api::Error {
+    karc::api::Error::Options(message.to_owned())
 }
 
 fn overrides(
@@ -132,7 +133,7 @@ fn overrides(
     }
 }
 
-fn json(value: &impl serde::Serialize) -> karc::Result<String> {
+fn json(value: &impl serde::Serialize) -> karc::api::Result<String> {
     serde_json::to_string(value).map_err(|e| options(&format!("report as JSON: {e}")))
 }
 
@@ -146,7 +147,7 @@ enum Source {
 
 impl Source {
     /// The name in messages and the table input.
-    fn input(self) -> karc::Result<(PathBuf, TableInput)> {
+    fn input(self) -> karc::api::Result<(PathBuf, TableInput)> {
         match self {
             Source::Path(path) => {
                 let input = TableInput::open(&path)?;
@@ -225,7 +226,7 @@ fn seal_options(
     }
 }
 
-fn diff_mode(mode: Option<&str>) -> karc::Result<DiffMode> {
+fn diff_mode(mode: Option<&str>) -> karc::api::Result<DiffMode> {
     mode.map_or(Ok(DiffMode::default()), |m| {
         m.parse().map_err(|e| options(&format!("mode: {e}")))
     })
@@ -288,7 +289,7 @@ fn private_output(
     config: &Config,
     seal: &SealOptions,
     inputs: &[PathBuf],
-) -> karc::Result<Output> {
+) -> karc::api::Result<Output> {
     let out = Output::new(output, Access::Private)?;
     let mut read = api::config_files(config);
     read.extend(seal.files());
@@ -410,12 +411,12 @@ fn verify_options(
     suppressed: &str,
     sensitive: Vec<String>,
     models: Option<String>,
-) -> karc::Result<VerifyOptions> {
+) -> karc::api::Result<VerifyOptions> {
     let suppressed: SuppressionPolicy = suppressed
         .parse()
         .map_err(|e| options(&format!("suppressed: {e}")))?;
     // The models as the package's wrapper gives them: JSON of privacy::Models.
-    let models: karc::privacy::Models = match models {
+    let models: karc::api::Models = match models {
         Some(json) => serde_json::from_str(&json)
             .map_err(|e| options(&format!("models: {e}")))?,
         None => Default::default(),

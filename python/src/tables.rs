@@ -6,9 +6,9 @@ use arrow_array::RecordBatch;
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 
 /// One record batch as a pyarrow Table.
-pub fn to_py(batch: RecordBatch) -> karc::Result<PyArrowType<PyTable>> {
+pub fn to_py(batch: RecordBatch) -> karc::api::Result<PyArrowType<PyTable>> {
     let schema = batch.schema();
     PyTable::try_new(vec![batch], schema)
         .map(PyArrowType)
-        .map_err(|e| karc::Error::Options(format!("Arrow table: {e}")))
+        .map_err(|e| karc::api::Error::Options(format!("Arrow table: {e}")))
 }

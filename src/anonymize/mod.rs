@@ -50,6 +50,8 @@ pub enum AnonymizeError {
     },
 }
 
+impl crate::error::AreaError for AnonymizeError {}
+
 /// What an anonymizer returns.
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::arrow::TableInput;
+use crate::archive::TableInput;
 use crate::config::ValueType;
 use crate::hierarchy::builder::{Builder, parse_date};
 use crate::table::{CsvOptions, Table, detect_delimiter};

@@ -2,7 +2,8 @@
 //! result, in one call. The command line, the Python package and any other
 //! front end are thin shells over these functions and never call each
 //! other; they only turn their own arguments into these options and the
-//! results into their own output.
+//! results into their own output. They name nothing of the library but this
+//! module, which re-exports the types they need (`tools/tests/house.rs`).
 //!
 //! ```no_run
 //! use karc::api::{self, ConfigSource, Overrides, TableInput};
@@ -15,11 +16,11 @@
 //! let a = api::anonymize(&config, name, &input)?;
 //! let packed = api::pack(&config, a, &input, &api::PackOptions {
 //!     mode: Default::default(),
-//!     seal: karc::archive::seal::Seal::None,
+//!     seal: api::Seal::None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
 //! assert_eq!(archive.restore(None)?, input.csv);
-//! # Ok::<(), karc::Error>(())
+//! # Ok::<(), api::Error>(())
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -30,16 +31,37 @@ use arrow_schema::Schema;
 
 use crate::anonymize::{self, Algorithm};
 use crate::archive::layout::Layout;
-use crate::arrow::{ArrowLayout, ColumnExtras, table_from_arrow, to_arrow};
-use crate::config::Config;
+use crate::arrow::{ArrowLayout, ColumnExtras, to_arrow};
 use crate::dataset::Dataset;
 use crate::privacy::{ModelError, PrivacyModel};
-use crate::report::Report;
 use crate::table::{Column, Table};
-use crate::{Error, Result};
 
+pub use crate::archive::TableInput;
 pub use crate::archive::reader::{ClaimCheck, Inspection};
-pub use crate::arrow::TableInput;
+
+// What the front ends (the command line, the Python package) need beside
+// the calls below: they reach the library through this module only, which
+// `tools/src/bin/structure.rs` checks.
+pub use crate::Result;
+pub use crate::archive::ArchiveError;
+pub use crate::archive::format::{MAGIC, hex_head};
+pub use crate::archive::seal::{Seal, WORK_FACTORS};
+pub use crate::arrow::{TableFormat, table_from_arrow, write_batch};
+pub use crate::codec::DiffMode;
+pub use crate::compare::chart::ChartFormat;
+pub use crate::compare::{CompareRow, size_chart};
+pub use crate::config::{Config, SuppressionPolicy};
+pub use crate::error::{Error, message};
+pub use crate::io::{Access, Input, Output, input_name, is_std, refuse_same_files};
+pub use crate::privacy::{ClaimReport, Definitions, Models, ModelsReport};
+pub use crate::report::Report;
+pub use crate::table::{CsvError, detect_delimiter};
+
+/// The chunked (streaming) anonymizers, for a front end that feeds them
+/// rows as they come.
+pub mod stream {
+    pub use crate::stream::{STDIN, Schema, Stream, StreamAlgorithm, header_names};
+}
 
 mod archive;
 mod compare;
@@ -267,8 +289,8 @@ pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
 /// `[privacy]` section for the rest.
 fn privacy_model(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
     PrivacyModel::from_config(config, data).map_err(|e| {
-        let place = match &e {
-            Error::Model(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
+        let place = match e.area() {
+            Some(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
             _ => format!("{}: [privacy]", config.path.display()),
         };
         Error::Located {

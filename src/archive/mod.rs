@@ -13,10 +13,12 @@
 //! envelope), [`pipeline`] (row groups in, a file out: the one writer of
 //! both [`writer`], a batch pack, and [`stream_pack`], a streamed one) and
 //! [`reader`] (which checks integrity and the privacy claim every time a
-//! file is opened).
+//! file is opened). [`TableInput`] is what the archive seals: a CSV file's
+//! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
 pub mod digest;
 pub mod format;
+mod input;
 mod jobs;
 pub mod layout;
 pub mod meta;
@@ -26,6 +28,8 @@ pub mod reader;
 pub mod seal;
 pub mod stream_pack;
 pub mod writer;
+
+pub use input::TableInput;
 
 use std::path::PathBuf;
 
@@ -108,6 +112,12 @@ pub enum ArchiveError {
     Seal(String),
     #[error("{}: the layout of the original file could not be captured: {detail}", path.display())]
     Layout { path: PathBuf, detail: String },
+}
+
+impl crate::error::AreaError for ArchiveError {
+    fn exit_code(&self) -> u8 {
+        ArchiveError::exit_code(self)
+    }
 }
 
 impl ArchiveError {

@@ -178,9 +178,11 @@ impl Source {
         else {
             return Ok(None);
         };
-        let table = Table::from_bytes(&self.input, &bytes, &self.csv).map_err(|e| match e {
-            Error::Csv(e) => Error::Csv(e.after_lines(self.lines_read)),
-            e => e,
+        let table = Table::from_bytes(&self.input, &bytes, &self.csv).map_err(|e| match e
+            .into_area::<CsvError>()
+        {
+            Ok(e) => e.after_lines(self.lines_read).into(),
+            Err(e) => e,
         })?;
         self.lines_read += newlines(&bytes);
         Ok(Some((bytes, table)))

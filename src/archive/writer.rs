@@ -3,6 +3,7 @@
 //! `META` states the anonymization's claim, algorithm and metrics.
 
 use super::ArchiveError;
+use super::TableInput;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
@@ -10,7 +11,7 @@ use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
 use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
-use crate::arrow::{ArrowLayout, TableInput};
+use crate::arrow::ArrowLayout;
 use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::Config;
 use crate::dataset::Dataset;
@@ -62,7 +63,7 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
 }
 
 /// [`pack`] of an Arrow input (Parquet, IPC): `original` is its canonical
-/// CSV ([`crate::arrow::TableInput`]), `arrow` its exact layout, whose
+/// CSV ([`TableInput`]), `arrow` its exact layout, whose
 /// schema goes into the `ARROW_SCHEMA` section and whose null rows and NaN
 /// bits end the private part (`spec/FORMAT.md` §7.6).
 pub fn pack_with_arrow(

@@ -18,7 +18,6 @@
 //! NaN bits are the original's, as secret as its cells.
 
 mod files;
-mod input;
 pub mod text;
 
 use std::sync::Arc;
@@ -38,7 +37,6 @@ use crate::table::{Column, LineEnding, Table};
 use crate::{Error, Result};
 
 pub use files::{TableFormat, read_table, read_table_bytes, write_batch, write_table};
-pub use input::TableInput;
 
 /// What rebuilds an Arrow table from karc's texts (see the module's doc).
 #[derive(Debug, Clone, PartialEq)]
@@ -135,11 +133,7 @@ pub enum ArrowTableError {
     },
 }
 
-impl From<ArrowTableError> for Error {
-    fn from(e: ArrowTableError) -> Self {
-        Error::Arrow(Box::new(e))
-    }
-}
+impl crate::error::AreaError for ArrowTableError {}
 
 /// How a column's values become texts and back.
 #[derive(Debug, Clone, Copy, PartialEq)]

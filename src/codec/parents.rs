@@ -19,8 +19,70 @@
 
 use std::sync::OnceLock;
 
-use super::originals::{CodedRows, ContextKeys};
 use super::range::{one_possible, width};
+
+/// The parents of a QI with the radix of each one's values: a row's
+/// context `(g, v1, v2)` is numbered `(g * n1 + v1) * n2 + v2`, injective
+/// as long as every value is below its radix.
+pub(super) struct ContextKeys<'a> {
+    parents: Vec<(&'a [u32], u64)>,
+    /// The number of keys: `m * n1 * n2`; `None` when it exceeds 64 bits.
+    pub(super) space: Option<u64>,
+}
+
+impl<'a> ContextKeys<'a> {
+    pub(super) fn new(symbols: usize, parents: Vec<(&'a [u32], u64)>) -> ContextKeys<'a> {
+        let space = parents
+            .iter()
+            .try_fold(symbols as u64, |acc, &(_, n)| acc.checked_mul(n));
+        ContextKeys { parents, space }
+    }
+
+    /// The parents' values (by row) and radices.
+    pub(super) fn parents(&self) -> &[(&'a [u32], u64)] {
+        &self.parents
+    }
+
+    /// How many keys each released symbol spans: `n1 * n2`.
+    pub(super) fn per_symbol(&self) -> u64 {
+        self.parents.iter().map(|&(_, n)| n).product()
+    }
+
+    #[inline]
+    pub(super) fn key(&self, g: u32, row: usize) -> u64 {
+        self.parents
+            .iter()
+            .fold(u64::from(g), |k, &(p, n)| k * n + u64::from(p[row]))
+    }
+
+    /// Calls `f(i, key)` with the key of each coded row `i` (as
+    /// [`ContextKeys::key`], unrolled for the usual zero to two parents:
+    /// the encoder computes keys for every candidate's estimate).
+    #[inline]
+    pub(super) fn each_key(&self, coded: &CodedRows, mut f: impl FnMut(usize, u64)) {
+        let rows = coded.rows.iter().zip(&coded.symbols).enumerate();
+        match self.parents[..] {
+            [] => rows.for_each(|(i, (_, &g))| f(i, u64::from(g))),
+            [(p1, n1)] => rows
+                .for_each(|(i, (&row, &g))| f(i, u64::from(g) * n1 + u64::from(p1[row as usize]))),
+            [(p1, n1), (p2, n2)] => rows.for_each(|(i, (&row, &g))| {
+                let k = u64::from(g) * n1 + u64::from(p1[row as usize]);
+                f(i, k * n2 + u64::from(p2[row as usize]))
+            }),
+            _ => rows.for_each(|(i, (&row, &g))| f(i, self.key(g, row as usize))),
+        }
+    }
+}
+
+/// A QI's rows that carry bits in context mode: each one's row, released
+/// symbol and position in that symbol's alphabet; and each symbol's
+/// alphabet size (0 for unchanged symbols).
+pub(super) struct CodedRows {
+    pub(super) rows: Vec<u32>,
+    pub(super) symbols: Vec<u32>,
+    pub(super) positions: Vec<u32>,
+    pub(super) sizes: Vec<u32>,
+}
 
 /// Fixed-point logarithms carry this many fractional bits.
 const FRACTION_BITS: u32 = 16;

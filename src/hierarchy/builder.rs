@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Hierarchy, HierarchyError};
 use crate::civil::days_from_civil;
-use crate::config::ValueType;
+use crate::table::ValueType;
 use crate::{Error, Result};
 
 /// The root label of every built hierarchy.

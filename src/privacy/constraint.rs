@@ -4,8 +4,9 @@
 //! row), the class's q its rows'; each model is then the one `verify`
 //! measures, on a partition of one class.
 
+use super::definitions::Definitions;
 use super::distribution::Distribution;
-use super::models::{Definitions, Models};
+use super::models::Models;
 use super::t_closeness::{Prefix, equal_emd, ordered_emd};
 use super::{alpha_k, beta_likeness, delta_disclosure, l_diversity};
 use crate::classes::{NO_CLASS, Partition};

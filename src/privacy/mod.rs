@@ -11,6 +11,7 @@ use serde::Serialize;
 pub mod alpha_k;
 pub mod beta_likeness;
 pub mod constraint;
+pub mod definitions;
 pub mod delta_disclosure;
 pub mod distribution;
 pub mod k;
@@ -19,7 +20,8 @@ pub mod models;
 pub mod risk;
 pub mod t_closeness;
 
-pub use models::{Definitions, Models, ModelsReport};
+pub use definitions::Definitions;
+pub use models::{Models, ModelsReport};
 
 use crate::Result;
 use crate::cell::SUPPRESSED;
@@ -80,6 +82,13 @@ pub enum ModelError {
         sensitive: String,
         value: String,
     },
+}
+
+impl crate::error::AreaError for ModelError {
+    /// 1 for a model no release of the table can meet (a failed check).
+    fn exit_code(&self) -> u8 {
+        if self.unreachable() { 1 } else { 2 }
+    }
 }
 
 impl ModelError {

@@ -8,39 +8,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::definitions::Definitions;
 use super::distribution::Distribution;
 use super::risk::{Risk, risk};
 use super::{alpha_k, beta_likeness, delta_disclosure, k, l_diversity, t_closeness};
 use crate::classes::Partition;
 use crate::table::Column;
-
-/// Whose definitions the values follow where pyCANON and the literature
-/// differ (see README, "Privacy models").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Definitions {
-    /// pyCANON 1.3: suppressed rows count in the table's distribution,
-    /// entropy ℓ is floored, recursive c is its ascending-order formula,
-    /// δ skips absent values, enhanced β is min(β, max −ln p).
-    #[default]
-    #[serde(rename = "pycanon")]
-    PyCanon,
-    /// The papers: suppressed rows are out of the release, entropy ℓ is
-    /// e^H, recursive c is r1 / (r_ℓ + … + r_m), δ and enhanced β are
-    /// unbounded when a class lacks a value or exceeds −ln p.
-    Literature,
-}
-
-impl std::str::FromStr for Definitions {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "pycanon" => Ok(Definitions::PyCanon),
-            "literature" => Ok(Definitions::Literature),
-            _ => Err(format!("expected pycanon or literature, found {s:?}")),
-        }
-    }
-}
 
 /// The models a release claims beyond k, each with its parameter.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

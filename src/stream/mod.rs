@@ -106,6 +106,8 @@ pub enum StreamError {
     },
 }
 
+impl crate::error::AreaError for StreamError {}
+
 /// Which streaming anonymizer runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

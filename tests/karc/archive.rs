@@ -48,8 +48,8 @@ fn restore(bytes: &[u8], key: Option<&Key>) -> karc::Result<Vec<u8>> {
 }
 
 fn archive_error(r: karc::Result<impl std::fmt::Debug>) -> ArchiveError {
-    match r {
-        Err(Error::Archive(e)) => e,
+    match r.map_err(Error::into_area::<ArchiveError>) {
+        Err(Ok(e)) => e,
         other => panic!("expected an archive error, got {other:?}"),
     }
 }
@@ -180,8 +180,10 @@ fn every_flipped_byte_and_every_truncation_is_a_clear_error() {
     assert_eq!(restore(&bytes, Some(&key)).unwrap(), original);
     let check = |bad: &[u8], what: &str| match restore(bad, Some(&key)) {
         Ok(out) => panic!("{what}: accepted ({} bytes restored)", out.len()),
-        Err(Error::Archive(e)) => assert!(!e.to_string().is_empty()),
-        Err(e) => panic!("{what}: not an archive error: {e}"),
+        Err(e) => match e.area::<ArchiveError>() {
+            Some(e) => assert!(!e.to_string().is_empty()),
+            None => panic!("{what}: not an archive error: {e}"),
+        },
     };
     for i in 0..bytes.len() {
         let mut bad = bytes.clone();
@@ -792,9 +794,9 @@ fn invalid_vectors_are_refused_with_their_error() {
                 .restore(vector_key(name).as_ref())
                 .expect_err(&format!("{name}: restored")),
         };
-        match &err {
-            Error::Archive(e) => assert!(expect(e), "{name}: {e}"),
-            other => panic!("{name}: {other}"),
+        match err.area::<ArchiveError>() {
+            Some(e) => assert!(expect(e), "{name}: {e}"),
+            None => panic!("{name}: {err}"),
         }
         // Opening while unsealing reports the same error: the file's first.
         let together = Archive::open_and_restore(
@@ -826,10 +828,7 @@ fn valid_and_compat_vectors_open_and_restore() {
             assert!(a.claim_report.as_ref().unwrap().holds());
             if name.contains("published") {
                 let e = a.restore(None).unwrap_err();
-                assert!(matches!(
-                    e,
-                    Error::Archive(ArchiveError::NoPrivatePart { .. })
-                ));
+                assert!(matches!(e.area(), Some(ArchiveError::NoPrivatePart { .. })));
             } else {
                 let restored = a
                     .restore(vector_key(&name).as_ref())
@@ -972,7 +971,7 @@ fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
         })
         .unwrap_err();
     assert!(
-        matches!(e, Error::Archive(ArchiveError::RestoreChecksum { .. })),
+        matches!(e.area(), Some(ArchiveError::RestoreChecksum { .. })),
         "{e}"
     );
     assert_eq!(received, 103, "every group passed its own check");
@@ -1103,7 +1102,7 @@ fn a_corrupt_section_fails_a_restore_on_two_threads() {
     .unwrap();
     let e = broken.restore(None).unwrap_err();
     assert!(
-        matches!(&e, Error::Archive(ArchiveError::Corrupt { detail, .. })
+        matches!(e.area(), Some(ArchiveError::Corrupt { detail, .. })
             if detail.starts_with("quasi-identifier originals")),
         "{e}"
     );

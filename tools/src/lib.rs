@@ -4,6 +4,7 @@
 pub mod adult_gen;
 pub mod adult_stream;
 pub mod bench;
+pub mod facade;
 pub mod huffman_bench;
 pub mod paper000;
 pub mod paper004;

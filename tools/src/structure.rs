@@ -46,6 +46,13 @@ pub struct Module {
     tokens: Vec<Token>,
 }
 
+impl Module {
+    /// The paths the module's code names (`use` trees expanded), as written.
+    pub fn paths(&self) -> Vec<Vec<String>> {
+        paths(&self.tokens)
+    }
+}
+
 /// A lexical token: an identifier, `::`, or one punctuation character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {

@@ -3,11 +3,11 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use karc::api::Config;
+use karc::api::Report;
 use karc::api::{self, AnonymizeResult, ConfigSource, Overrides, format_name};
-use karc::arrow::{TableFormat, TableInput, write_batch};
-use karc::config::Config;
-use karc::io::{Access, Output, input_name};
-use karc::report::Report;
+use karc::api::{Access, Output, input_name};
+use karc::api::{TableFormat, TableInput, write_batch};
 
 use crate::cli::{AnonymizeArgs, AnonymizerArgs, ConfigArgs};
 use crate::files::refuse_overwriting;
@@ -52,7 +52,7 @@ pub fn run(args: AnonymizeArgs, json: Json) -> Result<ExitCode> {
     match format {
         TableFormat::Csv => output.write(|w| {
             a.write_csv(w)
-                .map_err(|e| karc::Error::io(output.name(), e))
+                .map_err(|e| karc::api::Error::io(output.name(), e))
         })?,
         format => {
             let batch = a.release_batch(input.arrow.as_ref())?;
@@ -93,7 +93,7 @@ pub fn write_json(out: &Output, value: &impl serde::Serialize) -> Result<()> {
         serde_json::to_writer_pretty(&mut *w, value)
             .map_err(std::io::Error::from)
             .and_then(|()| w.write_all(b"\n"))
-            .map_err(|e| karc::Error::io(out.name(), e))
+            .map_err(|e| karc::api::Error::io(out.name(), e))
     })?;
     Ok(())
 }

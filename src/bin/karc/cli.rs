@@ -79,7 +79,7 @@ pub struct ModelArgs {
 
 impl ModelArgs {
     /// Sets the models given on `config`'s [privacy] (same names).
-    pub fn apply(&self, config: &mut karc::config::Config) {
+    pub fn apply(&self, config: &mut karc::api::Config) {
         let p = &mut config.privacy;
         if !self.sensitive.is_empty() {
             p.sensitive = self.sensitive.clone();
@@ -96,8 +96,8 @@ impl ModelArgs {
 
     /// The claimed models, measured by `definitions` (the anonymizers
     /// enforce the default's).
-    pub fn models(&self, definitions: karc::privacy::Definitions) -> karc::privacy::Models {
-        karc::privacy::Models {
+    pub fn models(&self, definitions: karc::api::Definitions) -> karc::api::Models {
+        karc::api::Models {
             l: self.l,
             entropy_l: self.entropy_l,
             recursive_cl: self.recursive_cl,
@@ -113,7 +113,7 @@ impl ModelArgs {
 
 /// scrypt's work factor, in the range karc seals with.
 fn work_factor() -> clap::builder::RangedI64ValueParser<u8> {
-    let range = karc::archive::seal::WORK_FACTORS;
+    let range = karc::api::WORK_FACTORS;
     clap::value_parser!(u8).range(i64::from(*range.start())..=i64::from(*range.end()))
 }
 
@@ -260,12 +260,12 @@ pub struct VerifyArgs {
     pub constraints: Vec<String>,
     /// How all-`*` rows count: mask (exempt; the default) or strict (one ordinary class).
     #[arg(long)]
-    pub suppressed: Option<karc::config::SuppressionPolicy>,
+    pub suppressed: Option<karc::api::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
     /// Whose definitions the values follow where they differ: pycanon or literature.
     #[arg(long, default_value = "pycanon")]
-    pub definitions: karc::privacy::Definitions,
+    pub definitions: karc::api::Definitions,
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
     pub delimiter: Option<char>,

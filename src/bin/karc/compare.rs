@@ -5,13 +5,13 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use karc::api::ChartFormat;
+use karc::api::TableInput;
+use karc::api::is_std;
 use karc::api::{self, CompareOptions};
+use karc::api::{Access, Output, input_name};
 use karc::api::{CompareResult, Versioned};
-use karc::arrow::TableInput;
-use karc::compare::chart::ChartFormat;
-use karc::compare::{CompareRow, size_chart};
-use karc::io::is_std;
-use karc::io::{Access, Output, input_name};
+use karc::api::{CompareRow, size_chart};
 
 use crate::anonymize::load_config_with;
 use crate::cli::{CompareArgs, OutputFormat};
@@ -222,7 +222,7 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
             }
         }
     };
-    output.write(|w| render(w).map_err(|e| karc::Error::io(output.name(), e)))?;
+    output.write(|w| render(w).map_err(|e| karc::api::Error::io(output.name(), e)))?;
     if let (Some(chart), Some(chart_format)) = (&chart, chart_format) {
         let title = format!(
             "karc vs zip on {} ({} rows)",

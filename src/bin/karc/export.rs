@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use karc::api::{Access, Output, input_name};
 use karc::api::{ExportResult, format_name};
-use karc::arrow::{TableFormat, write_batch};
-use karc::io::{Access, Output, input_name};
+use karc::api::{TableFormat, write_batch};
 
 use crate::cli::ExportArgs;
 use crate::files::{open_archive, refuse_overwriting};

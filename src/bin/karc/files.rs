@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use karc::api::{self, Archive, ClaimCheck};
-use karc::io::{Input, Output, input_name, refuse_same_files};
+use karc::api::{Input, Output, input_name, refuse_same_files};
 
 /// Refuses `outputs` (`None`s skipped) when one is the same file as one of
 /// `inputs` or as another output.

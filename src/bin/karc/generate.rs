@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::CommandFactory;
 use karc::api::GeneratedResult;
-use karc::io::{Access, Output};
+use karc::api::{Access, Output};
 
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::json::Json;

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use karc::Error;
+use karc::api::Error;
+use karc::api::{Access, Output, is_std};
 use karc::api::{InitOptions, InitResult};
-use karc::io::{Access, Output, is_std};
 
 use crate::cli::InitArgs;
 use crate::json::Json;

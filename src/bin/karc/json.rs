@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use karc::api::Versioned;
-use karc::io::is_std;
+use karc::api::is_std;
 
 /// Where a command's `--json` document goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,16 +4,16 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use karc::Error;
+use karc::api::Error;
+use karc::api::{Access, Output};
 use karc::api::{KeyOptions, KeygenResult, SealOptions};
-use karc::io::{Access, Output};
 
 use crate::cli::{KeyArgs, KeygenArgs, SealArgs};
 use crate::json::Json;
 
 /// The sealing flags as the facade takes them (a passphrase asked for or
 /// read from the environment is given as text).
-pub fn seal_options(args: &SealArgs) -> karc::Result<SealOptions> {
+pub fn seal_options(args: &SealArgs) -> karc::api::Result<SealOptions> {
     let passphrase = if args.passphrase {
         Some(ask_new_passphrase()?)
     } else {
@@ -30,7 +30,7 @@ pub fn seal_options(args: &SealArgs) -> karc::Result<SealOptions> {
 }
 
 /// The opening flags as the facade takes them.
-pub fn key_options(args: &KeyArgs) -> karc::Result<KeyOptions> {
+pub fn key_options(args: &KeyArgs) -> karc::api::Result<KeyOptions> {
     let passphrase = if args.passphrase {
         Some(ask("Passphrase: ")?)
     } else {
@@ -45,7 +45,7 @@ pub fn key_options(args: &KeyArgs) -> karc::Result<KeyOptions> {
 
 /// The passphrase held by environment variable `var` (its value never
 /// appears in a message).
-fn from_env(var: &str) -> karc::Result<String> {
+fn from_env(var: &str) -> karc::api::Result<String> {
     match std::env::var(var) {
         Ok(p) if !p.is_empty() => Ok(p),
         Ok(_) => Err(Error::Options(format!(
@@ -61,7 +61,7 @@ fn from_env(var: &str) -> karc::Result<String> {
 }
 
 /// A passphrase typed on the terminal, not echoed.
-fn ask(prompt: &str) -> karc::Result<String> {
+fn ask(prompt: &str) -> karc::api::Result<String> {
     let pass = rpassword::prompt_password(prompt).map_err(|e| {
         Error::Options(format!(
             "--passphrase: no terminal to ask on ({e}): use --passphrase-file or --passphrase-env"
@@ -76,7 +76,7 @@ fn ask(prompt: &str) -> karc::Result<String> {
 }
 
 /// A new passphrase, typed twice.
-fn ask_new_passphrase() -> karc::Result<String> {
+fn ask_new_passphrase() -> karc::api::Result<String> {
     let pass = ask("Passphrase: ")?;
     if ask("Passphrase (again): ")? != pass {
         return Err(Error::Options(
@@ -113,7 +113,7 @@ pub fn keygen(args: KeygenArgs, json: Json) -> anyhow::Result<ExitCode> {
             .into());
         }
         None => true,
-        Some(path) => karc::io::is_std(path),
+        Some(path) => karc::api::is_std(path),
     };
     let identity = karc::api::keygen();
     let text = identity.text().as_bytes();

@@ -66,11 +66,11 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            let message = karc::error::message(err.as_ref());
+            let message = karc::api::message(err.as_ref());
             eprintln!("karc: error: {message}");
             let code = err
-                .downcast_ref::<karc::Error>()
-                .map_or(2, karc::Error::exit_code);
+                .downcast_ref::<karc::api::Error>()
+                .map_or(2, karc::api::Error::exit_code);
             // The error's document goes where the result's would have.
             let _ = json.print(&ErrorResult::new(message, code, false));
             ExitCode::from(code)

@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
+use karc::api::DiffMode;
+use karc::api::TableInput;
 use karc::api::{self, PackOptions, PackResult, StreamPackFigures, seal_name};
-use karc::arrow::TableInput;
-use karc::codec::DiffMode;
-use karc::io::{Access, Output, input_name};
+use karc::api::{Access, Output, input_name};
 
 use crate::anonymize::{load_config, report_output};
 use crate::cli::PackArgs;
@@ -108,7 +108,7 @@ fn tell_written(args: &PackArgs, result: &PackResult, json: Json) -> Result<()> 
 /// `karc pack --stream`: FADS or CASTLE feeding the archive writer.
 fn pack_stream(
     args: &PackArgs,
-    config: &karc::config::Config,
+    config: &karc::api::Config,
     options: &PackOptions,
     output: &Output,
     report_json: Option<&Output>,

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use karc::api::{Access, Output, input_name};
 use karc::api::{ClaimCheck, PublishResult};
-use karc::io::{Access, Output, input_name};
 
 use crate::cli::PublishArgs;
 use crate::files::{open_archive_sized, refuse_overwriting};

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use karc::api::{self, RESTORE_CHECKS, RestoreResult, format_name};
-use karc::arrow::{TableFormat, write_batch};
-use karc::io::{Access, Input, Output, input_name};
+use karc::api::{Access, Input, Output, input_name};
+use karc::api::{TableFormat, write_batch};
 
 use crate::cli::RestoreArgs;
 use crate::files::refuse_overwriting;
@@ -47,7 +47,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
         output.write(|w| {
             api::open_and_restore(&name, bytes, check, key.as_ref(), &mut |b| {
                 w.write_all(b)
-                    .map_err(|e| karc::Error::io(output.name(), e))
+                    .map_err(|e| karc::api::Error::io(output.name(), e))
             })
         })?
     };

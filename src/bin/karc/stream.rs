@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use karc::api::Config;
+use karc::api::detect_delimiter;
+use karc::api::is_std;
+use karc::api::stream::{Schema, Stream, StreamAlgorithm, header_names};
 use karc::api::{StreamOverrides, StreamResult};
-use karc::config::Config;
-use karc::io::is_std;
-use karc::stream::{Schema, Stream, StreamAlgorithm, header_names};
-use karc::table::detect_delimiter;
 
 use crate::cli::{StreamArgs, StreamParamArgs};
 use crate::json::Json;
@@ -59,16 +59,16 @@ pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
     let read = |reader: &mut csv::Reader<_>, record: &mut csv::StringRecord| -> Result<bool> {
         reader.read_record(record).map_err(|e| {
             let line = e.position().map_or(0, |p| p.line());
-            anyhow::Error::from(karc::Error::from(karc::table::CsvError::Malformed {
-                path: karc::stream::STDIN.into(),
+            anyhow::Error::from(karc::api::Error::from(karc::api::CsvError::Malformed {
+                path: karc::api::stream::STDIN.into(),
                 line,
                 message: e.to_string(),
             }))
         })
     };
     if !read(&mut reader, &mut record)? {
-        return Err(karc::Error::from(karc::table::CsvError::Empty {
-            path: karc::stream::STDIN.into(),
+        return Err(karc::api::Error::from(karc::api::CsvError::Empty {
+            path: karc::api::stream::STDIN.into(),
         })
         .into());
     }

@@ -4,12 +4,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use karc::api::ClaimReport;
+use karc::api::SuppressionPolicy;
+use karc::api::TableFormat;
+use karc::api::hex_head;
 use karc::api::{self, ArchiveFigures, ClaimCheck, VerifyOptions, VerifyResult};
-use karc::archive::format::hex_head;
-use karc::arrow::TableFormat;
-use karc::config::SuppressionPolicy;
-use karc::io::{Input, input_name};
-use karc::privacy::ClaimReport;
+use karc::api::{Input, input_name};
 
 use crate::cli::VerifyArgs;
 use crate::json::Json;
@@ -26,7 +26,7 @@ pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
             "{}: neither a karc file (it starts with {}, not the magic {}) nor a CSV table ({what})",
             name.display(),
             hex_head(&bytes),
-            hex_head(&karc::archive::format::MAGIC)
+            hex_head(&karc::api::MAGIC)
         );
     }
     let delimiter = match args.delimiter.filter(|_| csv) {
@@ -65,7 +65,7 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
             .constraints
             .iter()
             .map(|c| c.parse())
-            .collect::<karc::Result<_>>()?,
+            .collect::<karc::api::Result<_>>()?,
         suppressed: args.suppressed.unwrap_or(SuppressionPolicy::Mask),
         sensitive: args.models.sensitive.clone(),
         models: args.models.models(args.definitions),
@@ -117,7 +117,7 @@ fn print_report(source: &str, r: &ClaimReport) {
 
 /// The models beyond k (worst over the sensitive attributes), the risk and
 /// each claimed model's check.
-fn print_models(m: &karc::privacy::ModelsReport) {
+fn print_models(m: &karc::api::ModelsReport) {
     let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.6}"));
     let int = |v: Option<usize>| v.map_or("-".to_owned(), |v| v.to_string());
     let names: Vec<&str> = m.sensitive.iter().map(|s| s.sensitive.as_str()).collect();
@@ -167,7 +167,7 @@ fn print_models(m: &karc::privacy::ModelsReport) {
 /// it (a damaged magic is reported as such, not as a CSV error), or the
 /// `.karc` extension.
 fn looks_like_karc(path: &Path, bytes: &[u8]) -> bool {
-    let magic = &karc::archive::format::MAGIC;
+    let magic = &karc::api::MAGIC;
     let same = bytes.iter().zip(magic).filter(|(a, b)| a == b).count();
     same >= 5
         || path

@@ -11,8 +11,7 @@
 //! (`parents::log2_fixed`), so the choice and the bytes are the same on
 //! every platform.
 
-use super::super::parents::{log2_fixed, sort_keys};
-use super::ContextKeys;
+use super::super::parents::{ContextKeys, log2_fixed, sort_keys};
 
 /// A parent of a QI's section, as stored: varint `2 i` for QI `i`'s
 /// original values, `2 i + 1` for its released values.

@@ -13,11 +13,12 @@
 use super::contexts::{self, Parent, context_limit};
 use super::frequencies;
 use super::{
-    ColumnBuilder, ContextKeys, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable,
-    coded_alphabets, symbol_alphabets, value_counts,
+    ColumnBuilder, QiOriginal, QiSchema, ReleasedColumn, ReleasedRows, ValueTable, coded_alphabets,
+    symbol_alphabets, value_counts,
 };
 use crate::codec::CodecError;
 use crate::codec::bytes::{ByteReader, put_coded, put_varint};
+use crate::codec::parents::ContextKeys;
 use crate::codec::rans::{LOW, check_end, encode_step, put_stream, quantize, read_stream};
 use crate::table::Column;
 

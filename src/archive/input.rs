@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::{ArrowLayout, TableFormat, read_table_bytes};
+use super::layout::Layout;
 use crate::Result;
-use crate::archive::layout::Layout;
+use crate::arrow::{ArrowLayout, TableFormat, read_table_bytes};
 use crate::config::Config;
 use crate::io::Input;
 use crate::table::Table;
@@ -43,7 +43,7 @@ impl TableInput {
         Ok(TableInput::from_arrow(&table, layout))
     }
 
-    /// An Arrow table already converted ([`super::table_from_arrow`]: a
+    /// An Arrow table already converted ([`crate::arrow::table_from_arrow`]: a
     /// pandas or pyarrow table in memory).
     pub fn from_arrow(table: &Table, layout: ArrowLayout) -> TableInput {
         let mut csv = Vec::new();
