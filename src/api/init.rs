@@ -314,7 +314,7 @@ fn choose_roles(columns: &mut [Column], rows: usize, options: &InitOptions) {
                     c.distinct
                 ),
             )
-        } else if c.distinct <= 1 {
+        } else if c.distinct <= 1 && rows > 1 {
             ("insensitive", "one value only: tells nothing".to_owned())
         } else if text && rows >= 20 && share > MANY_DISTINCT {
             (
@@ -565,6 +565,18 @@ fn write_privacy(config: &mut String, rows: usize, options: &InitOptions) {
          # full-domain), classfly and more: see docs/CONFIG.md. `-a NAME` overrides it.\n\
          name = \"mondrian\"\n",
     );
+    // A stream never holds the whole column, so a builder has no values to
+    // build from: say so here rather than at `pack --stream`.
+    config.push_str(
+        "# A stream (`karc pack --stream`, `karc stream`) runs fads or castle instead:\n\
+         # `-a fads --delay N` (a row leaves within N arrivals).\n",
+    );
+    if options.hierarchies_dir.is_none() {
+        config.push_str(
+            "# It cannot build a hierarchy from values it has not seen: for a stream, write\n\
+             # them as files with `karc init --hierarchies-dir DIR`.\n",
+        );
+    }
 }
 
 fn kind_text(kind: Kind) -> String {
