@@ -36,8 +36,9 @@ impl Rng {
 
 /// Comma-separated, LF: an id, timestamps with time zones, amounts with a
 /// decimal comma (quoted), UTF-8 column names and cities, free text with
-/// quotes, commas and newlines, missing cells, a column of empty cells.
-fn awkward(rows: usize) -> String {
+/// quotes, commas and newlines, missing cells (ages too if `missing_ages`),
+/// a column of empty cells.
+fn awkward(rows: usize, missing_ages: bool) -> String {
     let mut r = Rng(0x2545_F491_4F6C_DD1D);
     let mut t = String::from("id,créé_le,montant,ville,note,vide,âge,code_postal\n");
     let cities = ["Zürich", "São Paulo", "Kraków", "東京", "Ålesund", ""];
@@ -61,7 +62,7 @@ fn awkward(rows: usize) -> String {
         let city = cities[r.below(6) as usize];
         let note = notes[r.below(5) as usize];
         let age = match r.below(20) {
-            0 => String::new(),
+            0 if missing_ages => String::new(),
             _ => (18 + r.below(72)).to_string(),
         };
         let zip = 10000 + r.below(100);
@@ -107,7 +108,7 @@ fn headerless(rows: usize) -> String {
 }
 
 /// The walk on one table: batch with inline hierarchies, then a stream with
-/// hierarchy files.
+/// hierarchy files unless the config says a stream cannot take the table.
 fn walk(dir: &Path, name: &str, table: &str) {
     let p = |f: &str| dir.join(format!("{name}.{f}")).to_str().unwrap().to_owned();
     let input = p("csv");
@@ -159,6 +160,31 @@ fn walk(dir: &Path, name: &str, table: &str) {
         "karc.init/1",
     );
     assert!(init["hierarchy_files"].as_array().is_some(), "{init}");
+    let config = std::fs::read_to_string(p("stream.toml")).unwrap();
+    if let Some(at) = config.find("# A stream refuses missing cells in numeric QIs, here ") {
+        // Refused as init said, in one line naming the file and column.
+        let column = config[at..].split(", here ").nth(1).unwrap();
+        let column = column.split(" (").next().unwrap();
+        let (code, _, err) = outcome(&karc(&[
+            "pack",
+            &input,
+            "-c",
+            &p("stream.toml"),
+            "-r",
+            &recipient,
+            "-o",
+            &p("stream.karc"),
+            "--stream",
+            "-a",
+            "fads",
+            "--delay",
+            "50",
+        ]));
+        assert_eq!(code, 2, "{err}");
+        let line = format!("column \"{column}\": missing value \"\" in a numeric quasi-identifier");
+        assert!(err.contains(&line) && err.lines().count() == 1, "{err}");
+        return;
+    }
     let packed = json(
         &[
             "pack",
@@ -199,9 +225,22 @@ fn walk(dir: &Path, name: &str, table: &str) {
 #[test]
 fn a_newcomer_packs_and_restores_awkward_tables() {
     let dir = tempfile::tempdir().unwrap();
-    walk(dir.path(), "awkward", &awkward(400));
+    walk(dir.path(), "awkward", &awkward(400, true));
+    let config = std::fs::read_to_string(dir.path().join("awkward.toml")).unwrap();
+    assert!(config.contains("numeric QIs, here âge ("), "{config}");
+    // The same table without missing ages streams too.
+    walk(dir.path(), "awkward-full", &awkward(400, false));
     walk(dir.path(), "semicolons", &semicolons(300));
     walk(dir.path(), "headerless", &headerless(200));
+    // Day-first dotted dates are dates (a calendar hierarchy), not 300
+    // distinct categories kept out of the release.
+    let config = std::fs::read_to_string(dir.path().join("semicolons.toml")).unwrap();
+    let expected = "name = \"Geburtsdatum\"\nrole = \"quasi\"";
+    assert!(config.contains(expected), "{config}");
+    assert!(
+        config.contains("{ dates = \"day,month,year\" }"),
+        "{config}"
+    );
 }
 
 /// One row: every value is unique to the one person, so init still picks
