@@ -431,7 +431,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err,
-            "c.toml: column \"d\": expected a date YYYY-MM-DD, found \"2023-02-30\" (list missing-value tokens in [input] missing)"
+            "c.toml: column \"d\": expected a date YYYY-MM-DD or DD.MM.YYYY, found \"2023-02-30\" (list missing-value tokens in [input] missing)"
         );
     }
 
