@@ -10,55 +10,110 @@ use crate::table::CsvOptions;
 pub use crate::table::ValueType;
 use crate::{Error, Result};
 
+/// What is wrong with a config, or with how it fits the table.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The TOML does not parse or does not fit the config's schema (unknown key, wrong type).
     #[error("{}:{line}:{column}: {message}", path.display())]
     Parse {
+        /// The config file.
         path: PathBuf,
+        /// Line in the config (1-based).
         line: usize,
+        /// Column in the line (1-based).
         column: usize,
+        /// What is wrong, for the message.
         message: String,
     },
+    /// `[input] delimiter` is not one ASCII character usable as a separator.
     #[error("{}: [input] delimiter: expected one ASCII character, found {found:?}", path.display())]
-    Delimiter { path: PathBuf, found: String },
+    Delimiter {
+        /// The config file.
+        path: PathBuf,
+        /// The value found.
+        found: String,
+    },
+    /// A column without `role`.
     #[error("{}: column {name:?} has no role: expected role = \"identifier\", \"quasi\", \"sensitive\" or \"insensitive\"", path.display())]
-    NoRole { path: PathBuf, name: String },
+    NoRole {
+        /// The config file.
+        path: PathBuf,
+        /// The column or algorithm name.
+        name: String,
+    },
+    /// Two `[[columns]]` entries with the same name.
     #[error("{}: column {name:?} is listed twice", path.display())]
-    DuplicateColumn { path: PathBuf, name: String },
+    DuplicateColumn {
+        /// The config file.
+        path: PathBuf,
+        /// The column or algorithm name.
+        name: String,
+    },
+    /// The config names a column the table does not have.
     #[error("{}: the config names column {name:?}, which {} does not have (its columns: {available}){hint}", path.display(), csv.display())]
     UnknownColumn {
+        /// The config file.
         path: PathBuf,
+        /// The table the config was matched against.
         csv: PathBuf,
+        /// The column or algorithm name.
         name: String,
+        /// The table's columns, for the message.
         available: String,
         /// A guess at the cause (a wrong delimiter), or empty.
         hint: String,
     },
+    /// The table has a column the config does not list.
     #[error("{}: column {name:?} of {} is not listed in the config: every column needs a role", path.display(), csv.display())]
     UnlistedColumn {
+        /// The config file.
         path: PathBuf,
+        /// The table the config was matched against.
         csv: PathBuf,
+        /// The column or algorithm name.
         name: String,
     },
+    /// A header-less table whose width differs from the config's column list.
     #[error("{}: the config lists {listed} columns, but {} has {found} and no header to match them by name", path.display(), csv.display())]
     ColumnCount {
+        /// The config file.
         path: PathBuf,
+        /// The table the config was matched against.
         csv: PathBuf,
+        /// Columns the config lists.
         listed: usize,
+        /// The value found.
         found: usize,
     },
+    /// A hierarchy file named by the config cannot be read.
     #[error("{}: column {name:?}: hierarchy file {}: {source}", path.display(), hierarchy.display())]
     HierarchyFile {
+        /// The config file.
         path: PathBuf,
+        /// The column or algorithm name.
         name: String,
+        /// The hierarchy file, as resolved.
         hierarchy: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// `[algorithm] name` is not one karc implements.
     #[error("unknown algorithm {name:?}: expected one of {known}")]
-    UnknownAlgorithm { name: String, known: String },
+    UnknownAlgorithm {
+        /// The column or algorithm name.
+        name: String,
+        /// The names accepted.
+        known: String,
+    },
+    /// A `[privacy]` value out of its range (k = 0, a limit outside 0..=1, ...).
     #[error("{}: [privacy]: {message}", path.display())]
-    Privacy { path: PathBuf, message: String },
+    Privacy {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong, for the message.
+        message: String,
+    },
 }
 
 impl crate::error::AreaError for ConfigError {}
@@ -99,17 +154,20 @@ impl std::str::FromStr for SuppressionPolicy {
     }
 }
 
+/// `[input]`: how the table is read (docs/CONFIG.md).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputConfig {
     /// One character; detected from the first line when absent.
     pub delimiter: Option<String>,
+    /// Whether the first record names the columns (default true).
     #[serde(default = "yes")]
     pub header: bool,
     /// Tokens that stand for a missing value: values of their own, which a
     /// hierarchy must list; numeric columns accept them as non-numbers.
     #[serde(default = "default_missing")]
     pub missing: Vec<String>,
+    /// Strip spaces around fields when reading values (the original bytes are still restored).
     #[serde(default)]
     pub trim: bool,
 }
@@ -133,11 +191,15 @@ impl Default for InputConfig {
     }
 }
 
+/// One `[[columns]]` entry.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnConfig {
+    /// The header's name (or, without a header, the name the config gives the position).
     pub name: String,
+    /// Required: checked after parsing so the message can name the column.
     pub role: Option<Role>,
+    /// `type`; categorical when absent.
     #[serde(rename = "type", default)]
     pub value_type: ValueType,
     /// The hierarchy: an ARX hierarchy file (a path relative to the config
@@ -202,24 +264,32 @@ impl<'de> Deserialize<'de> for HierarchyConfig {
 
 /// A column's hierarchy, ready to load or build.
 pub enum HierarchySource {
+    /// An ARX hierarchy file, resolved against the config's directory.
     File(PathBuf),
+    /// A builder to run over the column's values.
     Build(Builder),
 }
 
+/// One `[[privacy.constraints]]` entry: k-anonymity on a subset of the QIs.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConstraintConfig {
+    /// The QI columns the constraint groups by.
     pub qi: Vec<String>,
+    /// The smallest class size on those columns.
     pub k: usize,
 }
 
+/// `[privacy]`: the claim the release must hold.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrivacyConfig {
+    /// k of k-anonymity; `--k` may give it instead.
     pub k: Option<usize>,
     /// Fraction of the rows that may be suppressed; see `ALGORITHMS.md` for
     /// the budget when absent.
     pub suppression_limit: Option<f64>,
+    /// How suppressed rows count in the check.
     #[serde(default)]
     pub suppressed: SuppressionPolicy,
     /// A constraint set, used instead of `k` when given.
@@ -233,13 +303,19 @@ pub struct PrivacyConfig {
     pub l: Option<usize>,
     // The models beyond distinct l, each as its flag names it (README,
     // "Privacy models").
+    /// Entropy l-diversity.
     pub entropy_l: Option<f64>,
-    /// `[C, L]`.
+    /// Recursive (c, l)-diversity as `[C, L]`.
     pub recursive_cl: Option<(f64, usize)>,
+    /// t-closeness (earth mover's distance).
     pub t: Option<f64>,
+    /// (alpha, k)-anonymity: no sensitive value above this share of a class.
     pub alpha: Option<f64>,
+    /// delta-disclosure privacy.
     pub delta: Option<f64>,
+    /// beta-likeness.
     pub beta: Option<f64>,
+    /// Enhanced beta-likeness instead of basic, when `beta` is given.
     #[serde(default)]
     pub enhanced_beta: bool,
 }
@@ -260,8 +336,10 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(
     })
 }
 
+/// `[algorithm]`: which anonymizer runs, with its parameters.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct AlgorithmConfig {
+    /// The anonymizer (`datafly` when absent).
     #[serde(default = "default_algorithm")]
     pub name: String,
     /// Seed of every randomized step.
@@ -286,14 +364,19 @@ impl Default for AlgorithmConfig {
     }
 }
 
+/// A whole config file (docs/CONFIG.md is the reference of its keys).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// How the table is read.
     #[serde(default)]
     pub input: InputConfig,
+    /// Every column of the table, in any order.
     pub columns: Vec<ColumnConfig>,
+    /// The privacy claim.
     #[serde(default)]
     pub privacy: PrivacyConfig,
+    /// The anonymizer.
     #[serde(default)]
     pub algorithm: AlgorithmConfig,
     /// The config file, for messages and relative paths.
@@ -302,6 +385,7 @@ pub struct Config {
 }
 
 impl Config {
+    /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Config::parse(path, &text)
@@ -390,6 +474,7 @@ impl Config {
         }
     }
 
+    /// The CSV reader's options the `[input]` section sets.
     pub fn csv_options(&self) -> Result<CsvOptions> {
         Ok(CsvOptions {
             delimiter: self.delimiter()?,
@@ -422,6 +507,7 @@ impl Config {
         }
     }
 
+    /// The role of the column named `name`, if listed.
     pub fn role(&self, name: &str) -> Option<Role> {
         self.columns
             .iter()

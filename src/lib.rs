@@ -37,16 +37,13 @@
 
 pub mod anonymize;
 pub mod api;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod archive;
 pub mod arrow;
 pub mod cell;
 pub mod civil;
 pub mod classes;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod codec;
 pub mod compare;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod config;
 pub mod dataset;
 pub mod dictionary;
@@ -58,11 +55,9 @@ pub mod hierarchy;
 pub mod huffman;
 pub mod io;
 pub mod metrics;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod privacy;
 pub mod release;
 pub mod report;
-#[allow(missing_docs)] // public items still to document (issue 19)
 pub mod stream;
 pub mod table;
 

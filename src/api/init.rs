@@ -146,6 +146,7 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
         write_column(config, c, options, &table, &mut out.hierarchies)?;
     }
     write_privacy(config, table.rows, options);
+    write_stream_note(config, &columns, options);
     Ok(out)
 }
 
@@ -314,7 +315,7 @@ fn choose_roles(columns: &mut [Column], rows: usize, options: &InitOptions) {
                     c.distinct
                 ),
             )
-        } else if c.distinct <= 1 {
+        } else if c.distinct <= 1 && rows > 1 {
             ("insensitive", "one value only: tells nothing".to_owned())
         } else if text && rows >= 20 && share > MANY_DISTINCT {
             (
@@ -565,6 +566,38 @@ fn write_privacy(config: &mut String, rows: usize, options: &InitOptions) {
          # full-domain), classfly and more: see docs/CONFIG.md. `-a NAME` overrides it.\n\
          name = \"mondrian\"\n",
     );
+}
+
+/// What a stream (`pack --stream`, `karc stream`) needs that a batch pack
+/// does not, said in the config rather than first at `pack --stream`.
+fn write_stream_note(config: &mut String, columns: &[Column], options: &InitOptions) {
+    config.push_str(
+        "# A stream (`karc pack --stream`, `karc stream`) runs fads or castle instead:\n\
+         # `-a fads --delay N` (a row leaves within N arrivals).\n",
+    );
+    // A stream never holds the whole column, so a builder has no values to
+    // build from.
+    if options.hierarchies_dir.is_none() {
+        config.push_str(
+            "# It cannot build a hierarchy from values it has not seen: for a stream, write\n\
+             # them as files with `karc init --hierarchies-dir DIR`.\n",
+        );
+    }
+    // A stream releases every numeric QI as an interval of numbers.
+    let gaps: Vec<String> = columns
+        .iter()
+        .filter(|c| c.role == "quasi" && c.missing > 0)
+        .filter(|c| matches!(c.kind, Kind::Integer { .. } | Kind::Decimal { .. }))
+        .map(|c| format!("{} ({} missing)", c.name, c.missing))
+        .collect();
+    if !gaps.is_empty() {
+        let _ = writeln!(
+            config,
+            "# A stream refuses missing cells in numeric QIs, here {}: drop those rows\n\
+             # or make the column categorical first.",
+            gaps.join(", ")
+        );
+    }
 }
 
 fn kind_text(kind: Kind) -> String {

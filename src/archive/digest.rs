@@ -40,6 +40,7 @@ pub fn blake3_hex(bytes: &[u8]) -> String {
 pub struct PublicDigest(blake3::Hasher);
 
 impl PublicDigest {
+    /// A digest bound to the format version, so a file cannot be relabelled.
     pub fn new(major: u16, minor: u16) -> PublicDigest {
         let mut h = blake3::Hasher::new();
         h.update(&major.to_le_bytes());
@@ -61,6 +62,7 @@ impl PublicDigest {
         h.update(&hash);
     }
 
+    /// The 32-byte BLAKE3 digest of what was added so far.
     pub fn finish(&self) -> [u8; 32] {
         *self.0.finalize().as_bytes()
     }

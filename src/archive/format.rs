@@ -34,6 +34,7 @@ pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 /// previous major could misread a file; the minor when sections are added
 /// that an older reader of the same major may skip.
 pub const VERSION_MAJOR: u16 = 1;
+/// The minor version this code writes (sections it adds are skippable).
 pub const VERSION_MINOR: u16 = 0;
 
 /// Size of the fixed header.
@@ -67,6 +68,7 @@ pub enum SectionKind {
 }
 
 impl SectionKind {
+    /// The type code stored in the section table.
     pub const fn code(self) -> u16 {
         match self {
             SectionKind::Meta => 1,
@@ -80,6 +82,7 @@ impl SectionKind {
         }
     }
 
+    /// The kind of a stored code; `None` for codes of a newer minor version.
     pub fn from_code(code: u16) -> Option<SectionKind> {
         Some(match code {
             1 => SectionKind::Meta,
@@ -94,6 +97,7 @@ impl SectionKind {
         })
     }
 
+    /// The name messages and `inspect` use.
     pub fn name(self) -> &'static str {
         match self {
             SectionKind::Meta => "metadata",
@@ -107,6 +111,7 @@ impl SectionKind {
         }
     }
 
+    /// Whether the section is the private part (left out of a published copy).
     pub fn is_private(self) -> bool {
         matches!(self, SectionKind::PrivateSealed | SectionKind::PrivatePlain)
     }
@@ -117,17 +122,23 @@ impl SectionKind {
 pub struct SectionEntry {
     /// The raw type code (kept for unknown, skipped sections).
     pub code: u16,
+    /// Bit 0: the section may be skipped by a reader that does not know it.
     pub flags: u16,
+    /// CRC-32 of the section's bytes.
     pub crc: u32,
+    /// Byte offset of the section in the file.
     pub offset: u64,
+    /// Length of the section in bytes.
     pub length: u64,
 }
 
 impl SectionEntry {
+    /// The section's kind, if this version knows its code.
     pub fn kind(&self) -> Option<SectionKind> {
         SectionKind::from_code(self.code)
     }
 
+    /// The section's bytes in the file, as a range (checked against the file by the parser).
     pub fn range(&self) -> std::ops::Range<usize> {
         self.offset as usize..(self.offset + self.length) as usize
     }
@@ -136,7 +147,9 @@ impl SectionEntry {
 /// The parsed header and section table.
 #[derive(Debug, Clone)]
 pub struct Container {
+    /// Major format version of the file.
     pub major: u16,
+    /// Minor format version of the file.
     pub minor: u16,
     /// Every entry of the table, known or not, in file order.
     pub entries: Vec<SectionEntry>,
@@ -159,8 +172,11 @@ pub fn assemble(sections: &[(SectionKind, &[u8])]) -> Vec<u8> {
 /// and length (its bytes follow the table, in order, written by the caller).
 #[derive(Debug, Clone, Copy)]
 pub struct SectionSummary {
+    /// What the section holds.
     pub kind: SectionKind,
+    /// CRC-32 of its bytes.
     pub crc: u32,
+    /// Its length in bytes.
     pub length: u64,
 }
 

@@ -28,7 +28,9 @@ const MAX_PADDING: usize = 16;
 /// A column's common padding around the text (files read with `trim`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Padding {
+    /// Bytes before the text of every field.
     pub lead: Vec<u8>,
+    /// Bytes after the text of every field.
     pub trail: Vec<u8>,
 }
 
@@ -37,7 +39,9 @@ pub struct Padding {
 pub struct FieldException {
     /// Record number, counting the header record as 0 when there is one.
     pub record: u64,
+    /// Column of the field.
     pub column: u32,
+    /// The field's bytes as in the file.
     pub raw: Vec<u8>,
 }
 
@@ -45,13 +49,16 @@ pub struct FieldException {
 /// record's tail only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordBytes {
+    /// Record number, counting the header record as 0 when there is one.
     pub record: u64,
+    /// The bytes as in the file.
     pub raw: Vec<u8>,
 }
 
 /// Everything beside the texts that the original file's bytes hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
+    /// The field separator.
     pub delimiter: u8,
     /// The usual record terminator (`\r\n`, `\n` or `\r`).
     pub terminator: Vec<u8>,
@@ -75,9 +82,13 @@ pub struct Layout {
 
 /// A table's columns and header names, as the layout renders them.
 pub trait Texts {
+    /// Number of columns.
     fn columns(&self) -> usize;
+    /// Number of data rows (the header not counted).
     fn rows(&self) -> usize;
+    /// The header's name of a column.
     fn name(&self, column: usize) -> &str;
+    /// A column's cells as dictionary codes, with their texts.
     fn column(&self, column: usize) -> &Column;
 }
 
@@ -338,7 +349,12 @@ fn starts_with_at(bytes: &[u8], pos: usize, expected: &[u8]) -> Option<usize> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CaptureError {
     /// The parser found another number of records than the table has.
-    RecordCount { expected: usize, found: usize },
+    RecordCount {
+        /// Records of the table.
+        expected: usize,
+        /// Records the parser found.
+        found: usize,
+    },
 }
 
 impl std::fmt::Display for CaptureError {

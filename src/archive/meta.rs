@@ -26,8 +26,11 @@ pub struct PublicMeta {
     pub columns: Vec<ColumnMeta>,
     /// The quasi-identifiers in claim order: indices into `columns`.
     pub qis: Vec<u32>,
+    /// The privacy claim every reader checks again.
     pub claim: Claim,
+    /// How the release was made.
     pub algorithm: AlgorithmMeta,
+    /// Utility measured when it was made.
     pub metrics: MetricsMeta,
     /// How `karc export` writes the release.
     pub dialect: Dialect,
@@ -62,8 +65,11 @@ pub fn columns_and_hierarchies<'a>(
 /// One column of the original table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColumnMeta {
+    /// The column's name in the original.
     pub name: String,
+    /// What the column is for.
     pub role: Role,
+    /// How its values are read.
     pub value_type: ValueType,
     /// Index into the `HIERARCHIES` section, for QIs that have one.
     pub hierarchy: Option<u32>,
@@ -73,14 +79,18 @@ pub struct ColumnMeta {
 /// [`PublicMeta::qis`]) have at least `k` rows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstraintMeta {
+    /// Positions in [`PublicMeta::qis`].
     pub qis: Vec<u32>,
+    /// The smallest class allowed.
     pub k: u64,
 }
 
 /// The privacy claim the release was made under, re-checked on every open.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
+    /// k on each QI subset.
     pub constraints: Vec<ConstraintMeta>,
+    /// How suppressed rows count.
     pub policy: SuppressionPolicy,
     /// Configured fraction of rows that may be suppressed.
     pub suppression_limit: Option<f64>,
@@ -93,7 +103,9 @@ pub struct Claim {
 /// How the release was made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AlgorithmMeta {
+    /// The anonymizer, as configs name it.
     pub name: String,
+    /// The seed of its randomized steps.
     pub seed: u64,
     /// Further parameters, as the TOML text of the `[algorithm]` table's
     /// extra keys (empty when none).
@@ -109,11 +121,17 @@ pub struct AlgorithmMeta {
 /// does not change when the report grows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MetricsMeta {
+    /// Sweeney's precision (global recodings only).
     pub precision: Option<f64>,
+    /// Normalized certainty penalty.
     pub ncp: f64,
+    /// NCP as the kaylode library computes it (for comparison).
     pub ncp_kaylode: f64,
+    /// Iyengar's general loss metric.
     pub glm: f64,
+    /// Discernibility metric.
     pub dm: f64,
+    /// Normalized average class size.
     pub cavg: f64,
 }
 
@@ -134,8 +152,11 @@ impl From<&Metrics> for MetricsMeta {
 /// it): delimiter, header row, line ending; quoting only where needed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dialect {
+    /// The field separator.
     pub delimiter: u8,
+    /// Whether a header row names the columns.
     pub header: bool,
+    /// Whether records end with `\r\n` rather than `\n`.
     pub crlf: bool,
 }
 
@@ -143,12 +164,14 @@ pub struct Dialect {
 /// order; the last level = the root) and the parent of each node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HierarchyRecord {
+    /// `levels[l]`: the labels of level `l`'s nodes.
     pub levels: Vec<Vec<String>>,
     /// `parents[l][n]`: the node at level `l + 1` above node `n` of level `l`.
     pub parents: Vec<Vec<u32>>,
 }
 
 impl HierarchyRecord {
+    /// The record of `h`, as the `HIERARCHIES` section stores it.
     pub fn from_hierarchy(h: &Hierarchy) -> HierarchyRecord {
         let (levels, parents) = h.to_tree();
         HierarchyRecord { levels, parents }
@@ -169,6 +192,7 @@ pub struct PrivatePart {
     pub digest: u32,
     /// Length of the original file in bytes.
     pub original_len: u64,
+    /// What re-renders this group's bytes beside its texts.
     pub layout: Layout,
     /// `codec::encode_originals` of the QI columns (`spec/CODING.md`).
     #[serde(with = "serde_bytes")]
@@ -183,7 +207,9 @@ pub struct PrivatePart {
 /// file's CRC-32 (each group's [`PrivatePart`] has its own).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrivateTrailer {
+    /// The whole original file's CRC-32.
     pub digest: u32,
+    /// Length of the whole original file in bytes.
     pub original_len: u64,
 }
 
@@ -192,10 +218,15 @@ pub struct PrivateTrailer {
 /// and (an Arrow input) the columns' null rows and NaN bits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateParts {
+    /// One per row group, in file order.
     pub groups: Vec<PrivatePart>,
+    /// The whole original file's CRC-32.
     pub digest: u32,
+    /// Length of the whole original file in bytes.
     pub original_len: u64,
+    /// BLAKE3 of the public part it was sealed with (a changed release is refused).
     pub public_digest: [u8; 32],
+    /// An Arrow input's null rows and NaN bits, per column.
     pub arrow: Option<Vec<ColumnExtras>>,
 }
 
@@ -289,6 +320,7 @@ pub fn take_frame<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], String> {
 pub struct IdentifierColumn {
     /// Index into [`PublicMeta::columns`].
     pub column: u32,
+    /// The column coded with `codec::encode_plain`.
     #[serde(with = "serde_bytes")]
     pub bytes: Vec<u8>,
 }

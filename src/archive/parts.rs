@@ -38,8 +38,11 @@ use crate::{Error, Result};
 /// that a part's NCP is normalized as a single-process run's would be.
 #[derive(Debug, Clone)]
 pub struct Domain {
+    /// The numeric QI.
     pub qi: String,
+    /// Its smallest value in the whole table.
     pub min: f64,
+    /// Its largest value in the whole table.
     pub max: f64,
 }
 
@@ -106,6 +109,7 @@ fn widen_domains(data: &mut Dataset, domains: &[Domain]) {
 /// neither count).
 #[derive(Debug, Clone)]
 pub struct PartFile {
+    /// The part archive.
     pub path: PathBuf,
     /// Rows the part's anonymization suppressed.
     pub suppressed: u64,
@@ -116,13 +120,21 @@ pub struct PartFile {
 /// What a merge wrote.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Merged {
+    /// Rows of the merged release.
     pub rows: u64,
+    /// Row groups written (one or more per part).
     pub groups: usize,
+    /// Rows suppressed over all parts.
     pub suppressed: u64,
+    /// Rows the whole table's budget allows to suppress.
     pub suppression_budget: u64,
+    /// Equivalence classes over all parts.
     pub classes: u64,
+    /// Bytes of the original table.
     pub original_len: u64,
+    /// Bytes of the archive written.
     pub file_bytes: u64,
+    /// Utility of the merged release.
     pub metrics: Metrics,
 }
 

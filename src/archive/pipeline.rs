@@ -88,7 +88,9 @@ pub struct GroupWriter {
 /// section, and the null rows and NaN bits that end the private part
 /// (`spec/FORMAT.md` §7.6).
 pub struct ArrowSections {
+    /// The Arrow schema as IPC bytes (the `ARROW_SCHEMA` section).
     pub schema: Vec<u8>,
+    /// Null rows and NaN bits, appended to the private part.
     pub extras: Vec<u8>,
 }
 

@@ -59,6 +59,7 @@ pub struct Archive {
     path: PathBuf,
     bytes: Input,
     container: Container,
+    /// The public part's metadata (columns, claim, algorithm, metrics).
     pub meta: PublicMeta,
     /// One per `HIERARCHIES` record.
     pub hierarchies: Vec<Hierarchy>,
@@ -331,14 +332,17 @@ impl Archive {
         Ok(archive)
     }
 
+    /// The file it was opened from, for messages.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Data rows of the release (and of the original).
     pub fn rows(&self) -> usize {
         self.meta.rows as usize
     }
 
+    /// The format version (major, minor) the file was written in.
     pub fn version(&self) -> (u16, u16) {
         (self.container.major, self.container.minor)
     }
@@ -1309,16 +1313,22 @@ impl Archive {
 /// What `karc inspect --json` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inspection {
+    /// The archive's path.
     pub file: String,
+    /// Its format version, `major.minor`.
     pub version: String,
+    /// Data rows.
     pub rows: u64,
+    /// Size of the file.
     pub file_bytes: u64,
     /// Header and section table.
     pub container_bytes: u64,
     /// The whole public part: metadata, hierarchies, column blobs (code
     /// tables included).
     pub public_bytes: u64,
+    /// The `META` section.
     pub metadata_bytes: u64,
+    /// The `HIERARCHIES` section.
     pub hierarchies_bytes: u64,
     /// The rows' equivalence classes, shared by the QIs (each QI's symbols
     /// and class-table column count as its public bytes).
@@ -1329,9 +1339,13 @@ pub struct Inspection {
     pub private_bytes: Option<u64>,
     /// The private part after encryption (`None` unless sealed).
     pub sealed_bytes: Option<u64>,
+    /// The private part's state: `sealed (age)`, `unencrypted` or `absent (published copy)`.
     pub private: String,
+    /// Original bytes kept verbatim by the layout (fields and records that do not re-render).
     pub layout_verbatim_bytes: Option<u64>,
+    /// The difference coding of the QI columns.
     pub difference_mode: Option<String>,
+    /// Size of the original file.
     pub original_bytes: Option<u64>,
     /// The original's checksum (hex), of the kind `digest` names.
     pub original_digest: Option<String>,
@@ -1340,29 +1354,45 @@ pub struct Inspection {
     /// The BLAKE3 hash of the public part that the private part holds
     /// (hex), which matched this file's when it was read.
     pub public_digest: Option<String>,
+    /// Each column's share of the file.
     pub columns: Vec<ColumnInfo>,
+    /// The section table.
     pub sections: Vec<SectionInfo>,
+    /// The privacy claim as checked on open.
     pub claim: Option<ClaimReport>,
+    /// The public part's metadata.
     pub meta: PublicMeta,
 }
 
+/// One column of [`Inspection`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ColumnInfo {
+    /// The column's name.
     pub name: String,
+    /// Its role.
     pub role: Role,
+    /// Bytes in the public part (its blob, or its share of the classes).
     pub public_bytes: u64,
     /// Bytes in the private part (needs the key when sealed).
     pub private_bytes: Option<u64>,
 }
 
+/// One section-table entry of [`Inspection`].
 #[derive(Debug, Clone, Serialize)]
 pub struct SectionInfo {
+    /// Position in the table.
     pub index: usize,
+    /// What it holds (`unknown` for a skipped newer section).
     pub kind: String,
+    /// Its type code.
     pub code: u16,
+    /// Byte offset in the file.
     pub offset: u64,
+    /// Length in bytes.
     pub length: u64,
+    /// CRC-32, hex.
     pub crc: String,
+    /// The column a `COLUMN` section holds.
     pub column: Option<String>,
 }
 

@@ -21,7 +21,9 @@ pub enum Seal {
     /// For a passphrase; `work_factor` is scrypt's log2(N) (age picks about
     /// one second of work when `None`).
     Passphrase {
+        /// The passphrase, zeroed when dropped.
         passphrase: SecretString,
+        /// scrypt's log2(N), within [`WORK_FACTORS`].
         work_factor: Option<u8>,
     },
     /// In clear (`--no-encryption`): anyone with the file can restore.
@@ -36,7 +38,9 @@ pub const WORK_FACTORS: std::ops::RangeInclusive<u8> = 1..=22;
 
 /// What is offered to open the private part.
 pub enum Key {
+    /// X25519 identities (from `-i` files); any recipient's opens the part.
     Identities(Vec<Box<dyn age::Identity + Send + Sync>>),
+    /// A passphrase, for a passphrase-sealed part.
     Passphrase(SecretString),
 }
 

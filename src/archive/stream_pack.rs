@@ -1,10 +1,10 @@
 //! Packing a stream (`karc pack --stream`): a streaming anonymizer (FADS or
-//! CASTLE) feeds the pack pipeline ([`super::pipeline`]) one row group at a
+//! CASTLE) feeds the pack pipeline (`archive::pipeline`, internal) one row group at a
 //! time.
 //!
 //! Memory holds one row group of the input (its bytes and columns), the rows
 //! the anonymizer still delays, and per-group summaries; never the table.
-//! A group is handed to the pipeline's [`GroupWriter`] as soon as every row
+//! A group is handed to the pipeline's `GroupWriter` as soon as every row
 //! of it is published; `META`, whose metrics need the whole stream, is
 //! written when the stream ends.
 
@@ -39,12 +39,17 @@ pub const DEFAULT_GROUP_ROWS: usize = 1 << 16;
 
 /// How a stream is packed.
 pub struct StreamPackOptions<'a> {
+    /// The private part's difference coding.
     pub mode: DiffMode,
+    /// Who can open the private part.
     pub seal: &'a Seal,
+    /// The streaming anonymizer.
     pub algorithm: StreamAlgorithm,
+    /// Its parameters.
     pub params: StreamParams,
     /// The person-id column (rows sharing a pid count once toward k).
     pub pid: Option<&'a str>,
+    /// Rows per row group ([`DEFAULT_GROUP_ROWS`] unless tuned).
     pub group_rows: usize,
 }
 
@@ -56,8 +61,11 @@ pub struct StreamPackReport {
     /// The release's report, as a batch pack reports its own (one schema
     /// for `--report-json`); its time is the whole run's.
     pub report: Report,
+    /// Row groups written.
     pub groups: usize,
+    /// Bytes of the original input.
     pub original_len: u64,
+    /// Bytes of the archive written.
     pub file_bytes: u64,
 }
 

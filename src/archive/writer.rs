@@ -1,5 +1,5 @@
 //! Writing an archive from an anonymized table (`karc pack`): the whole
-//! table is one row group of the pack pipeline ([`super::pipeline`]), whose
+//! table is one row group of the pack pipeline (`archive::pipeline`, internal), whose
 //! `META` states the anonymization's claim, algorithm and metrics.
 
 use super::ArchiveError;
@@ -24,18 +24,23 @@ use std::path::Path;
 pub struct PackOptions<'a> {
     /// The private part's difference coding (`spec/CODING.md`).
     pub mode: DiffMode,
+    /// Who can open the private part.
     pub seal: &'a Seal,
 }
 
 /// An anonymization ready to be archived.
 pub struct Anonymization<'a> {
+    /// The config the release was made with (stored in the public part).
     pub config: &'a Config,
+    /// The original table, restored byte for byte from the private part.
     pub data: &'a Dataset,
+    /// The privacy claim, checked again by every reader.
     pub model: &'a PrivacyModel,
     /// The released QI columns ([`released_columns`] of the outcome): the
     /// outcome's cells, a dozen bytes a row and QI, can be dropped before
     /// the pack, which is where its memory peaks.
     pub released: &'a [ReleasedColumn],
+    /// The anonymization's report (metrics stored in the public part).
     pub report: &'a Report,
 }
 
@@ -55,7 +60,7 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
 }
 
 /// Builds the whole archive, the one-row-group case of the pack pipeline
-/// ([`super::pipeline`]): the public sections, then the private part
+/// (`archive::pipeline`, internal): the public sections, then the private part
 /// (sealed as `options.seal` says). `original` is the input file's bytes,
 /// from which the table was read.
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {

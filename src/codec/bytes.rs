@@ -57,10 +57,12 @@ pub struct ByteReader<'a> {
 }
 
 impl<'a> ByteReader<'a> {
+    /// A reader at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         ByteReader { bytes, pos: 0 }
     }
 
+    /// Bytes not read yet (a decoder checks it is 0 at the end).
     pub fn remaining(&self) -> usize {
         self.bytes.len() - self.pos
     }
@@ -74,6 +76,7 @@ impl<'a> ByteReader<'a> {
         }
     }
 
+    /// The next byte; `what` names the field if there is none.
     pub fn byte(&mut self, what: &'static str) -> Result<u8, CodecError> {
         let b = *self
             .bytes
@@ -83,6 +86,7 @@ impl<'a> ByteReader<'a> {
         Ok(b)
     }
 
+    /// The next `n` bytes, borrowed from the blob.
     pub fn take(&mut self, n: u64, what: &'static str) -> Result<&'a [u8], CodecError> {
         if n > self.remaining() as u64 {
             return Err(self.truncated(what, n));
@@ -92,6 +96,7 @@ impl<'a> ByteReader<'a> {
         Ok(s)
     }
 
+    /// An LEB128 varint, refused past 64 bits.
     pub fn varint(&mut self, what: &'static str) -> Result<u64, CodecError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
@@ -157,6 +162,7 @@ impl<'a> ByteReader<'a> {
         Ok(i as u32)
     }
 
+    /// A varint length, then that many bytes of UTF-8.
     pub fn string(&mut self, what: &'static str) -> Result<&'a str, CodecError> {
         let len = self.varint(what)?;
         let bytes = self.take(len, what)?;

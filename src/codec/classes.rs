@@ -30,8 +30,11 @@ const ROWS_RANS: u8 = 2;
 /// How the rows' classes of a QI-classes blob are coded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowsCoding {
+    /// Static Huffman codes of the classes.
     Huffman,
+    /// Adaptive binary range coding.
     Range,
+    /// Static rANS under the classes' frequency table.
     Rans,
 }
 

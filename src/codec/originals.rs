@@ -73,6 +73,7 @@ pub enum DiffMode {
 }
 
 impl DiffMode {
+    /// Every mode, in id order.
     pub const ALL: &'static [DiffMode] = &[
         DiffMode::Paper,
         DiffMode::PerValue,
@@ -91,6 +92,7 @@ impl DiffMode {
         }
     }
 
+    /// The mode a blob's id names; a newer id is an error, not a guess.
     pub fn from_id(id: u8) -> Result<DiffMode, CodecError> {
         DiffMode::ALL
             .iter()
@@ -136,9 +138,13 @@ impl std::fmt::Display for DiffMode {
 /// An original QI column with what its coding needs.
 #[derive(Debug, Clone, Copy)]
 pub struct QiOriginal<'a> {
+    /// The column name (for messages and `inspect`).
     pub name: &'a str,
+    /// How its values are read.
     pub value_type: ValueType,
+    /// Its hierarchy (categorical QIs).
     pub hierarchy: Option<&'a Hierarchy>,
+    /// The original column.
     pub column: &'a Column,
 }
 
@@ -160,15 +166,20 @@ impl<'a> QiOriginal<'a> {
 /// What decoding needs of a QI (all of it public).
 #[derive(Debug, Clone, Copy)]
 pub struct QiSchema<'a> {
+    /// The column name (for messages).
     pub name: &'a str,
+    /// How its values are read.
     pub value_type: ValueType,
+    /// Its hierarchy (categorical QIs).
     pub hierarchy: Option<&'a Hierarchy>,
 }
 
 /// The blob and how many of its bytes each QI takes (for `inspect`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedOriginals {
+    /// The blob.
     pub bytes: Vec<u8>,
+    /// Each QI's name and its share of the blob in bytes.
     pub column_bytes: Vec<(String, u64)>,
 }
 

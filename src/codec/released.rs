@@ -31,9 +31,23 @@ const TAG_SUPPRESSED: u8 = 3;
 /// is in the hierarchy, which the public part stores), or `*`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ReleasedSymbol {
+    /// A value released as it is.
     Value(String),
-    Node { level: u32, node: u32 },
-    Interval { lo: String, hi: String },
+    /// A hierarchy node above the leaves.
+    Node {
+        /// Its level in the hierarchy the public part stores.
+        level: u32,
+        /// Its index at that level.
+        node: u32,
+    },
+    /// A numeric interval, ends as texts of the column.
+    Interval {
+        /// The smallest value it covers.
+        lo: String,
+        /// The largest value it covers.
+        hi: String,
+    },
+    /// `*`: the cell is suppressed.
     Suppressed,
 }
 
@@ -92,6 +106,7 @@ pub(crate) fn node_label(
 /// opening thread).
 #[derive(Debug, Clone, Copy)]
 pub struct ReleasedRows<'a> {
+    /// The distinct released cells.
     pub symbols: &'a [ReleasedSymbol],
     /// Each row's symbol, or its class when `class_symbols` is given.
     pub rows: &'a [u32],
@@ -120,7 +135,9 @@ impl ReleasedRows<'_> {
 /// A released QI column: its distinct symbols and each row's index into them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReleasedColumn {
+    /// The distinct released cells, in order of first appearance.
     pub symbols: Vec<ReleasedSymbol>,
+    /// Each row's index into `symbols`.
     pub rows: Vec<u32>,
 }
 

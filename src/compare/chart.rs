@@ -95,12 +95,16 @@ pub struct SizeChart {
     pub groups: Vec<Group>,
 }
 
-/// A short human number of bytes: 183486 -> "183 kB".
+/// A short human number of bytes: 183486 -> "183 kB", 2480 -> "2.5 kB"
+/// (below 10 kB a decimal, else the ticks of a small table's axis, 1500,
+/// 2000 and 2500 bytes, would all read "2 kB").
 fn short(v: f64) -> String {
     if v >= 1e6 {
         format!("{:.1} MB", v / 1e6)
-    } else if v >= 1e3 {
+    } else if v >= 1e4 {
         format!("{:.0} kB", v / 1e3)
+    } else if v >= 1e3 {
+        format!("{:.1} kB", v / 1e3)
     } else {
         format!("{v:.0} B")
     }
@@ -445,6 +449,20 @@ mod tests {
         }
         // A group without karc's bar has no saving.
         assert_eq!(svg.matches('%').count(), 1);
+    }
+
+    #[test]
+    fn byte_labels_tell_a_small_table_s_ticks_apart() {
+        let ticks: Vec<String> = [500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3000.0]
+            .into_iter()
+            .map(short)
+            .collect();
+        let distinct: std::collections::HashSet<&String> = ticks.iter().collect();
+        assert_eq!(distinct.len(), ticks.len(), "{ticks:?}");
+        assert_eq!(ticks[2], "1.5 kB");
+        assert_eq!(short(183_486.0), "183 kB");
+        assert_eq!(short(2_516_935.0), "2.5 MB");
+        assert_eq!(short(999.0), "999 B");
     }
 
     #[test]

@@ -237,7 +237,7 @@ impl Builder {
             }
             Builder::Dates(levels) => {
                 let (y, m, _) = parse_date(value).ok_or_else(|| {
-                    format!("expected a date YYYY-MM-DD, found {value:?} (list missing-value tokens in [input] missing)")
+                    format!("expected a date YYYY-MM-DD or DD.MM.YYYY, found {value:?} (list missing-value tokens in [input] missing)")
                 })?;
                 let _ = match levels[level - 1] {
                     DateLevel::Day => write!(
@@ -278,8 +278,10 @@ fn tidy(x: f64) -> f64 {
     if rounded == 0.0 { 0.0 } else { rounded }
 }
 
-/// `(year, month, day)` of an ISO date `YYYY-MM-DD` (or `YYYY/MM/DD`), a
-/// time after it (`T...` or ` ...`) ignored; `None` when it is not a real day.
+/// `(year, month, day)` of an ISO date `YYYY-MM-DD` (or `YYYY/MM/DD`), or
+/// of `DD.MM.YYYY` as German, Swiss, Polish or Russian tables write dates
+/// (the dots make it unambiguous, unlike `01/02/2020`); a time after it
+/// (`T...` or ` ...`) ignored; `None` when it is not a real day.
 pub fn parse_date(text: &str) -> Option<(i64, i64, i64)> {
     let t = text.trim();
     let date = t.get(..10)?;
@@ -288,20 +290,27 @@ pub fn parse_date(text: &str) -> Option<(i64, i64, i64)> {
         return None;
     }
     let b = date.as_bytes();
-    let sep = b[4];
-    if !(sep == b'-' || sep == b'/') || b[7] != sep {
-        return None;
-    }
     let digits = |s: &str| -> Option<i64> {
         s.bytes()
             .all(|c| c.is_ascii_digit())
             .then(|| s.parse().ok())?
     };
-    let (y, m, d) = (
-        digits(&date[..4])?,
-        digits(&date[5..7])?,
-        digits(&date[8..])?,
-    );
+    let sep = b[4];
+    let (y, m, d) = if (sep == b'-' || sep == b'/') && b[7] == sep {
+        (
+            digits(&date[..4])?,
+            digits(&date[5..7])?,
+            digits(&date[8..])?,
+        )
+    } else if b[2] == b'.' && b[5] == b'.' {
+        (
+            digits(&date[6..])?,
+            digits(&date[3..5])?,
+            digits(&date[..2])?,
+        )
+    } else {
+        return None;
+    };
     if !(1..=12).contains(&m) || d < 1 {
         return None;
     }
@@ -366,6 +375,27 @@ mod tests {
     }
 
     #[test]
+    fn dotted_dates_read_day_first_and_must_be_real_days() {
+        assert_eq!(parse_date("17.05.2023"), Some((2023, 5, 17)));
+        assert_eq!(parse_date("01.02.1975 08:30"), Some((1975, 2, 1)));
+        assert_eq!(parse_date("31.02.2023"), None);
+        assert_eq!(parse_date("17.13.2023"), None);
+        assert_eq!(parse_date("17.5.2023"), None);
+        assert_eq!(parse_date("1a.05.2023"), None);
+        let b = BuilderSpec {
+            dates: Some("day,month,year".into()),
+            ..Default::default()
+        }
+        .builder()
+        .unwrap();
+        let h = build(b, &["17.05.2023", "2023-05-18"], ValueType::Categorical);
+        assert_eq!(
+            path_of(&h, "17.05.2023"),
+            ["17.05.2023", "2023-05", "2023", "*"]
+        );
+    }
+
+    #[test]
     fn dates_go_up_by_calendar() {
         let b = BuilderSpec {
             dates: Some("day, month,quarter,year,decade".into()),
@@ -401,7 +431,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err,
-            "c.toml: column \"d\": expected a date YYYY-MM-DD, found \"2023-02-30\" (list missing-value tokens in [input] missing)"
+            "c.toml: column \"d\": expected a date YYYY-MM-DD or DD.MM.YYYY, found \"2023-02-30\" (list missing-value tokens in [input] missing)"
         );
     }
 

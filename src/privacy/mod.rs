@@ -8,17 +8,17 @@
 
 use serde::Serialize;
 
-pub mod alpha_k;
-pub mod beta_likeness;
-pub mod constraint;
+pub(crate) mod alpha_k;
+pub(crate) mod beta_likeness;
+pub(crate) mod constraint;
 pub mod definitions;
-pub mod delta_disclosure;
-pub mod distribution;
-pub mod k;
-pub mod l_diversity;
+pub(crate) mod delta_disclosure;
+pub(crate) mod distribution;
+pub(crate) mod k;
+pub(crate) mod l_diversity;
 pub mod models;
 pub mod risk;
-pub mod t_closeness;
+pub(crate) mod t_closeness;
 
 pub use definitions::Definitions;
 pub use models::{Models, ModelsReport};
@@ -34,52 +34,85 @@ use crate::table::Column;
 /// How many violating classes a report lists.
 pub const VIOLATING_EXAMPLES: usize = 5;
 
+/// Why a privacy model cannot be set up on a table.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// k = 0: every table is trivially "0-anonymous", so the claim is meaningless.
     #[error("k must be at least 1, found 0{}", at(.constraint))]
-    KZero { constraint: Option<usize> },
-    #[error("k = {k}{} is larger than the table ({rows} rows): no release can satisfy it", at(.constraint))]
-    KTooLarge {
-        k: usize,
-        rows: usize,
+    KZero {
+        /// The 1-based constraint concerned, if any.
         constraint: Option<usize>,
     },
+    /// k exceeds the rows: no release of the table can satisfy it.
+    #[error("k = {k}{} is larger than the table ({rows} rows): no release can satisfy it", at(.constraint))]
+    KTooLarge {
+        /// The k asked for.
+        k: usize,
+        /// Rows of the table.
+        rows: usize,
+        /// The 1-based constraint concerned, if any.
+        constraint: Option<usize>,
+    },
+    /// l exceeds what the table's sensitive values (or the suppression budget) allow.
     #[error(
         "l = {l} on {sensitive:?} cannot be met: the table holds {distinct} distinct value(s) of it, so no class can hold {l}{}",
         if *.strict { "" } else { ", and suppressing every row exceeds the suppression budget" }
     )]
     LTooLarge {
+        /// The l asked for.
         l: usize,
+        /// The sensitive column.
         sensitive: String,
+        /// Distinct values of it in the table.
         distinct: usize,
+        /// Whether suppression cannot help (strict policy or no budget).
         strict: bool,
     },
+    /// Neither k nor constraints: nothing to anonymize for.
     #[error("no privacy model: give [privacy] k or [[privacy.constraints]] (or --k)")]
     NoK,
+    /// A constraint names a column that is not a QI.
     #[error(
         "constraint {constraint}: column {name:?} is not a quasi-identifier of the table (QIs: {qis})"
     )]
     NotQuasi {
+        /// The 1-based constraint concerned, if any.
         constraint: usize,
+        /// The column named.
         name: String,
+        /// The table's QIs, for the message.
         qis: String,
     },
+    /// A constraint over no column.
     #[error("constraint {constraint}: empty QI set")]
-    EmptyConstraint { constraint: usize },
+    EmptyConstraint {
+        /// The 1-based constraint concerned, if any.
+        constraint: usize,
+    },
+    /// l-diversity names a column whose role is not sensitive.
     #[error("l-diversity: column {name:?} is not a sensitive column")]
-    NotSensitive { name: String },
+    NotSensitive {
+        /// The column named.
+        name: String,
+    },
+    /// A model beyond k without a sensitive column, or the reverse.
     #[error(
         "[privacy]: give `sensitive` with a model (l >= 1, entropy_l, recursive_cl, t, alpha, delta, beta), or neither"
     )]
     IncompleteL,
+    /// A model parameter out of its range (the message names the flag).
     #[error("[privacy]: {0}")]
     Models(String),
+    /// A model beyond k that even one class of every row fails.
     #[error(
         "{model} on {sensitive:?} cannot be met: even one class of every row has {value}, so no release can satisfy it"
     )]
     ModelUnreachable {
+        /// The model's pyCANON name.
         model: &'static str,
+        /// The sensitive column.
         sensitive: String,
+        /// The model's value on the whole table.
         value: String,
     },
 }
@@ -113,13 +146,16 @@ fn at(constraint: &Option<usize>) -> String {
 pub struct Constraint {
     /// Positions among the dataset's QIs (or the verified columns).
     pub qis: Vec<usize>,
+    /// The smallest class size allowed.
     pub k: usize,
 }
 
 /// What a release must satisfy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrivacyModel {
+    /// k on each QI subset (one constraint over every QI for plain k).
     pub constraints: Vec<Constraint>,
+    /// How suppressed rows count.
     pub policy: SuppressionPolicy,
     /// Fraction of rows that may be suppressed, when configured.
     pub suppression_limit: Option<f64>,
@@ -390,45 +426,62 @@ pub fn check_k(k: usize, rows: usize, constraint: Option<usize>) -> Result<()> {
 /// A class that is too small, as the public sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ViolatingClass {
+    /// The class's released QI labels.
     pub values: Vec<String>,
+    /// Rows in the class.
     pub size: usize,
 }
 
 /// The check of one constraint.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConstraintReport {
+    /// The QI columns of the constraint.
     pub qi: Vec<String>,
+    /// The k claimed.
     pub k: usize,
+    /// Equivalence classes on those columns (suppressed rows aside when exempt).
     pub classes: usize,
     /// `None` when every row is suppressed and exempt.
     pub min_class: Option<usize>,
     /// (class size, number of classes of that size), ascending.
     pub histogram: Vec<(u32, u32)>,
+    /// Classes below k.
     pub violating_classes: usize,
+    /// Rows in classes below k.
     pub violating_rows: usize,
     /// The first few violating classes, smallest first.
     pub examples: Vec<ViolatingClass>,
+    /// Whether every class reaches k.
     pub holds: bool,
 }
 
 /// Distinct l-diversity of the sensitive column in each class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LDiversityReport {
+    /// The sensitive column.
     pub sensitive: String,
+    /// The l claimed.
     pub l: usize,
     /// Fewest distinct sensitive values in a class.
     pub min_distinct: Option<usize>,
+    /// Classes with fewer than l distinct values.
     pub violating_classes: usize,
+    /// Whether every class holds l distinct values.
     pub holds: bool,
 }
 
 /// The verifier's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClaimReport {
+    /// Rows of the release.
     pub rows: usize,
+    /// Rows with every QI suppressed.
     pub suppressed_rows: usize,
+    /// How those rows were counted.
     pub policy: SuppressionPolicy,
+    /// One report per constraint.
     pub constraints: Vec<ConstraintReport>,
+    /// Distinct l-diversity, when claimed.
     pub l_diversity: Option<LDiversityReport>,
     /// The models beyond k, when sensitive attributes are named (`null`
     /// otherwise).
@@ -436,6 +489,7 @@ pub struct ClaimReport {
 }
 
 impl ClaimReport {
+    /// Whether the release meets the whole claim.
     pub fn holds(&self) -> bool {
         self.constraints.iter().all(|c| c.holds)
             && self.l_diversity.as_ref().is_none_or(|l| l.holds)

@@ -32,8 +32,10 @@ pub struct Models {
     pub delta: Option<f64>,
     /// β-likeness: relative gain at most β (enhanced when `enhanced_beta`).
     pub beta: Option<f64>,
+    /// Whether `beta` is enhanced β-likeness rather than basic.
     #[serde(default)]
     pub enhanced_beta: bool,
+    /// Whose definitions the values follow.
     #[serde(default)]
     pub definitions: Definitions,
 }
@@ -79,29 +81,43 @@ impl Models {
 /// Every model's value on one sensitive attribute (`None`: no class).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SensitiveReport {
+    /// The sensitive column.
     pub sensitive: String,
     /// Numbers (ordered EMD) or categories (equal-distance EMD).
     pub numeric: bool,
+    /// Distinct ℓ: fewest distinct values in a class.
     pub l_diversity: Option<usize>,
+    /// Entropy ℓ: the smallest over the classes.
     pub entropy_l_diversity: Option<f64>,
     /// Recursive c at the release's ℓ (over every attribute, as pyCANON).
     pub recursive_c: Option<f64>,
+    /// α: the largest share of one value in a class.
     pub alpha: Option<f64>,
+    /// t: the largest EMD of a class to the table.
     pub t_closeness: Option<f64>,
+    /// δ: the largest |ln(q/p)| over classes and values.
     pub delta_disclosure: Option<f64>,
+    /// Basic β: the largest relative gain.
     pub basic_beta_likeness: Option<f64>,
+    /// Enhanced β: the largest relative gain, capped per value.
     pub enhanced_beta_likeness: Option<f64>,
 }
 
+/// (α,k)-anonymity of a release: both halves, each `None` without classes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AlphaK {
+    /// The release's α (worst over its sensitive attributes).
     pub alpha: Option<f64>,
+    /// The release's k.
     pub k: Option<usize>,
 }
 
+/// Recursive (c,ℓ)-diversity of a release: the ℓ it reaches and c at that ℓ.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecursiveCl {
+    /// The c at `l`.
     pub c: Option<f64>,
+    /// The release's distinct ℓ.
     pub l: Option<usize>,
 }
 
@@ -110,12 +126,14 @@ pub struct RecursiveCl {
 pub struct ModelCheck {
     /// The pyCANON name of the model.
     pub model: &'static str,
+    /// The sensitive column.
     pub sensitive: String,
     /// The claimed parameter, as the flag gives it.
     pub parameter: String,
     /// The release's value (`None`: no class; JSON null also stands for an
     /// unbounded value).
     pub value: Option<f64>,
+    /// Whether the release's value meets the parameter.
     pub holds: bool,
 }
 
@@ -124,22 +142,36 @@ pub struct ModelCheck {
 /// claimed models' checks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelsReport {
+    /// Whose definitions the values follow.
     pub definitions: Definitions,
+    /// The smallest class.
     pub k_anonymity: Option<usize>,
+    /// (α,k)-anonymity.
     pub alpha_k_anonymity: AlphaK,
+    /// Distinct ℓ.
     pub l_diversity: Option<usize>,
+    /// Entropy ℓ.
     pub entropy_l_diversity: Option<f64>,
+    /// Recursive (c,ℓ)-diversity.
     pub recursive_c_l_diversity: RecursiveCl,
+    /// Basic β-likeness.
     pub basic_beta_likeness: Option<f64>,
+    /// Enhanced β-likeness.
     pub enhanced_beta_likeness: Option<f64>,
+    /// t-closeness.
     pub t_closeness: Option<f64>,
+    /// δ-disclosure privacy.
     pub delta_disclosure: Option<f64>,
+    /// Re-identification risk from the class sizes.
     pub risk: Option<Risk>,
+    /// Every model on each sensitive attribute.
     pub sensitive: Vec<SensitiveReport>,
+    /// The claimed models, each checked on each attribute.
     pub checks: Vec<ModelCheck>,
 }
 
 impl ModelsReport {
+    /// Whether every claimed model holds.
     pub fn holds(&self) -> bool {
         self.checks.iter().all(|c| c.holds)
     }

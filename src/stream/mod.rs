@@ -52,56 +52,103 @@ use crate::{Error, Result};
 /// The name the input is given in messages.
 pub const STDIN: &str = "<stdin>";
 
+/// Why a stream cannot start or a record cannot enter it.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
+    /// A stream parameter (k, delta, beta, ...) is out of its range.
     #[error("{name}: expected {expected}, found {found}")]
     Parameter {
+        /// The parameter, algorithm or column as given.
         name: &'static str,
+        /// What is accepted.
         expected: &'static str,
+        /// What was found.
         found: String,
     },
+    /// delta < k: no batch could ever hold k persons.
     #[error(
         "delay {delta} is smaller than k = {k}: a batch could never form a cluster of k persons"
     )]
-    DelayBelowK { delta: usize, k: usize },
+    DelayBelowK {
+        /// The delay given.
+        delta: usize,
+        /// The k of the config.
+        k: usize,
+    },
+    /// The algorithm name is neither fads nor castle.
     #[error("unknown streaming algorithm {name:?}: expected fads or castle")]
-    UnknownAlgorithm { name: String },
+    UnknownAlgorithm {
+        /// The parameter, algorithm or column as given.
+        name: String,
+    },
+    /// The person-id column named in the config is not in the header.
     #[error(
         "the person-id column {name:?} is not a column of the input (its columns: {available})"
     )]
-    UnknownPid { name: String, available: String },
+    UnknownPid {
+        /// The parameter, algorithm or column as given.
+        name: String,
+        /// The input's columns, for the message.
+        available: String,
+    },
+    /// A numeric QI cell is empty or not a number: it cannot enter an interval.
     #[error(
         "{}:{line}: column {column:?}: missing value {found:?} in a numeric quasi-identifier: a stream generalizes numbers to intervals, so remove such rows first",
         input.display()
     )]
     MissingNumber {
+        /// The input file.
         input: PathBuf,
+        /// Line of the record (1-based, header included).
         line: u64,
+        /// The QI column.
         column: String,
+        /// What was found.
         found: String,
     },
+    /// A record has a different number of fields than the header.
     #[error("{}:{line}: ragged row: expected {expected} fields (as the header), found {found}", input.display())]
     Ragged {
+        /// The input file.
         input: PathBuf,
+        /// Line of the record (1-based, header included).
         line: u64,
+        /// What is accepted.
         expected: usize,
+        /// What was found.
         found: usize,
     },
+    /// The config claims a model beyond k that streaming anonymizers cannot give.
     #[error(
         "{}: the config claims l-diversity or another model beyond k, which FADS and CASTLE do not provide (they guarantee k); drop [privacy] sensitive and its models for a stream",
         config.display()
     )]
-    LDiversityUnsupported { config: PathBuf },
+    LDiversityUnsupported {
+        /// The config file.
+        config: PathBuf,
+    },
+    /// Rows suppressed at the end would break a strict suppression policy.
     #[error(
         "the stream suppressed {suppressed} rows at its end, fewer than k = {k}: the config's strict suppression policy would count them as a class below k; use suppressed = \"mask\""
     )]
-    StrictLeftover { suppressed: u64, k: usize },
+    StrictLeftover {
+        /// Rows suppressed at the end of the stream.
+        suppressed: u64,
+        /// The k of the config.
+        k: usize,
+    },
+    /// A categorical QI value is not a leaf of its hierarchy.
     #[error("{}:{line}: column {column:?}: value {found:?} is absent from the hierarchy {}", input.display(), hierarchy.display())]
     AbsentFromHierarchy {
+        /// The input file.
         input: PathBuf,
+        /// Line of the record (1-based, header included).
         line: u64,
+        /// The QI column.
         column: String,
+        /// What was found.
         found: String,
+        /// The hierarchy file of the column.
         hierarchy: PathBuf,
     },
 }
@@ -119,8 +166,10 @@ pub enum StreamAlgorithm {
 }
 
 impl StreamAlgorithm {
+    /// Every algorithm, in the order `--help` and benchmarks list them.
     pub const ALL: [StreamAlgorithm; 2] = [StreamAlgorithm::Fads, StreamAlgorithm::Castle];
 
+    /// The algorithm a config or flag names (`fads`, `castle`).
     pub fn from_name(name: &str) -> Result<StreamAlgorithm> {
         match name {
             "fads" => Ok(StreamAlgorithm::Fads),
@@ -132,6 +181,7 @@ impl StreamAlgorithm {
         }
     }
 
+    /// The name configs, flags and reports use.
     pub fn name(self) -> &'static str {
         match self {
             StreamAlgorithm::Fads => "fads",
@@ -155,6 +205,7 @@ pub struct StreamParams {
     pub beta: usize,
     /// CASTLE: its adaptive tau is the mean loss of the last mu clusters.
     pub mu: usize,
+    /// Seed of the random choices (tie breaks), for reproducible runs.
     pub seed: u64,
 }
 
@@ -281,6 +332,7 @@ pub struct StreamQi {
     /// `leaf_of` and `numbers` grow with `dict`, so [`Cell::label`] and
     /// [`Cell::covers`] work on stream cells as on table cells.
     pub qi: QuasiIdentifier,
+    /// The distinct values seen so far; cells hold codes into it.
     pub dict: Dictionary,
     /// Smallest and largest number seen so far (numeric QIs).
     pub domain: Option<(f64, f64)>,
@@ -315,14 +367,25 @@ impl StreamQi {
 pub enum Span {
     /// Numeric: the smallest and largest value, with their dictionary codes.
     Range {
+        /// Smallest value.
         lo: f64,
+        /// Largest value.
         hi: f64,
+        /// Dictionary code of `lo`.
         lo_code: u32,
+        /// Dictionary code of `hi`.
         hi_code: u32,
     },
     /// Categorical: the lowest common ancestor; `code` is one member's
     /// dictionary code (the released value when the node is a leaf).
-    Node { level: u32, node: u32, code: u32 },
+    Node {
+        /// Hierarchy level of the ancestor (0 = leaves).
+        level: u32,
+        /// The ancestor's index at that level.
+        node: u32,
+        /// A member's dictionary code.
+        code: u32,
+    },
 }
 
 /// A generalization of every QI.
@@ -344,13 +407,16 @@ pub struct Tuple {
 /// A row leaving the anonymizer.
 #[derive(Debug, Clone)]
 pub struct Published {
+    /// 1-based data row number (arrival order).
     pub row: u64,
     /// The generalized cell of each QI; all `Suppressed` for a suppressed row.
     pub cells: Vec<Cell>,
+    /// Every field as read; the QI fields are replaced by `cells` on output.
     pub record: csv::StringRecord,
 }
 
 impl Published {
+    /// Whether the row left suppressed (every QI `*`).
     pub fn is_suppressed(&self) -> bool {
         self.cells.iter().all(|c| *c == Cell::Suppressed)
     }
@@ -359,11 +425,17 @@ impl Published {
 /// The config bound to the stream's header.
 #[derive(Debug, Clone)]
 pub struct Schema {
+    /// The input, for messages.
     pub source: PathBuf,
+    /// The header's column names.
     pub names: Vec<String>,
+    /// The config's role of each column, in header order.
     pub roles: Vec<Role>,
+    /// The quasi-identifiers, in header order.
     pub qis: Vec<StreamQi>,
+    /// Position of the person-id column, if one is named.
     pub pid: Option<usize>,
+    /// Whether fields are trimmed before they are read as values.
     pub trim: bool,
     missing: Vec<String>,
 }
@@ -846,7 +918,9 @@ pub(crate) fn pick(rng: &mut ChaCha8Rng, n: usize) -> usize {
 /// The figures of a stream so far (paper 003's measures).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Summary {
+    /// Rows read.
     pub rows: u64,
+    /// Rows released suppressed (every QI `*`).
     pub suppressed: u64,
     /// Average information loss (Definition 5) over the released rows.
     pub avg_infoloss: f64,
@@ -868,7 +942,9 @@ enum Engine {
 /// Counters an engine updates.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
+    /// Clusters formed and published.
     pub clusters: u64,
+    /// Rows released with a previously published cluster's generalization.
     pub reused: u64,
 }
 
@@ -891,6 +967,7 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// An empty stream; fails on out-of-range parameters.
     pub fn new(schema: Schema, algorithm: StreamAlgorithm, params: StreamParams) -> Result<Stream> {
         params.validate()?;
         let rng = ChaCha8Rng::seed_from_u64(params.seed);
@@ -914,14 +991,17 @@ impl Stream {
         })
     }
 
+    /// The config bound to the header, with the dictionaries grown so far.
     pub fn schema(&self) -> &Schema {
         &self.schema
     }
 
+    /// The parameters the stream runs with.
     pub fn params(&self) -> &StreamParams {
         &self.params
     }
 
+    /// The anonymizer that runs.
     pub fn algorithm(&self) -> StreamAlgorithm {
         self.algorithm
     }

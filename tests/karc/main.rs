@@ -22,6 +22,7 @@ mod init;
 mod keys;
 mod mixed;
 mod models;
+mod newcomer;
 mod partitioning;
 mod parts;
 mod pipeline;

@@ -226,7 +226,10 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
     if let (Some(chart), Some(chart_format)) = (&chart, chart_format) {
         let title = format!(
             "karc vs zip on {} ({} rows)",
-            name.display(),
+            // The file name: a long path would push the title off the chart.
+            name.file_name()
+                .map_or(name.as_os_str(), |f| f)
+                .to_string_lossy(),
             result.rows.first().map_or(0, |r| r.rows)
         );
         let bytes = size_chart(&result.rows, &title).render(chart_format, &chart.name())?;
