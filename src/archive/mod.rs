@@ -20,6 +20,7 @@ pub mod format;
 mod jobs;
 pub mod layout;
 pub mod meta;
+pub mod models;
 pub mod parts;
 pub mod pipeline;
 pub mod reader;
