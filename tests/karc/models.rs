@@ -309,14 +309,14 @@ fn pack_stores_the_models_and_every_open_rechecks_them() {
     let (code, out, err) = outcome(&karc(&["verify", &file, "--json"]));
     assert_eq!(code, 0, "{err}");
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let checks: Vec<(&str, bool)> = json["claim"]["models"]["checks"]
+    let checks: Vec<(&str, bool)> = json["models"]["checks"]
         .as_array()
         .unwrap_or_else(|| panic!("{out}"))
         .iter()
         .map(|c| (c["model"].as_str().unwrap(), c["holds"].as_bool().unwrap()))
         .collect();
     assert_eq!(checks, [("l_diversity", true), ("t_closeness", true)]);
-    let t = json["claim"]["models"]["t_closeness"].as_f64().unwrap();
+    let t = json["models"]["t_closeness"].as_f64().unwrap();
     assert!(t > 0.0 && t <= 0.2, "{t}");
 
     // The stored t lowered below the release's: every reader refuses it.
