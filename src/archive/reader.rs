@@ -1317,6 +1317,7 @@ impl Archive {
             sections,
             claim: self.claim_report.clone(),
             meta: self.meta.clone(),
+            models: self.models.clone(),
         })
     }
 }
@@ -1359,6 +1360,8 @@ pub struct Inspection {
     pub sections: Vec<SectionInfo>,
     pub claim: Option<ClaimReport>,
     pub meta: PublicMeta,
+    /// The models beyond k the file claims (`PRIVACY_MODELS`), if any.
+    pub models: Option<ModelsClaim>,
 }
 
 #[derive(Debug, Clone, Serialize)]
