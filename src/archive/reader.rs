@@ -15,11 +15,13 @@ use super::models::ModelsClaim;
 use super::seal::{self, Key};
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
+use crate::classes::Partition;
 use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
+use crate::privacy::risk::{self, Risk};
 use crate::privacy::{ClaimReport, Constraint, models, verify_columns, verify_weighted};
 use crate::release::write_columns_csv;
 use crate::table::{Column, CsvOptions, LineEnding};
@@ -514,6 +516,46 @@ impl Archive {
             ));
         }
         Ok(report)
+    }
+
+    /// The release's re-identification risk (ARX's prosecutor, journalist
+    /// and marketer risk; pyCANON's average and maximum RIR) over the
+    /// classes of every QI, the exempt suppressed rows left out: the
+    /// models' report's when the claim was re-checked with models, else
+    /// from the classes the file codes (`None`: no class).
+    pub fn risk(&self) -> Result<Option<Risk>> {
+        if let Some(m) = self.claim_report.as_ref().and_then(|r| r.models.as_ref()) {
+            return Ok(m.risk.clone());
+        }
+        let labels: Vec<Column> = (0..self.meta.qis.len())
+            .map(|q| self.class_labels(q))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Column> = labels.iter().collect();
+        let weights: Vec<u32> = self
+            .groups
+            .iter()
+            .flat_map(|g| g.class_sizes.iter().copied())
+            .collect();
+        let claim = &self.meta.claim;
+        let every_qi = Constraint {
+            qis: (0..refs.len()).collect(),
+            k: claim
+                .constraints
+                .iter()
+                .map(|c| c.k as usize)
+                .max()
+                .unwrap_or(1),
+        };
+        let report = verify_weighted(&refs, &weights, &[every_qi], claim.policy);
+        let sizes = report.constraints[0]
+            .histogram
+            .iter()
+            .flat_map(|&(size, n)| std::iter::repeat_n(size, n as usize))
+            .collect();
+        Ok(risk::risk(&Partition {
+            class_of: Vec::new(),
+            sizes,
+        }))
     }
 
     /// Every released column (identifiers left out), in file order.
@@ -1318,6 +1360,7 @@ impl Archive {
             claim: self.claim_report.clone(),
             meta: self.meta.clone(),
             models: self.models.clone(),
+            risk: self.risk()?,
         })
     }
 }
@@ -1362,6 +1405,8 @@ pub struct Inspection {
     pub meta: PublicMeta,
     /// The models beyond k the file claims (`PRIVACY_MODELS`), if any.
     pub models: Option<ModelsClaim>,
+    /// The release's re-identification risk ([`Archive::risk`]).
+    pub risk: Option<Risk>,
 }
 
 #[derive(Debug, Clone, Serialize)]

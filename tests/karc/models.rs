@@ -406,3 +406,44 @@ fn pack_tells_castle_beta_from_beta_likeness() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("FADS and CASTLE do not provide"), "{err}");
 }
+
+/// `karc inspect` reports the release's re-identification risk from the
+/// classes the file codes: on a claim of k alone (and several row groups)
+/// it is the risk `verify --sensitive` measures on the rows.
+#[test]
+fn inspect_reports_the_risk_verify_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.karc").display().to_string();
+    let config = fixture("adult/adult8.toml").display().to_string();
+    let input = fixture("adult/adult.csv").display().to_string();
+    let o = karc(&[
+        "pack",
+        "-c",
+        &config,
+        &input,
+        "-o",
+        &file,
+        "--k",
+        "10",
+        "-a",
+        "datafly",
+        "--no-encryption",
+        "--suppression-limit",
+        "0.01",
+    ]);
+    assert_eq!(outcome(&o).0, 0, "{}", outcome(&o).2);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = outcome(&karc(args));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let inspected = json(&["inspect", &file, "--json"]);
+    let verified = json(&["verify", &file, "--sensitive", "salary-class", "--json"]);
+    let (a, b) = (&inspected["risk"], &verified["models"]["risk"]);
+    assert!(a["max_rir"].as_f64().unwrap() <= 0.1, "{a}");
+    for key in ["marketer", "average_rir", "max_rir"] {
+        let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+        assert!((x - y).abs() <= 1e-12, "{key}: inspect {x}, verify {y}");
+    }
+    assert_eq!(a["prosecutor"], b["prosecutor"]);
+}

@@ -124,6 +124,13 @@ fn print_text(i: &Inspection) {
         }
         None => println!("claim NOT checked (--no-privacy-check)"),
     }
+    if let Some(r) = &i.risk {
+        let p = &r.prosecutor;
+        println!(
+            "risk: prosecutor (= journalist) highest {:.6} ({:.4} of rows at it), success {:.6}; marketer {:.6}; average RIR {:.6}",
+            p.highest_risk, p.records_at_highest_risk, p.success_rate, r.marketer, r.average_rir
+        );
+    }
     let x = &m.metrics;
     println!(
         "metrics: precision {}  ncp {:.4}  ncp_kaylode {:.4}  glm {:.4}  dm {:.0}  cavg {:.3}",
