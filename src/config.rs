@@ -104,12 +104,21 @@ pub enum SuppressionPolicy {
 impl std::str::FromStr for SuppressionPolicy {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "mask" => Ok(SuppressionPolicy::Mask),
-            "strict" => Ok(SuppressionPolicy::Strict),
-            _ => Err(format!("expected mask or strict, found {s:?}")),
-        }
+        from_name(s, "mask or strict")
     }
+}
+
+/// A unit variant read by its serde name (`mask`, `pycanon`): flags and the
+/// Python API spell the config's enums as the TOML keys do, through this one
+/// reading. `expected` lists the names for the message.
+pub fn from_name<T: serde::de::DeserializeOwned>(
+    s: &str,
+    expected: &str,
+) -> std::result::Result<T, String> {
+    use serde::de::IntoDeserializer;
+    let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        s.into_deserializer();
+    T::deserialize(name).map_err(|_| format!("expected {expected}, found {s:?}"))
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -457,6 +466,24 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Flags read the enums by their TOML names, and only those.
+    #[test]
+    fn enums_read_their_toml_names() {
+        use crate::privacy::Definitions;
+        assert_eq!("mask".parse(), Ok(SuppressionPolicy::Mask));
+        assert_eq!("strict".parse(), Ok(SuppressionPolicy::Strict));
+        assert_eq!("pycanon".parse(), Ok(Definitions::PyCanon));
+        assert_eq!("literature".parse(), Ok(Definitions::Literature));
+        assert_eq!(
+            "Mask".parse::<SuppressionPolicy>(),
+            Err("expected mask or strict, found \"Mask\"".to_owned())
+        );
+        assert_eq!(
+            "".parse::<Definitions>(),
+            Err("expected pycanon or literature, found \"\"".to_owned())
+        );
+    }
 
     #[test]
     fn parses_a_full_config() {
