@@ -266,6 +266,29 @@ pub struct PrivacyConfig {
     pub enhanced_beta: bool,
 }
 
+impl PrivacyConfig {
+    /// The models beyond k these keys claim, by pyCANON's definitions (the
+    /// ones the anonymizers enforce): the one reading of the keys.
+    pub fn models(&self) -> crate::privacy::Models {
+        crate::privacy::Models {
+            l: self.l,
+            entropy_l: self.entropy_l,
+            recursive_cl: self.recursive_cl,
+            t: self.t,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+            enhanced_beta: self.enhanced_beta,
+            definitions: crate::privacy::Definitions::PyCanon,
+        }
+    }
+
+    /// Whether the keys name sensitive columns or claim a model beyond k.
+    pub fn beyond_k(&self) -> bool {
+        !self.sensitive.is_empty() || self.models().any()
+    }
+}
+
 /// A string or a list of strings, as a list.
 fn one_or_many<'de, D: serde::Deserializer<'de>>(
     d: D,

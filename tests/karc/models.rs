@@ -405,6 +405,10 @@ fn pack_tells_castle_beta_from_beta_likeness() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("FADS and CASTLE do not provide"), "{err}");
+    // A model without --sensitive is refused too, not dropped.
+    let (code, _, err) = with(&["--stream", "-a", "fads", "--delay", "4", "--t", "0.5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("FADS and CASTLE do not provide"), "{err}");
 }
 
 /// `karc inspect` reports the release's re-identification risk from the
