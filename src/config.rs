@@ -146,12 +146,21 @@ pub enum SuppressionPolicy {
 impl std::str::FromStr for SuppressionPolicy {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "mask" => Ok(SuppressionPolicy::Mask),
-            "strict" => Ok(SuppressionPolicy::Strict),
-            _ => Err(format!("expected mask or strict, found {s:?}")),
-        }
+        from_name(s, "mask or strict")
     }
+}
+
+/// A unit variant read by its serde name (`mask`, `pycanon`): flags and the
+/// Python API spell the config's enums as the TOML keys do, through this one
+/// reading. `expected` lists the names for the message.
+pub fn from_name<T: serde::de::DeserializeOwned>(
+    s: &str,
+    expected: &str,
+) -> std::result::Result<T, String> {
+    use serde::de::IntoDeserializer;
+    let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        s.into_deserializer();
+    T::deserialize(name).map_err(|_| format!("expected {expected}, found {s:?}"))
 }
 
 /// `[input]`: how the table is read (docs/CONFIG.md).
@@ -318,6 +327,29 @@ pub struct PrivacyConfig {
     /// Enhanced beta-likeness instead of basic, when `beta` is given.
     #[serde(default)]
     pub enhanced_beta: bool,
+}
+
+impl PrivacyConfig {
+    /// The models beyond k these keys claim, by pyCANON's definitions (the
+    /// ones the anonymizers enforce): the one reading of the keys.
+    pub fn models(&self) -> crate::privacy::Models {
+        crate::privacy::Models {
+            l: self.l,
+            entropy_l: self.entropy_l,
+            recursive_cl: self.recursive_cl,
+            t: self.t,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+            enhanced_beta: self.enhanced_beta,
+            definitions: crate::privacy::Definitions::PyCanon,
+        }
+    }
+
+    /// Whether the keys name sensitive columns or claim a model beyond k.
+    pub fn beyond_k(&self) -> bool {
+        !self.sensitive.is_empty() || self.models().any()
+    }
 }
 
 /// A string or a list of strings, as a list.
@@ -530,6 +562,24 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Flags read the enums by their TOML names, and only those.
+    #[test]
+    fn enums_read_their_toml_names() {
+        use crate::privacy::Definitions;
+        assert_eq!("mask".parse(), Ok(SuppressionPolicy::Mask));
+        assert_eq!("strict".parse(), Ok(SuppressionPolicy::Strict));
+        assert_eq!("pycanon".parse(), Ok(Definitions::PyCanon));
+        assert_eq!("literature".parse(), Ok(Definitions::Literature));
+        assert_eq!(
+            "Mask".parse::<SuppressionPolicy>(),
+            Err("expected mask or strict, found \"Mask\"".to_owned())
+        );
+        assert_eq!(
+            "".parse::<Definitions>(),
+            Err("expected pycanon or literature, found \"\"".to_owned())
+        );
+    }
 
     #[test]
     fn parses_a_full_config() {

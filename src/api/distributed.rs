@@ -34,6 +34,7 @@ pub fn encode_part(
     recipient: &str,
 ) -> Result<(Vec<u8>, Report)> {
     super::check_algorithm(config)?;
+    refuse_models(config)?;
     let (table, layout) = table_from_arrow(schema, batches)?;
     let input = TableInput {
         csv: Vec::new(),
@@ -60,6 +61,7 @@ pub fn anonymize_fragment(
     domains: &[Domain],
 ) -> Result<(Anonymized, ArrowLayout)> {
     super::check_algorithm(config)?;
+    refuse_models(config)?;
     let (table, layout) = table_from_arrow(schema, batches)?;
     let input = TableInput {
         csv: Vec::new(),
@@ -73,6 +75,19 @@ pub fn anonymize_fragment(
         report,
     };
     Ok((a, input.arrow.expect("set above")))
+}
+
+/// Refuses the models beyond k on fragments: each would be held to its
+/// own fragment's distribution, not the whole table's, and the classes of
+/// two fragments may merge into one that breaks them.
+fn refuse_models(config: &Config) -> Result<()> {
+    if config.privacy.beyond_k() {
+        return Err(crate::Error::Options(format!(
+            "{}: [privacy] claims models beyond k (sensitive, l, t, ...), which a distributed pack does not enforce: anonymize on one machine (karc pack, karc.anonymize)",
+            config.path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// A one-off key for the parts of one pack: `(identity, recipient)`.

@@ -3,8 +3,6 @@
 use std::path::Path;
 
 use crate::arrow::{TableFormat, read_table_bytes};
-use crate::cell::SUPPRESSED;
-use crate::classes::Partition;
 use crate::config::SuppressionPolicy;
 use crate::privacy::{ClaimReport, Constraint, Models, check_k, models, verify_columns};
 use crate::table::{Column, CsvOptions, Table};
@@ -145,8 +143,10 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
         } else {
             qi[..o.qi.len()].to_vec()
         };
-        let partition = classes_of(&classes, &report);
-        report.models = Some(models::measure(&partition, &sensitive, &o.models));
+        let exempt = report.policy == SuppressionPolicy::Mask && report.suppressed_rows > 0;
+        report.models = Some(models::measure_columns(
+            &classes, exempt, &sensitive, &o.models,
+        ));
     }
     Ok(report)
 }
@@ -186,23 +186,4 @@ pub fn verify_archive_models(
             models: models.clone(),
         },
     )
-}
-
-/// The classes of `qi` as the report counts them: the all-`*` rows left out
-/// when they are exempt suppressed rows (mask), else one class.
-fn classes_of(qi: &[&Column], report: &ClaimReport) -> Partition {
-    let rows = qi.first().map_or(0, |c| c.codes.len());
-    let stars: Vec<Option<u32>> = qi.iter().map(|c| c.dict.code(SUPPRESSED)).collect();
-    let exempt = report.policy == SuppressionPolicy::Mask && report.suppressed_rows > 0;
-    let star: Vec<bool> = (0..rows)
-        .map(|r| {
-            exempt
-                && qi
-                    .iter()
-                    .zip(&stars)
-                    .all(|(c, s)| s.is_some_and(|s| c.codes[r] == s))
-        })
-        .collect();
-    let cols: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
-    Partition::new(&cols, rows, exempt.then_some(&star[..]))
 }

@@ -61,6 +61,8 @@ pub enum SectionKind {
     RowGroups,
     /// The schema of an Arrow input (Parquet, IPC), as Arrow IPC bytes.
     ArrowSchema,
+    /// The models beyond k the release claims (postcard), re-checked on open.
+    PrivacyModels,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -77,6 +79,7 @@ impl SectionKind {
             SectionKind::QiClasses => 4,
             SectionKind::RowGroups => 5,
             SectionKind::ArrowSchema => 6,
+            SectionKind::PrivacyModels => 7,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -91,6 +94,7 @@ impl SectionKind {
             4 => SectionKind::QiClasses,
             5 => SectionKind::RowGroups,
             6 => SectionKind::ArrowSchema,
+            7 => SectionKind::PrivacyModels,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -106,6 +110,7 @@ impl SectionKind {
             SectionKind::QiClasses => "QI classes",
             SectionKind::RowGroups => "row groups",
             SectionKind::ArrowSchema => "Arrow schema",
+            SectionKind::PrivacyModels => "privacy models",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }

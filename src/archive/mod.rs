@@ -22,6 +22,7 @@ mod input;
 mod jobs;
 pub mod layout;
 pub mod meta;
+pub mod models;
 pub mod parts;
 pub(crate) mod pipeline;
 pub mod reader;

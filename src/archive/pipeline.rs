@@ -29,6 +29,7 @@ use super::layout::{CaptureError, Layout, Padding};
 use super::meta::{
     self, HierarchyRecord, IdentifierColumn, PrivatePart, PrivateTrailer, PublicMeta,
 };
+use super::models::ModelsClaim;
 use super::seal::{self, Seal};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::Role;
@@ -82,6 +83,8 @@ pub struct GroupWriter {
     original_len: u64,
     /// An Arrow input's `ARROW_SCHEMA` section and private extras.
     arrow: Option<ArrowSections>,
+    /// The `PRIVACY_MODELS` section, when the release claims models beyond k.
+    models: Option<Vec<u8>>,
 }
 
 /// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
@@ -143,12 +146,19 @@ impl GroupWriter {
             checksum: crc32fast::Hasher::new(),
             original_len: 0,
             arrow: None,
+            models: None,
         })
     }
 
     /// Records an Arrow input's sections, written by [`GroupWriter::finish`].
     pub fn arrow(&mut self, sections: ArrowSections) {
         self.arrow = Some(sections);
+    }
+
+    /// Records the models beyond k the release claims (the
+    /// `PRIVACY_MODELS` section, written by [`GroupWriter::finish`]).
+    pub fn models(&mut self, claim: &ModelsClaim) {
+        self.models = Some(meta::to_bytes(claim));
     }
 
     /// Codes `group` and appends it: its public sections to the body, its
@@ -270,6 +280,9 @@ impl GroupWriter {
             head.push((SectionKind::ArrowSchema, a.schema));
             a.extras
         });
+        if let Some(models) = self.models.take() {
+            head.push((SectionKind::PrivacyModels, models));
+        }
         if self.group_rows.len() > 1 {
             head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));
         }

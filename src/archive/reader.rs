@@ -11,15 +11,18 @@ use super::format::{self, Container, SectionEntry, SectionKind};
 use super::jobs::Jobs;
 use super::layout::{Halves, Layout, RenderedColumn, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
+use super::models::ModelsClaim;
 use super::seal::{self, Key};
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
+use crate::classes::Partition;
 use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
-use crate::config::Role;
+use crate::config::{Role, SuppressionPolicy};
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
-use crate::privacy::{ClaimReport, Constraint, verify_columns, verify_weighted};
+use crate::privacy::risk::{self, Risk};
+use crate::privacy::{ClaimReport, Constraint, models, verify_columns, verify_weighted};
 use crate::release::write_columns_csv;
 use crate::table::{Column, CsvOptions, LineEnding};
 use arrow_array::RecordBatch;
@@ -72,6 +75,8 @@ pub struct Archive {
     private_section: Option<usize>,
     /// The schema of an Arrow input (`ARROW_SCHEMA`).
     arrow_schema: Option<SchemaRef>,
+    /// The models beyond k the release claims (`PRIVACY_MODELS`).
+    pub models: Option<ModelsClaim>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -295,6 +300,7 @@ impl Archive {
             framed,
             private_section,
             arrow_schema,
+            models,
         } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
@@ -306,6 +312,7 @@ impl Archive {
             framed,
             private_section,
             arrow_schema,
+            models,
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
@@ -454,16 +461,26 @@ impl Archive {
     }
 
     /// Recomputes the privacy claim from the released QI columns: on the
-    /// equivalence classes the file codes, unless l-diversity is claimed,
-    /// which needs every row's sensitive value.
+    /// equivalence classes the file codes, unless l-diversity or a model
+    /// beyond k is claimed, which needs every row's sensitive values.
     pub fn check_claim(&self) -> Result<ClaimReport> {
-        let by_class = self.meta.claim.l_diversity.is_none();
-        // The sensitive column before the QIs' rows (as in
-        // `release_columns`).
-        let sensitive = match self.meta.claim.l_diversity {
-            Some((col, l)) => Some((self.plain_column(col as usize)?, l as usize)),
-            None => None,
-        };
+        let claim = &self.meta.claim;
+        let by_class = claim.l_diversity.is_none() && self.models.is_none();
+        // The sensitive columns before the QIs' rows (as in
+        // `release_columns`): the models', then distinct l's if another.
+        let mut wanted: Vec<u32> = self
+            .models
+            .iter()
+            .flat_map(|m| m.sensitive.clone())
+            .collect();
+        if let Some((col, _)) = claim.l_diversity.filter(|(c, _)| !wanted.contains(c)) {
+            wanted.push(col);
+        }
+        let sensitive: Vec<Column> = wanted
+            .iter()
+            .map(|&c| self.plain_column(c as usize))
+            .collect::<Result<_>>()?;
+        let column_of = |c: u32| &sensitive[wanted.iter().position(|&w| w == c).expect("read")];
         let labels: Vec<Column> = (0..self.meta.qis.len())
             .map(|q| {
                 if by_class {
@@ -474,9 +491,7 @@ impl Archive {
             })
             .collect::<Result<_>>()?;
         let refs: Vec<&Column> = labels.iter().collect();
-        let constraints: Vec<Constraint> = self
-            .meta
-            .claim
+        let constraints: Vec<Constraint> = claim
             .constraints
             .iter()
             .map(|c| Constraint {
@@ -490,19 +505,61 @@ impl Archive {
                 .iter()
                 .flat_map(|g| g.class_sizes.iter().copied())
                 .collect();
-            return Ok(verify_weighted(
+            return Ok(verify_weighted(&refs, &sizes, &constraints, claim.policy));
+        }
+        let l = claim.l_diversity.map(|(c, l)| (column_of(c), l as usize));
+        let mut report = verify_columns(&refs, &constraints, claim.policy, l);
+        if let Some(m) = &self.models {
+            let exempt = claim.policy == SuppressionPolicy::Mask && report.suppressed_rows > 0;
+            let columns: Vec<&Column> = m.sensitive.iter().map(|&c| column_of(c)).collect();
+            report.models = Some(models::measure_columns(
                 &refs,
-                &sizes,
-                &constraints,
-                self.meta.claim.policy,
+                exempt,
+                &columns,
+                &m.models(),
             ));
         }
-        Ok(verify_columns(
-            &refs,
-            &constraints,
-            self.meta.claim.policy,
-            sensitive.as_ref().map(|(c, l)| (c, *l)),
-        ))
+        Ok(report)
+    }
+
+    /// The release's re-identification risk (ARX's prosecutor, journalist
+    /// and marketer risk; pyCANON's average and maximum RIR) over the
+    /// classes of every QI, the exempt suppressed rows left out: the
+    /// models' report's when the claim was re-checked with models, else
+    /// from the classes the file codes (`None`: no class).
+    pub fn risk(&self) -> Result<Option<Risk>> {
+        if let Some(m) = self.claim_report.as_ref().and_then(|r| r.models.as_ref()) {
+            return Ok(m.risk.clone());
+        }
+        let labels: Vec<Column> = (0..self.meta.qis.len())
+            .map(|q| self.class_labels(q))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Column> = labels.iter().collect();
+        let weights: Vec<u32> = self
+            .groups
+            .iter()
+            .flat_map(|g| g.class_sizes.iter().copied())
+            .collect();
+        let claim = &self.meta.claim;
+        let every_qi = Constraint {
+            qis: (0..refs.len()).collect(),
+            k: claim
+                .constraints
+                .iter()
+                .map(|c| c.k as usize)
+                .max()
+                .unwrap_or(1),
+        };
+        let report = verify_weighted(&refs, &weights, &[every_qi], claim.policy);
+        let sizes = report.constraints[0]
+            .histogram
+            .iter()
+            .flat_map(|&(size, n)| std::iter::repeat_n(size, n as usize))
+            .collect();
+        Ok(risk::risk(&Partition {
+            class_of: Vec::new(),
+            sizes,
+        }))
     }
 
     /// Every released column (identifiers left out), in file order.
@@ -1306,6 +1363,8 @@ impl Archive {
             sections,
             claim: self.claim_report.clone(),
             meta: self.meta.clone(),
+            models: self.models.clone(),
+            risk: self.risk()?,
         })
     }
 }
@@ -1362,6 +1421,10 @@ pub struct Inspection {
     pub claim: Option<ClaimReport>,
     /// The public part's metadata.
     pub meta: PublicMeta,
+    /// The models beyond k the file claims (`PRIVACY_MODELS`), if any.
+    pub models: Option<ModelsClaim>,
+    /// The release's re-identification risk ([`Archive::risk`]).
+    pub risk: Option<Risk>,
 }
 
 /// One column of [`Inspection`].
@@ -1409,6 +1472,7 @@ struct RowGroups {
     framed: bool,
     private_section: Option<usize>,
     arrow_schema: Option<SchemaRef>,
+    models: Option<ModelsClaim>,
 }
 
 impl RowGroups {
@@ -1451,6 +1515,17 @@ impl RowGroups {
             }
             None => None,
         };
+        // The models beyond k the release claims, after the schema.
+        let models = match walk.next_if(|&i| kinds[i] == Some(SectionKind::PrivacyModels)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let claim: ModelsClaim = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                claim.validate(meta).map_err(|e| corrupt(label(), e))?;
+                Some(claim)
+            }
+            None => None,
+        };
         let framed = walk
             .peek()
             .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
@@ -1484,7 +1559,7 @@ impl RowGroups {
         {
             let (i, what) = match framed {
                 true => (
-                    known[usize::from(arrow_schema.is_some())],
+                    known[usize::from(arrow_schema.is_some()) + usize::from(models.is_some())],
                     format!("row group {g} holds"),
                 ),
                 false => (0, "META.rows is".to_owned()),
@@ -1619,6 +1694,7 @@ impl RowGroups {
             framed,
             private_section,
             arrow_schema,
+            models,
         })
     }
 }

@@ -214,12 +214,6 @@ pub fn pack_stream(
     let names: Vec<String> = first_table.columns.iter().map(|c| c.name.clone()).collect();
     let mut schema = Schema::bind(config, &names, options.pid)?;
     schema.source = source.input.clone();
-    if config.privacy.l.is_some() || !config.privacy.sensitive.is_empty() {
-        return Err(StreamError::LDiversityUnsupported {
-            config: config.path.clone(),
-        }
-        .into());
-    }
     let dialect = Dialect {
         delimiter: source.delimiter,
         header: config.input.header,

@@ -7,6 +7,7 @@ use super::TableInput;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
+use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
 use super::seal::Seal;
 use crate::Result;
@@ -99,6 +100,9 @@ pub fn pack_with_arrow(
     let (public, hierarchies) = public_meta(a);
     if let Some(arrow) = arrow {
         writer.arrow(arrow);
+    }
+    if a.model.models.any() {
+        writer.models(&ModelsClaim::new(&a.model.sensitive, &a.model.models));
     }
     writer.finish(&public, &hierarchies)?.into_bytes()
 }

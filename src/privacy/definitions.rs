@@ -24,10 +24,6 @@ pub enum Definitions {
 impl std::str::FromStr for Definitions {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "pycanon" => Ok(Definitions::PyCanon),
-            "literature" => Ok(Definitions::Literature),
-            _ => Err(format!("expected pycanon or literature, found {s:?}")),
-        }
+        crate::config::from_name(s, "pycanon or literature")
     }
 }

@@ -274,17 +274,7 @@ impl PrivacyModel {
                     .ok_or_else(|| ModelError::NotSensitive { name: name.clone() })
             })
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let models = Models {
-            l: p.l,
-            entropy_l: p.entropy_l,
-            recursive_cl: p.recursive_cl,
-            t: p.t,
-            alpha: p.alpha,
-            delta: p.delta,
-            beta: p.beta,
-            enhanced_beta: p.enhanced_beta,
-            definitions: Definitions::PyCanon,
-        };
+        let models = p.models();
         models.check().map_err(ModelError::Models)?;
         if models.any() != !sensitive.is_empty() || p.l == Some(0) {
             return Err(ModelError::IncompleteL.into());

@@ -12,6 +12,7 @@ use super::definitions::Definitions;
 use super::distribution::Distribution;
 use super::risk::{Risk, risk};
 use super::{alpha_k, beta_likeness, delta_disclosure, k, l_diversity, t_closeness};
+use crate::cell::SUPPRESSED;
 use crate::classes::Partition;
 use crate::table::Column;
 
@@ -248,6 +249,32 @@ pub fn measure(p: &Partition, sensitive: &[&Column], claim: &Models) -> ModelsRe
         sensitive: per,
         checks,
     }
+}
+
+/// Measures every model on a release given as its released QI columns
+/// `qi` (labels): the classes of `qi`, the all-`*` rows left out when
+/// `exempt` (they are suppressed rows under `mask`, `spec/FORMAT.md` §5),
+/// else counted as one class.
+pub fn measure_columns(
+    qi: &[&Column],
+    exempt: bool,
+    sensitive: &[&Column],
+    claim: &Models,
+) -> ModelsReport {
+    let rows = qi.first().map_or(0, |c| c.codes.len());
+    let stars: Vec<Option<u32>> = qi.iter().map(|c| c.dict.code(SUPPRESSED)).collect();
+    let star: Vec<bool> = (0..rows)
+        .map(|r| {
+            exempt
+                && qi
+                    .iter()
+                    .zip(&stars)
+                    .all(|(c, s)| s.is_some_and(|s| c.codes[r] == s))
+        })
+        .collect();
+    let cols: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
+    let p = Partition::new(&cols, rows, exempt.then_some(&star[..]));
+    measure(&p, sensitive, claim)
 }
 
 /// The claimed models' checks on one attribute. Without classes (every row

@@ -444,6 +444,14 @@ impl Schema {
     /// Binds `config` to the column names of the stream. Every column must be
     /// listed in the config; categorical QIs need a hierarchy.
     pub fn bind(config: &Config, header: &[String], pid: Option<&str>) -> Result<Schema> {
+        // FADS and CASTLE guarantee k only: a claim beyond it is refused,
+        // not dropped.
+        if config.privacy.beyond_k() {
+            return Err(StreamError::LDiversityUnsupported {
+                config: config.path.clone(),
+            }
+            .into());
+        }
         let source = PathBuf::from(STDIN);
         let names: Vec<String> = if config.input.header {
             header.to_vec()

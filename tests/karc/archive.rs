@@ -740,6 +740,16 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("claim_below_k.karc", Step::Open, |e| {
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),
+    // The models beyond k: the stored claim says l = 2 and t = 0.2, the
+    // classes' t is 2/3; and rows whose note is one value break l.
+    ("claim_models_broken.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::ClaimBroken { failures, .. }
+            if failures.starts_with("t_closeness (t=0.2) on note"))
+    }),
+    ("claim_models_rows_broken.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::ClaimBroken { failures, .. }
+            if failures.starts_with("l_diversity (l=2) on note: the release has 1"))
+    }),
     ("private_digest_mismatch.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::RestoreChecksum { .. })
     }),
@@ -905,6 +915,21 @@ fn writer_output_is_pinned_on_adult() {
         let committed = std::fs::read(fixture(&format!("archive/valid/{name}"))).unwrap();
         assert!(packed == committed, "{name}: the writer's bytes changed");
     }
+    // The claim of models beyond k (`PRIVACY_MODELS`), as the tool sets it.
+    let mut with_models = config.clone();
+    let p = &mut with_models.privacy;
+    p.sensitive = vec!["note".to_owned()];
+    (p.l, p.entropy_l, p.t, p.alpha) = (Some(2), Some(1.5), Some(0.7), Some(0.5));
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+    };
+    let packed = writer::pack_file(&with_models, &csv, &options).unwrap();
+    let committed = std::fs::read(fixture("archive/valid/models_small.karc")).unwrap();
+    assert!(
+        packed == committed,
+        "models_small.karc: the writer's bytes changed"
+    );
 
     let golden = std::fs::read_to_string(fixture("archive/golden_adult.txt")).unwrap();
     let cells: Vec<&str> = golden.lines().filter(|l| !l.starts_with('#')).collect();

@@ -154,10 +154,10 @@ impl Place {
             (_, "--mode") => strings(&[flag, "context"]),
             (
                 "pack",
-                "--stream" | "--group-rows" | "--beta" | "--mu" | "--delay" | "--tau" | "--c0"
-                | "--pid",
+                "--stream" | "--group-rows" | "--castle-beta" | "--mu" | "--delay" | "--tau"
+                | "--c0" | "--pid",
             ) => {
-                let castle = ["--beta", "--mu"].contains(&flag);
+                let castle = ["--castle-beta", "--mu"].contains(&flag);
                 let mut extra =
                     strings(&["--stream", "-a", if castle { "castle" } else { "fads" }]);
                 if flag != "--delay" {
@@ -168,7 +168,7 @@ impl Place {
                 }
                 extra
             }
-            ("stream", "--beta" | "--mu") => {
+            ("stream", "--castle-beta" | "--mu") => {
                 args.retain(|a| a != "-a" && a != "fads");
                 strings(&["-a", "castle", flag, "3"])
             }
@@ -223,10 +223,10 @@ impl Place {
                 }
                 strings(&[flag, PASSPHRASE_ENV])
             }
-            ("anonymize" | "verify" | "init", "--sensitive" | "--l") => {
+            ("anonymize" | "verify" | "pack" | "init", "--sensitive" | "--l") => {
                 strings(&["--sensitive", "note", "--l", "1"])
             }
-            ("anonymize" | "verify", _) if model_args(flag).is_some() => {
+            ("anonymize" | "verify" | "pack", _) if model_args(flag).is_some() => {
                 let mut extra = strings(&["--sensitive", "note"]);
                 extra.extend(strings(&model_args(flag).unwrap()));
                 extra
@@ -268,7 +268,7 @@ fn stream_value(flag: &str) -> Vec<&str> {
         "--delay" => vec![flag, "4"],
         "--tau" => vec![flag, "0.4"],
         "--c0" => vec![flag, "2"],
-        "--beta" | "--mu" | "--group-rows" => vec![flag, "3"],
+        "--castle-beta" | "--mu" | "--group-rows" => vec![flag, "3"],
         _ => vec![flag, "id"],
     }
 }

@@ -577,7 +577,7 @@ fn numbers_out_of_range_are_refused_when_parsed() {
         (stream("--tau", "2"), "0..=1"),
         (stream("--c0", "0"), "above 0"),
         (stream("--c0", "inf"), "above 0"),
-        (stream("--beta", "0"), "from 1 up, found \"0\""),
+        (stream("--castle-beta", "0"), "from 1 up, found \"0\""),
         (stream("--mu", "0"), "from 1 up, found \"0\""),
         (
             ["compare", "-c", &config, &csv, "--ks", "5,0"]

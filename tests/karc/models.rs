@@ -274,3 +274,180 @@ fn verify_measures_the_models_on_a_karc_file() {
         "{out}"
     );
 }
+
+/// `karc pack --sensitive S --l L --t T` stores the models in the file's
+/// claim (`PRIVACY_MODELS`): `verify` reports them without flags, and a file
+/// whose stored t is lowered below the release's is refused on every open
+/// (exit 1, naming the model).
+#[test]
+fn pack_stores_the_models_and_every_open_rechecks_them() {
+    use karc::archive::format::{self, SectionKind};
+    use karc::archive::meta;
+    use karc::archive::models::ModelsClaim;
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let config = fixture("adult/adult8.toml").display().to_string();
+    let input = fixture("adult/adult.csv").display().to_string();
+    let pack = [
+        "pack",
+        "-c",
+        &config,
+        &input,
+        "--k",
+        "5",
+        "-a",
+        "mondrian",
+        "--no-encryption",
+    ];
+    let models = ["--sensitive", "salary-class", "--l", "2", "--t", "0.2"];
+    let file = path("m.karc");
+    let mut args: Vec<&str> = pack.to_vec();
+    args.extend(models);
+    args.extend(["-o", &file]);
+    let (code, _, err) = outcome(&karc(&args));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = outcome(&karc(&["verify", &file, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let checks: Vec<(&str, bool)> = json["models"]["checks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .map(|c| (c["model"].as_str().unwrap(), c["holds"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(checks, [("l_diversity", true), ("t_closeness", true)]);
+    let t = json["models"]["t_closeness"].as_f64().unwrap();
+    assert!(t > 0.0 && t <= 0.2, "{t}");
+
+    // The stored t lowered below the release's: every reader refuses it.
+    let bytes = std::fs::read(&file).unwrap();
+    let container = format::parse("m.karc".as_ref(), &bytes).unwrap();
+    let mut sections: Vec<(SectionKind, Vec<u8>)> = container
+        .entries
+        .iter()
+        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
+        .collect();
+    let at = sections
+        .iter()
+        .position(|(k, _)| *k == SectionKind::PrivacyModels)
+        .expect("a PRIVACY_MODELS section");
+    let claim: ModelsClaim = meta::from_bytes(&sections[at].1).unwrap();
+    assert_eq!((claim.l, claim.t), (Some(2), Some(0.2)));
+    let lowered = t * 0.9;
+    sections[at].1 = meta::to_bytes(&ModelsClaim {
+        t: Some(lowered),
+        ..claim
+    });
+    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
+    let tampered = path("t.karc");
+    std::fs::write(&tampered, format::assemble(&refs)).unwrap();
+    // The values as the message prints them (JSON's t may differ in its
+    // last digit).
+    let want = format!("t_closeness (t={lowered}) on salary-class: the release has 0.1999");
+    for command in [
+        vec!["export", &tampered, "-o", "-"],
+        vec!["inspect", &tampered],
+        vec!["restore", &tampered, "-o", "-"],
+    ] {
+        let (code, out, err) = outcome(&karc(&command));
+        assert_eq!(code, 1, "{command:?}: {err}");
+        assert!(err.contains(&want), "{command:?}: {err}");
+        assert!(out.is_empty(), "{command:?}");
+    }
+    let (code, _, _) = outcome(&karc(&["verify", &tampered]));
+    assert_eq!(code, 1);
+}
+
+/// pack takes CASTLE's beta as --castle-beta (a streamed pack's), beside
+/// the --beta of beta-likeness; a stream refuses the models beyond k.
+#[test]
+fn pack_tells_castle_beta_from_beta_likeness() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.karc").display().to_string();
+    let config = fixture("archive/source/small.toml").display().to_string();
+    let input = fixture("archive/source/small.csv").display().to_string();
+    let base = ["pack", "-c", &config, &input, "-o", &out, "--no-encryption"];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        outcome(&karc(&args))
+    };
+    let (code, _, err) = with(&["--castle-beta", "3"]);
+    assert_eq!(
+        (code, err.trim()),
+        (
+            2,
+            "karc: error: --castle-beta applies to a streamed pack: add --stream"
+        )
+    );
+    let (code, _, err) = with(&["--sensitive", "note", "--beta", "5"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = with(&[
+        "--stream",
+        "-a",
+        "castle",
+        "--delay",
+        "4",
+        "--castle-beta",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = with(&[
+        "--stream",
+        "-a",
+        "castle",
+        "--delay",
+        "4",
+        "--sensitive",
+        "note",
+        "--t",
+        "0.5",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("FADS and CASTLE do not provide"), "{err}");
+    // A model without --sensitive is refused too, not dropped.
+    let (code, _, err) = with(&["--stream", "-a", "fads", "--delay", "4", "--t", "0.5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("FADS and CASTLE do not provide"), "{err}");
+}
+
+/// `karc inspect` reports the release's re-identification risk from the
+/// classes the file codes: on a claim of k alone (and several row groups)
+/// it is the risk `verify --sensitive` measures on the rows.
+#[test]
+fn inspect_reports_the_risk_verify_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.karc").display().to_string();
+    let config = fixture("adult/adult8.toml").display().to_string();
+    let input = fixture("adult/adult.csv").display().to_string();
+    let o = karc(&[
+        "pack",
+        "-c",
+        &config,
+        &input,
+        "-o",
+        &file,
+        "--k",
+        "10",
+        "-a",
+        "datafly",
+        "--no-encryption",
+        "--suppression-limit",
+        "0.01",
+    ]);
+    assert_eq!(outcome(&o).0, 0, "{}", outcome(&o).2);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = outcome(&karc(args));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let inspected = json(&["inspect", &file, "--json"]);
+    let verified = json(&["verify", &file, "--sensitive", "salary-class", "--json"]);
+    let (a, b) = (&inspected["risk"], &verified["models"]["risk"]);
+    assert!(a["max_rir"].as_f64().unwrap() <= 0.1, "{a}");
+    for key in ["marketer", "average_rir", "max_rir"] {
+        let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+        assert!((x - y).abs() <= 1e-12, "{key}: inspect {x}, verify {y}");
+    }
+    assert_eq!(a["prosecutor"], b["prosecutor"]);
+}

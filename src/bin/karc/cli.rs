@@ -318,9 +318,10 @@ pub struct StreamParamArgs {
     /// FADS: at most c0 * delay / k reusable clusters are kept (c0 > 0, default 1.0).
     #[arg(long, value_parser = positive, allow_negative_numbers = true)]
     pub c0: Option<f64>,
-    /// CASTLE: most clusters under construction (default 50).
-    #[arg(long, value_parser = count)]
-    pub beta: Option<usize>,
+    /// CASTLE: most clusters under construction ([algorithm] beta, default 50). Not the --beta of
+    /// beta-likeness, a privacy model.
+    #[arg(long = "castle-beta", value_name = "BETA", value_parser = count)]
+    pub castle_beta: Option<usize>,
     /// CASTLE: its tau is the mean loss of the last mu published clusters (default 100).
     #[arg(long, value_parser = count)]
     pub mu: Option<usize>,
@@ -445,6 +446,10 @@ pub struct InitArgs {
 pub struct PackArgs {
     #[command(flatten)]
     pub anonymizer: AnonymizerArgs,
+    /// The models beyond k, overriding [privacy]'s keys of the same names; stored in the file's claim
+    /// and re-checked whenever it is opened.
+    #[command(flatten)]
+    pub models: ModelArgs,
     /// Difference coding of the private part: per-value-rans (default: small, and restores about as fast as
     /// unzip), context (smallest, restores about 3x slower), per-value (Huffman codes), or paper (paper 004,
     /// for reproduction).

@@ -94,17 +94,42 @@ fn print_text(i: &Inspection) {
         let names: Vec<&str> = c.qis.iter().map(|&q| qi_names[q as usize]).collect();
         println!("claim: k={} on ({})", c.k, names.join(", "));
     }
+    if let Some(models) = &i.models {
+        println!(
+            "claim: models beyond k on ({}), {:?} definitions",
+            models.names(m).join(", "),
+            models.definitions
+        );
+    }
     println!(
         "suppression: policy {:?}, budget {} rows",
         m.claim.policy, m.claim.suppression_budget
     );
     match &i.claim {
-        Some(r) => println!(
-            "claim re-checked on open: {} ({} rows suppressed)",
-            if r.holds() { "holds" } else { "FAILS" },
-            r.suppressed_rows
-        ),
+        Some(r) => {
+            println!(
+                "claim re-checked on open: {} ({} rows suppressed)",
+                if r.holds() { "holds" } else { "FAILS" },
+                r.suppressed_rows
+            );
+            for c in r.models.iter().flat_map(|m| &m.checks) {
+                let value = c
+                    .value
+                    .map_or("unbounded".to_owned(), |v| format!("{v:.6}"));
+                println!(
+                    "  {} ({}) on {}: {value}",
+                    c.model, c.parameter, c.sensitive
+                );
+            }
+        }
         None => println!("claim NOT checked (--no-privacy-check)"),
+    }
+    if let Some(r) = &i.risk {
+        let p = &r.prosecutor;
+        println!(
+            "risk: prosecutor (= journalist) highest {:.6} ({:.4} of rows at it), success {:.6}; marketer {:.6}; average RIR {:.6}",
+            p.highest_risk, p.records_at_highest_risk, p.success_rate, r.marketer, r.average_rir
+        );
     }
     let x = &m.metrics;
     println!(

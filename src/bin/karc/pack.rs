@@ -21,7 +21,8 @@ pub fn run(args: PackArgs, json: Json) -> Result<ExitCode> {
         Some(m) => m.parse::<DiffMode>().map_err(|e| anyhow!("--mode: {e}"))?,
         None => DiffMode::default(),
     };
-    let config = load_config(&args.anonymizer)?;
+    let mut config = load_config(&args.anonymizer)?;
+    args.models.apply(&mut config);
     // The archive holds the original: readable by its owner only.
     let output = Output::new(&args.output, Access::Private)?;
     let report_json = report_output(args.report_json.as_deref())?;
@@ -76,7 +77,7 @@ fn stream_only(args: &PackArgs) -> Option<&'static str> {
         (p.delay.is_some(), "--delay"),
         (p.tau.is_some(), "--tau"),
         (p.c0.is_some(), "--c0"),
-        (p.beta.is_some(), "--beta"),
+        (p.castle_beta.is_some(), "--castle-beta"),
         (p.mu.is_some(), "--mu"),
         (p.pid.is_some(), "--pid"),
     ]

@@ -23,7 +23,7 @@ pub fn overrides(k: Option<usize>, seed: Option<u64>, p: &StreamParamArgs) -> St
         delay: p.delay,
         tau: p.tau,
         c0: p.c0,
-        beta: p.beta,
+        beta: p.castle_beta,
         mu: p.mu,
     }
 }

@@ -17,6 +17,7 @@ use std::str::FromStr;
 use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
+use karc::archive::models::ModelsClaim;
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{self, Seal};
 use karc::archive::stream_pack::{self, StreamPackOptions};
@@ -366,8 +367,59 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[last].1[at] ^= 0x01;
     write(&invalid, "private_envelope_tampered.karc", &reassemble(&s))?;
 
+    // The models beyond k: a PRIVACY_MODELS section (spec/FORMAT.md §5.1).
+    let models = models_vectors(&config, &csv)?;
+    write(&valid, "models_small.karc", &models[0])?;
+    write(&invalid, "claim_models_broken.karc", &models[1])?;
+    write(&invalid, "claim_models_rows_broken.karc", &models[2])?;
+
     eprintln!("wrote the vectors under {}", root.display());
     Ok(())
+}
+
+/// `small.csv` packed (unsealed) under distinct l = 2, entropy l = 1.5,
+/// t = 0.7 and alpha = 0.5 on `note`; the same file whose stored claim says
+/// l = 2 and t = 0.2, which its classes break (t = 2/3); and the same file
+/// whose `note` column holds one value (every class breaks l = 2), each
+/// with its private part bound to its public part.
+fn models_vectors(config: &Config, csv: &Path) -> Result<[Vec<u8>; 3], Box<dyn std::error::Error>> {
+    let mut config = config.clone();
+    let p = &mut config.privacy;
+    p.sensitive = vec!["note".to_owned()];
+    p.l = Some(2);
+    p.entropy_l = Some(1.5);
+    p.t = Some(0.7);
+    p.alpha = Some(0.5);
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+    };
+    let valid = writer::pack_file(&config, csv, &options)?;
+    let at = |s: &Sections| {
+        s.iter()
+            .position(|(k, _)| *k == SectionKind::PrivacyModels)
+            .ok_or("a PRIVACY_MODELS section")
+    };
+    let mut s = sections_of(&valid);
+    let i = at(&s)?;
+    let claim: ModelsClaim = meta::from_bytes(&s[i].1)?;
+    s[i].1 = meta::to_bytes(&ModelsClaim {
+        entropy_l: None,
+        alpha: None,
+        t: Some(0.2),
+        ..claim
+    });
+    rebind(&mut s);
+    let claim_broken = reassemble(&s);
+    let mut s = sections_of(&valid);
+    let rows = meta::from_bytes::<meta::PublicMeta>(&s[0].1)?.rows as usize;
+    let note = at(&s)? + 2;
+    let mut column = codec::decode_plain(&s[note].1, "note", rows)?;
+    let first = column.codes[0];
+    column.codes.iter_mut().for_each(|c| *c = first);
+    s[note].1 = codec::encode_plain(&column);
+    rebind(&mut s);
+    Ok([valid, claim_broken, reassemble(&s)])
 }
 
 /// The golden digests of the writer's output on Adult, relative to the

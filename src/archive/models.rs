@@ -1,0 +1,111 @@
+//! The `PRIVACY_MODELS` section (`spec/FORMAT.md` §5.1): the models beyond
+//! k a release claims, with their parameters and sensitive columns, so that
+//! every reader re-checks them on open as it re-checks k.
+//!
+//! A wire copy of [`Models`], kept apart so that the format does not change
+//! when the in-memory type grows.
+
+use serde::{Deserialize, Serialize};
+
+use super::meta::PublicMeta;
+use crate::config::Role;
+use crate::privacy::{Definitions, Models};
+
+/// Whose definitions the claim is checked by (postcard: the variant index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DefinitionsMeta {
+    PyCanon,
+    Literature,
+}
+
+/// The claimed models, on `sensitive` (indices into `PublicMeta::columns`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelsClaim {
+    pub sensitive: Vec<u32>,
+    pub l: Option<u64>,
+    pub entropy_l: Option<f64>,
+    pub recursive_cl: Option<(f64, u64)>,
+    pub t: Option<f64>,
+    pub alpha: Option<f64>,
+    pub delta: Option<f64>,
+    pub beta: Option<f64>,
+    pub enhanced_beta: bool,
+    pub definitions: DefinitionsMeta,
+}
+
+impl ModelsClaim {
+    /// The claim of `models` on the table columns `sensitive`.
+    pub fn new(sensitive: &[usize], models: &Models) -> ModelsClaim {
+        ModelsClaim {
+            sensitive: sensitive.iter().map(|&c| c as u32).collect(),
+            l: models.l.map(|l| l as u64),
+            entropy_l: models.entropy_l,
+            recursive_cl: models.recursive_cl.map(|(c, l)| (c, l as u64)),
+            t: models.t,
+            alpha: models.alpha,
+            delta: models.delta,
+            beta: models.beta,
+            enhanced_beta: models.enhanced_beta,
+            definitions: match models.definitions {
+                Definitions::PyCanon => DefinitionsMeta::PyCanon,
+                Definitions::Literature => DefinitionsMeta::Literature,
+            },
+        }
+    }
+
+    /// The models as the checks take them (after [`ModelsClaim::validate`]:
+    /// counts fit a `usize`).
+    pub fn models(&self) -> Models {
+        Models {
+            l: self.l.map(|l| l as usize),
+            entropy_l: self.entropy_l,
+            recursive_cl: self.recursive_cl.map(|(c, l)| (c, l as usize)),
+            t: self.t,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+            enhanced_beta: self.enhanced_beta,
+            definitions: match self.definitions {
+                DefinitionsMeta::PyCanon => Definitions::PyCanon,
+                DefinitionsMeta::Literature => Definitions::Literature,
+            },
+        }
+    }
+
+    /// The section's rules: at least one model, each parameter in its
+    /// range, and distinct sensitive columns of `meta` (role sensitive).
+    pub fn validate(&self, meta: &PublicMeta) -> Result<(), String> {
+        let too_big = |v: Option<u64>| v.is_some_and(|v| usize::try_from(v).is_err());
+        if too_big(self.l) || too_big(self.recursive_cl.map(|(_, l)| l)) {
+            return Err("a model's l does not fit this machine's word".to_owned());
+        }
+        let models = self.models();
+        if !models.any() {
+            return Err("no model is claimed".to_owned());
+        }
+        models.check()?;
+        if self.sensitive.is_empty() {
+            return Err("no sensitive column".to_owned());
+        }
+        for (i, &c) in self.sensitive.iter().enumerate() {
+            let ok = meta
+                .columns
+                .get(c as usize)
+                .is_some_and(|m| m.role == Role::Sensitive);
+            if !ok || self.sensitive[..i].contains(&c) {
+                return Err(format!(
+                    "sensitive column {c}: expected a sensitive column of the metadata, listed once"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The sensitive columns' names, for messages.
+    pub fn names<'a>(&self, meta: &'a PublicMeta) -> Vec<&'a str> {
+        self.sensitive
+            .iter()
+            .map(|&c| meta.columns[c as usize].name.as_str())
+            .collect()
+    }
+}
