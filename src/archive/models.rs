@@ -14,22 +14,34 @@ use crate::privacy::{Definitions, Models};
 /// Whose definitions the claim is checked by (postcard: the variant index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DefinitionsMeta {
+    /// pyCANON 1.3's definitions ([`Definitions::PyCanon`]).
     PyCanon,
+    /// The papers' definitions ([`Definitions::Literature`]).
     Literature,
 }
 
 /// The claimed models, on `sensitive` (indices into `PublicMeta::columns`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelsClaim {
+    /// The sensitive columns, as indices into the public columns.
     pub sensitive: Vec<u32>,
+    /// Distinct ℓ-diversity.
     pub l: Option<u64>,
+    /// Entropy ℓ-diversity.
     pub entropy_l: Option<f64>,
+    /// Recursive (c, ℓ)-diversity.
     pub recursive_cl: Option<(f64, u64)>,
+    /// t-closeness (equal-distance EMD).
     pub t: Option<f64>,
+    /// (α, k)-anonymity's α.
     pub alpha: Option<f64>,
+    /// δ-disclosure privacy.
     pub delta: Option<f64>,
+    /// β-likeness (basic, or enhanced by `enhanced_beta`).
     pub beta: Option<f64>,
+    /// Whether `beta` is enhanced β-likeness.
     pub enhanced_beta: bool,
+    /// Whose definitions the values follow.
     pub definitions: DefinitionsMeta,
 }
 
