@@ -111,12 +111,14 @@ pub fn generalize_fragment(
         .collect::<Result<Vec<_>>>()?;
     let (a, layout) = anonymize_fragment(&reduced, &projected, &batches, domains)?;
     let release = a.release_batch(Some(&layout))?;
-    let qis: Vec<usize> = a
-        .data
-        .qis
-        .iter()
-        .filter_map(|q| release.schema().index_of(&q.name).ok())
-        .collect();
+    let schema = release.schema();
+    let is_qi = |i: &usize| {
+        a.data
+            .qis
+            .iter()
+            .any(|q| q.name == *schema.field(*i).name())
+    };
+    let qis: Vec<usize> = (0..schema.fields().len()).filter(is_qi).collect();
     Ok((release.project(&qis).map_err(layout_error)?, a.report))
 }
 
