@@ -203,7 +203,10 @@ def main() -> None:
 
     table = pcsv.read_csv(csv)
     if not os.path.exists(parquet):
-        pq.write_table(table, parquet)
+        # Row groups of 100k rows, as a data lake's files have several: Spark
+        # splits the scan between the cores (one group of 1M rows is read by
+        # one core; mosaicrown's CSV is split by bytes either way).
+        pq.write_table(table, parquet, row_group_size=100_000)
     domains = {q: (pc.min(table.column(q)).as_py(), pc.max(table.column(q)).as_py()) for q in QIS}
     config_path = os.path.join(work, "numeric4.toml")
     with open(config_path, "w") as f:

@@ -59,12 +59,13 @@ fn domains_of(domains: Vec<(String, f64, f64)>) -> Vec<Domain> {
         .collect()
 }
 
-/// Anonymizes a fragment (a pyarrow Table) with the whole table's numeric
-/// `domains` `(qi, min, max)`: `(release, report JSON)`.
+/// Generalizes a fragment's quasi-identifiers (a pyarrow Table; only the
+/// QI and sensitive columns are read) with the whole table's numeric
+/// `domains`: `(the QI columns as labels, report JSON)`, rows in order.
 #[pyfunction]
 #[pyo3(signature = (table, domains=Vec::new(), config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
 #[allow(clippy::too_many_arguments)]
-fn anonymize_fragment(
+fn generalize_fragment(
     py: Python<'_>,
     table: PyArrowType<PyTable>,
     domains: Vec<(String, f64, f64)>,
@@ -82,10 +83,9 @@ fn anonymize_fragment(
             &overrides(algorithm, k, seed, suppression_limit),
         )?;
         let (batches, schema) = table.0.into_inner();
-        let (a, layout) =
-            distributed::anonymize_fragment(&config, &schema, &batches, &domains_of(domains))?;
-        let release = tables::to_py(a.release_batch(Some(&layout))?)?;
-        Ok((release, json(&a.report)?))
+        let (qis, report) =
+            distributed::generalize_fragment(&config, &schema, &batches, &domains_of(domains))?;
+        Ok((tables::to_py(qis)?, json(&report)?))
     })
 }
 
@@ -132,7 +132,7 @@ fn merge_parts(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(part_key, m)?)?;
     m.add_function(wrap_pyfunction!(encode_part, m)?)?;
-    m.add_function(wrap_pyfunction!(anonymize_fragment, m)?)?;
+    m.add_function(wrap_pyfunction!(generalize_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
     Ok(())
 }

@@ -12,10 +12,10 @@ use crate::Result;
 use crate::archive::parts;
 pub use crate::archive::parts::Domain;
 use crate::archive::seal::Seal;
-use crate::arrow::ArrowLayout;
 use crate::arrow::table_from_arrow;
+use crate::arrow::{ArrowLayout, ArrowTableError};
 use crate::codec::DiffMode;
-use crate::config::Config;
+use crate::config::{ColumnConfig, Config, Role};
 use crate::io::{Access, Output};
 use crate::report::Report;
 
@@ -88,6 +88,60 @@ fn refuse_models(config: &Config) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Generalizes the quasi-identifiers of one fragment (an Arrow table) with
+/// the whole table's numeric `domains`: the rows' QI columns as labels
+/// (strings), in the rows' order, and the report.
+///
+/// Only the columns the privacy model reads (quasi-identifiers and
+/// sensitive columns) are turned into karc's table; every other column is
+/// released as it is, so a caller passes the input's Arrow arrays through
+/// untouched instead of paying for a text round trip of each cell.
+pub fn generalize_fragment(
+    config: &Config,
+    schema: &Schema,
+    batches: &[RecordBatch],
+    domains: &[Domain],
+) -> Result<(RecordBatch, Report)> {
+    super::check_algorithm(config)?;
+    let read = |c: &ColumnConfig| {
+        matches!(c.role, Some(Role::Quasi | Role::Sensitive))
+            || config.privacy.sensitive.contains(&c.name)
+    };
+    let mut reduced = config.clone();
+    reduced.columns.retain(read);
+    let keep: Vec<usize> = (0..schema.fields().len())
+        .filter(|&i| {
+            reduced
+                .columns
+                .iter()
+                .any(|c| c.name == *schema.field(i).name())
+        })
+        .collect();
+    let projected = schema.project(&keep).map_err(layout_error)?;
+    let batches = batches
+        .iter()
+        .map(|b| b.project(&keep).map_err(layout_error))
+        .collect::<Result<Vec<_>>>()?;
+    let (a, layout) = anonymize_fragment(&reduced, &projected, &batches, domains)?;
+    let release = a.release_batch(Some(&layout))?;
+    let schema = release.schema();
+    let is_qi = |i: &usize| {
+        a.data
+            .qis
+            .iter()
+            .any(|q| q.name == *schema.field(*i).name())
+    };
+    let qis: Vec<usize> = (0..schema.fields().len()).filter(is_qi).collect();
+    Ok((release.project(&qis).map_err(layout_error)?, a.report))
+}
+
+fn layout_error(e: arrow_schema::ArrowError) -> crate::Error {
+    ArrowTableError::Layout {
+        detail: e.to_string(),
+    }
+    .into()
 }
 
 /// A one-off key for the parts of one pack: `(identity, recipient)`.

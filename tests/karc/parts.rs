@@ -218,3 +218,103 @@ fn a_fragment_is_measured_against_the_whole_tables_range() {
     }]);
     assert!(wide < own, "{wide} < {own}");
 }
+
+/// Adult with two QIs, an l-diverse sensitive column, an identifier and the
+/// rest released as they are.
+fn mixed_config() -> Config {
+    let text = r#"
+[[columns]]
+name = "age"
+role = "quasi"
+type = "integer"
+[[columns]]
+name = "sex"
+role = "quasi"
+type = "categorical"
+hierarchy = "hierarchies/adult_hierarchy_sex.csv"
+[[columns]]
+name = "salary-class"
+role = "sensitive"
+[[columns]]
+name = "race"
+role = "identifier"
+[[columns]]
+name = "marital-status"
+role = "insensitive"
+[[columns]]
+name = "education"
+role = "insensitive"
+[[columns]]
+name = "native-country"
+role = "insensitive"
+[[columns]]
+name = "workclass"
+role = "insensitive"
+[[columns]]
+name = "occupation"
+role = "insensitive"
+[privacy]
+k = 5
+l = 2
+sensitive = ["salary-class"]
+[algorithm]
+name = "mondrian"
+"#;
+    Config::parse(&fixture("adult/mixed.toml"), text).unwrap()
+}
+
+#[test]
+fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
+    let (names, fragments) = adult_fragments(3);
+    let (schema, batch) = batch(&names, &fragments[2]);
+    let config = mixed_config();
+    let domains = [distributed::Domain {
+        qi: "age".to_owned(),
+        min: 17.0,
+        max: 90.0,
+    }];
+    let (labels, report) =
+        distributed::generalize_fragment(&config, &schema, &[batch.clone()], &domains).unwrap();
+    let labels_schema = labels.schema();
+    let names: Vec<&str> = labels_schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["sex", "age"], "the QIs only, in the table's order");
+    assert_eq!(labels.num_rows(), fragments[2].len());
+    assert!(report.min_class.unwrap() >= 5);
+    // The same labels, row for row, as anonymizing every column.
+    let (a, layout) =
+        distributed::anonymize_fragment(&config, &schema, &[batch], &domains).unwrap();
+    let whole = a.release_batch(Some(&layout)).unwrap();
+    for name in names {
+        assert_eq!(
+            labels.column_by_name(name),
+            whole.column_by_name(name),
+            "{name}"
+        );
+    }
+    let generalized = labels.column_by_name("age").unwrap();
+    let ages = generalized.as_any().downcast_ref::<StringArray>().unwrap();
+    assert!(
+        ages.iter().any(|a| a.unwrap().contains('~')),
+        "ages are generalized"
+    );
+}
+
+#[test]
+fn generalizing_a_fragment_without_a_qi_is_refused_in_one_line() {
+    let (names, fragments) = adult_fragments(3);
+    let (_, batch) = batch(&names, &fragments[0]);
+    let keep: Vec<usize> = (0..names.len()).filter(|&i| names[i] != "age").collect();
+    let batch = batch.project(&keep).unwrap();
+    let schema = batch.schema();
+    let err =
+        distributed::generalize_fragment(&mixed_config(), &schema, &[batch], &[]).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("age") && !message.contains('\n'),
+        "{message}"
+    );
+}
