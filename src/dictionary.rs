@@ -132,6 +132,17 @@ impl Dictionary {
         self.ends.is_empty()
     }
 
+    /// Every value's text, one after the other (where each ends is not said).
+    pub fn joined(&self) -> &str {
+        &self.texts
+    }
+
+    /// The texts' buffer and where each value ends in it (`ends[c]`), taken
+    /// without a copy: for a reader that only writes the texts out.
+    pub fn into_parts(self) -> (String, Vec<usize>) {
+        (self.texts, self.ends)
+    }
+
     /// Every value, in code order.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &str> {
         (0..self.ends.len() as u32).map(|c| self.value(c))

@@ -186,9 +186,8 @@ pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metri
     let suppressed = crate::privacy::release_suppressed(data, release, model);
     tally.rows = n as u64;
     tally.suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
-    let columns: Vec<Vec<u32>> = (0..q).map(|i| release.qi_column(data, i).codes).collect();
-    let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
-    let p = Partition::new(&refs, n, Some(&suppressed));
+    let columns = (0..q).map(|i| release.qi_column(data, i).codes);
+    let p = Partition::of_columns(columns, n, Some(&suppressed));
     let qis: Vec<&QuasiIdentifier> = data.qis.iter().collect();
     tally.metrics(&qis, p.sizes.iter().map(|&s| u64::from(s)), model.max_k())
 }

@@ -86,12 +86,10 @@ impl Report {
         let release = &outcome.release;
         let suppressed = crate::privacy::release_suppressed(data, release, model);
         let constrained = model.constrained_qis(data.qis.len());
-        let columns: Vec<Vec<u32>> = constrained
+        let columns = constrained
             .iter()
-            .map(|&q| release.qi_column(data, q).codes)
-            .collect();
-        let refs: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
-        let p = Partition::new(&refs, data.rows(), Some(&suppressed));
+            .map(|&q| release.qi_column(data, q).codes);
+        let p = Partition::of_columns(columns, data.rows(), Some(&suppressed));
         Report {
             algorithm: algorithm.name().to_owned(),
             k: model.max_k(),

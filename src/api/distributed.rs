@@ -77,13 +77,18 @@ pub fn anonymize_fragment(
     Ok((a, input.arrow.expect("set above")))
 }
 
-/// Refuses the models beyond k on fragments: each would be held to its
-/// own fragment's distribution, not the whole table's, and the classes of
-/// two fragments may merge into one that breaks them.
+/// Refuses the models beyond distinct ℓ on fragments: t-closeness,
+/// δ-disclosure and β-likeness compare a class with the whole table's
+/// distribution, which a fragment does not see, and the other models are not
+/// counted by the driver's final check. Distinct ℓ holds class by class, a
+/// union of ℓ-diverse classes is ℓ-diverse, and the driver merges fragments
+/// below ℓ and checks the union (python/karc/spark.py).
 fn refuse_models(config: &Config) -> Result<()> {
-    if config.privacy.beyond_k() {
+    let mut beyond_l = config.privacy.models();
+    beyond_l.l = None;
+    if beyond_l.any() || config.privacy.sensitive.len() > 1 {
         return Err(crate::Error::Options(format!(
-            "{}: [privacy] claims models beyond k (sensitive, l, t, ...), which a distributed pack does not enforce: anonymize on one machine (karc pack, karc.anonymize)",
+            "{}: [privacy] claims models beyond k and distinct l (entropy_l, recursive_cl, t, alpha, delta, beta) or more than one sensitive column, which a distributed pack does not enforce: anonymize on one machine (karc pack, karc.anonymize)",
             config.path.display()
         )));
     }

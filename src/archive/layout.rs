@@ -112,11 +112,14 @@ impl Texts for crate::table::Table {
 /// slice per field and never scans texts.
 struct Rendered {
     /// Value `c` is `bytes[offsets[c]..offsets[c + 1] - 1]`, and the byte
-    /// after it the delimiter.
+    /// after it the delimiter; or, when `bare`, `bytes[offsets[c]..offsets[c + 1]]`.
     offsets: Vec<u32>,
     /// Ends with [`COPY`] spare bytes, so that every value can be copied
     /// as one fixed-size block.
     bytes: Vec<u8>,
+    /// The delimiter, when the values are stored without it
+    /// ([`Rendered::taken`]: a dictionary's own buffer, not copied).
+    bare: Option<u8>,
 }
 
 /// A column's values rendered for records ([`Layout::render_column`]).
@@ -219,13 +222,58 @@ impl Rendered {
             offsets.push(bytes.len() as u32);
         }
         bytes.extend_from_slice(&[0; COPY]);
-        Rendered { offsets, bytes }
+        Rendered {
+            offsets,
+            bytes,
+            bare: None,
+        }
+    }
+
+    /// The values of a column of many values as its dictionary holds them,
+    /// without a copy, when every one renders as its bare text (no padding,
+    /// no quotes, not a lone column): a restore of a million distinct
+    /// numbers copied their texts a second time only to put the delimiter
+    /// after each. The column given back otherwise.
+    fn taken(
+        column: Column,
+        pad: &Padding,
+        delimiter: u8,
+        alone: bool,
+    ) -> Result<Rendered, Column> {
+        let joined = column.dict.joined().as_bytes();
+        let large = column.dict.len() as u64 > RUN_COMBINATIONS;
+        let fits = joined.len() + COPY <= u32::MAX as usize;
+        if !large || !fits || alone || !pad.lead.is_empty() || !pad.trail.is_empty() {
+            return Err(column);
+        }
+        // One pass over every text (no value of it needs quotes), in
+        // chunks whose test has no early exit, so that it is vectorized.
+        let quoted = joined.chunks(4096).any(|chunk| {
+            chunk.iter().fold(false, |q, &b| {
+                q | (b == delimiter) | (b == b'"') | (b == b'\r') | (b == b'\n')
+            })
+        });
+        if quoted {
+            return Err(column);
+        }
+        let (texts, ends) = column.dict.into_parts();
+        let mut offsets = Vec::with_capacity(ends.len() + 1);
+        offsets.push(0);
+        offsets.extend(ends.iter().map(|&e| e as u32));
+        let mut bytes = texts.into_bytes();
+        bytes.extend_from_slice(&[0; COPY]);
+        Ok(Rendered {
+            offsets,
+            bytes,
+            bare: Some(delimiter),
+        })
     }
 
     fn empty() -> Rendered {
         Rendered {
             offsets: vec![0],
             bytes: Vec::new(),
+            bare: None,
         }
     }
 
@@ -247,8 +295,9 @@ impl Rendered {
         self.offsets.len() - 1
     }
 
-    /// Value `code` with its delimiter.
+    /// Value `code` with its delimiter (not of a [`Rendered::taken`] column).
     fn get_delimited(&self, code: u32) -> &[u8] {
+        debug_assert!(self.bare.is_none(), "a taken column is never in a run");
         let c = code as usize;
         &self.bytes[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
@@ -256,7 +305,8 @@ impl Rendered {
     #[inline]
     fn get(&self, code: u32) -> &[u8] {
         let c = code as usize;
-        &self.bytes[self.offsets[c] as usize..self.offsets[c + 1] as usize - 1]
+        let end = self.offsets[c + 1] as usize - usize::from(self.bare.is_none());
+        &self.bytes[self.offsets[c] as usize..end]
     }
 
     /// Appends value `code`, followed by the delimiter when `delimited`.
@@ -264,7 +314,22 @@ impl Rendered {
     fn append(&self, code: u32, delimited: bool, out: &mut Sink) {
         let c = code as usize;
         let start = self.offsets[c] as usize;
-        let len = self.offsets[c + 1] as usize - start - usize::from(!delimited);
+        let stored = self.offsets[c + 1] as usize - start;
+        if let Some(delimiter) = self.bare {
+            if stored <= COPY {
+                let block: &[u8; COPY] = self.bytes[start..start + COPY]
+                    .try_into()
+                    .expect("a block of COPY bytes");
+                out.put_block(block, stored);
+            } else {
+                out.put(&self.bytes[start..start + stored]);
+            }
+            if delimited {
+                out.push(delimiter);
+            }
+            return;
+        }
+        let len = stored - usize::from(!delimited);
         if len <= COPY {
             let block: &[u8; COPY] = self.bytes[start..start + COPY]
                 .try_into()
@@ -1097,6 +1162,32 @@ impl Layout {
             self.delimiter,
             columns == 1,
         ))
+    }
+
+    /// [`Layout::render_column`] of a column not read again: its codes
+    /// (a column with an empty dictionary) and its values rendered, taking
+    /// the dictionary's buffer as it is where that renders the same bytes
+    /// ([`Rendered::taken`]).
+    pub fn render_column_owned(
+        &self,
+        c: usize,
+        columns: usize,
+        mut column: Column,
+    ) -> (Column, RenderedColumn) {
+        // Rendering reads the dictionary alone.
+        let name = std::mem::take(&mut column.name);
+        let codes = std::mem::take(&mut column.codes);
+        let rendered = match Rendered::taken(column, &self.padding[c], self.delimiter, columns == 1)
+        {
+            Ok(rendered) => rendered,
+            Err(column) => self.render_column(c, columns, &column).0,
+        };
+        let codes = Column {
+            name,
+            dict: crate::dictionary::Dictionary::new(),
+            codes,
+        };
+        (codes, RenderedColumn(rendered))
     }
 
     fn split<T: Texts>(renderer: Renderer<'_, T>, expected_len: usize) -> Halves<'_, T> {

@@ -18,7 +18,6 @@ use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::classes::Partition;
 use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
-use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
 use crate::privacy::risk::{self, Risk};
@@ -1006,14 +1005,8 @@ impl Archive {
                     (self.meta.qis[q] as usize, column)
                 }
             };
-            let rendered = part.layout.render_column(c, columns, &column);
             // Its texts are rendered: the dictionary is not read again.
-            let codes = Column {
-                name: column.name,
-                dict: Dictionary::new(),
-                codes: column.codes,
-            };
-            Ok((codes, rendered))
+            Ok(part.layout.render_column_owned(c, columns, column))
         };
         // What the second thread renders from, set by this one.
         let decoded = std::sync::OnceLock::new();

@@ -77,6 +77,15 @@ struct Args {
     /// The karc binary (default: the one built beside this binary).
     #[arg(long)]
     karc: Option<PathBuf>,
+    /// Where the inputs and outputs are written (a temporary directory in
+    /// it, removed at the end; default: the system's temporary directory).
+    /// 10M rows take about 1.1 GB of CSV and as much again of output.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Threads of xz and zstd on tables above 1M rows (`-T`): at 10M rows
+    /// each takes many CPU minutes. At 1M rows and below they run on one.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    big_threads: u32,
     /// Also write the report into its section of tools/BENCHMARKS.md.
     #[arg(long)]
     write: bool,
@@ -406,7 +415,7 @@ fn measure_input(
     runner: &Runner,
     karc: &Karc<'_>,
     python: Option<&Path>,
-    runs: u64,
+    (runs, big_threads): (u64, u32),
     (name, rows): (String, u64),
     config: &Path,
     csv: &Path,
@@ -450,8 +459,9 @@ fn measure_input(
         let _ = std::fs::remove_file(&compressed);
         Ok((m, bytes))
     };
-    let (xz, xz_bytes) = compress("xz", &["-6", "-T1", "-c"])?;
-    let (zstd, zstd_bytes) = compress("zstd", &["-19", "-T1", "-q", "-c"])?;
+    let threads = format!("-T{}", compress_threads(rows, big_threads));
+    let (xz, xz_bytes) = compress("xz", &["-6", &threads, "-c"])?;
+    let (zstd, zstd_bytes) = compress("zstd", &["-19", &threads, "-q", "-c"])?;
     let parquet = match python {
         Some(py) => {
             eprintln!("bench_format: {name}: Parquet");
@@ -487,6 +497,12 @@ fn measure_input(
         zstd_bytes,
         parquet,
     })
+}
+
+/// The threads xz and zstd get on a table of `rows`: one up to 1M rows,
+/// `big` above.
+fn compress_threads(rows: u64, big: u32) -> u32 {
+    if rows > 1_000_000 { big } else { 1 }
 }
 
 /// The version a program prints with these arguments: the first word of
@@ -569,8 +585,9 @@ fn report(
          one run.\n\n\
          `karc pack` is the whole process (read, Mondrian k = 10, pack in the default difference \
          mode, write), {}; `karc restore` writes the CSV, which `cmp` compares with the input; \
-         `zip -6 -j` and `unzip -o` (checked with `cmp` too), `xz -6 -T1`, `zstd -19 -T1` (to a \
-         file), and Parquet: pyarrow streaming the CSV into one file with zstd at its default \
+         `zip -6 -j` and `unzip -o` (checked with `cmp` too), `xz -6` and `zstd -19` (to a \
+         file; on one thread, `-T1`, up to 1M rows, on {} above, `-T{}`, as they take many CPU \
+         minutes there), and Parquet: pyarrow streaming the CSV into one file with zstd at its default \
          level, every column as text (each cell's exact spelling, as karc keeps it). Inputs and \
          configs (`-a mondrian -k 10` on the command line): `fixtures/adult/adult.csv` with \
          `fixtures/adult/adult.toml` (9 categorical QIs); `adult-stream-gen --rows N` with \
@@ -588,6 +605,15 @@ fn report(
         args.runs,
         args.adult_runs,
         keys.described,
+        args.big_threads,
+        args.big_threads,
+    )?;
+    writeln!(
+        r,
+        "The machine is shared: {} (load average when the report was written; other engineers \
+         build and test on the same cores), so wall times carry their load: ratios compare \
+         commands of the same run, measured one after the other on the same input.\n",
+        load_average()
     )?;
 
     writeln!(r, "### Sizes (bytes)\n")?;
@@ -755,7 +781,12 @@ fn run(args: &Args) -> Result<String, BoxError> {
     };
     let keys = keys(args.no_encryption)?;
     let karc = Karc { karc, keys: &keys };
-    let tmp = tempfile::Builder::new().prefix("bench_format").tempdir()?;
+    let tmp = match &args.dir {
+        Some(dir) => tempfile::Builder::new()
+            .prefix("bench_format")
+            .tempdir_in(dir)?,
+        None => tempfile::Builder::new().prefix("bench_format").tempdir()?,
+    };
     let runner = Runner {
         dir: tmp.path().to_owned(),
         limits: Limits {
@@ -867,7 +898,7 @@ fn run(args: &Args) -> Result<String, BoxError> {
             &runner,
             &karc,
             python,
-            runs,
+            (runs, args.big_threads),
             (source.name().to_owned(), n),
             &config,
             &csv,
@@ -884,6 +915,17 @@ fn run(args: &Args) -> Result<String, BoxError> {
         rows.push(row);
     }
     report(args, &keys, &versions, &rows, datafly.as_ref())
+}
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), as a phrase.
+fn load_average() -> String {
+    match std::fs::read_to_string("/proc/loadavg") {
+        Ok(text) => {
+            let l: Vec<&str> = text.split_whitespace().take(3).collect();
+            format!("load average {} over the cores", l.join(", "))
+        }
+        Err(_) => "load average unknown".to_owned(),
+    }
 }
 
 fn main() -> ExitCode {
