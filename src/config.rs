@@ -330,25 +330,16 @@ pub struct PrivacyConfig {
 }
 
 impl PrivacyConfig {
-    /// The models beyond k these keys claim, by pyCANON's definitions (the
-    /// ones the anonymizers enforce): the one reading of the keys.
-    pub fn models(&self) -> crate::privacy::Models {
-        crate::privacy::Models {
-            l: self.l,
-            entropy_l: self.entropy_l,
-            recursive_cl: self.recursive_cl,
-            t: self.t,
-            alpha: self.alpha,
-            delta: self.delta,
-            beta: self.beta,
-            enhanced_beta: self.enhanced_beta,
-            definitions: crate::privacy::Definitions::PyCanon,
-        }
-    }
-
     /// Whether the keys name sensitive columns or claim a model beyond k.
     pub fn beyond_k(&self) -> bool {
-        !self.sensitive.is_empty() || self.models().any()
+        !self.sensitive.is_empty()
+            || self.l.is_some()
+            || self.entropy_l.is_some()
+            || self.recursive_cl.is_some()
+            || self.t.is_some()
+            || self.alpha.is_some()
+            || self.delta.is_some()
+            || self.beta.is_some()
     }
 }
 
@@ -566,18 +557,11 @@ mod tests {
     /// Flags read the enums by their TOML names, and only those.
     #[test]
     fn enums_read_their_toml_names() {
-        use crate::privacy::Definitions;
         assert_eq!("mask".parse(), Ok(SuppressionPolicy::Mask));
         assert_eq!("strict".parse(), Ok(SuppressionPolicy::Strict));
-        assert_eq!("pycanon".parse(), Ok(Definitions::PyCanon));
-        assert_eq!("literature".parse(), Ok(Definitions::Literature));
         assert_eq!(
             "Mask".parse::<SuppressionPolicy>(),
             Err("expected mask or strict, found \"Mask\"".to_owned())
-        );
-        assert_eq!(
-            "".parse::<Definitions>(),
-            Err("expected pycanon or literature, found \"\"".to_owned())
         );
     }
 

@@ -27,3 +27,19 @@ impl std::str::FromStr for Definitions {
         crate::config::from_name(s, "pycanon or literature")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Flags read the definitions by their TOML names, and only those.
+    #[test]
+    fn definitions_read_their_toml_names() {
+        assert_eq!("pycanon".parse(), Ok(Definitions::PyCanon));
+        assert_eq!("literature".parse(), Ok(Definitions::Literature));
+        assert_eq!(
+            "".parse::<Definitions>(),
+            Err("expected pycanon or literature, found \"\"".to_owned())
+        );
+    }
+}

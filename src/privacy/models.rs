@@ -14,6 +14,7 @@ use super::risk::{Risk, risk};
 use super::{alpha_k, beta_likeness, delta_disclosure, k, l_diversity, t_closeness};
 use crate::cell::SUPPRESSED;
 use crate::classes::Partition;
+use crate::config::PrivacyConfig;
 use crate::table::Column;
 
 /// The models a release claims beyond k, each with its parameter.
@@ -39,6 +40,26 @@ pub struct Models {
     /// Whose definitions the values follow.
     #[serde(default)]
     pub definitions: Definitions,
+}
+
+/// Defined here, not in config, so that imports run down (config knows
+/// nothing of the models).
+impl PrivacyConfig {
+    /// The models beyond k these keys claim, by pyCANON's definitions (the
+    /// ones the anonymizers enforce): the one reading of the keys.
+    pub fn models(&self) -> Models {
+        Models {
+            l: self.l,
+            entropy_l: self.entropy_l,
+            recursive_cl: self.recursive_cl,
+            t: self.t,
+            alpha: self.alpha,
+            delta: self.delta,
+            beta: self.beta,
+            enhanced_beta: self.enhanced_beta,
+            definitions: Definitions::PyCanon,
+        }
+    }
 }
 
 impl Models {
