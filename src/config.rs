@@ -329,20 +329,6 @@ pub struct PrivacyConfig {
     pub enhanced_beta: bool,
 }
 
-impl PrivacyConfig {
-    /// Whether the keys name sensitive columns or claim a model beyond k.
-    pub fn beyond_k(&self) -> bool {
-        !self.sensitive.is_empty()
-            || self.l.is_some()
-            || self.entropy_l.is_some()
-            || self.recursive_cl.is_some()
-            || self.t.is_some()
-            || self.alpha.is_some()
-            || self.delta.is_some()
-            || self.beta.is_some()
-    }
-}
-
 /// A string or a list of strings, as a list.
 fn one_or_many<'de, D: serde::Deserializer<'de>>(
     d: D,

@@ -60,6 +60,11 @@ impl PrivacyConfig {
             definitions: Definitions::PyCanon,
         }
     }
+
+    /// Whether the keys name sensitive columns or claim a model beyond k.
+    pub fn beyond_k(&self) -> bool {
+        !self.sensitive.is_empty() || self.models().any()
+    }
 }
 
 impl Models {
