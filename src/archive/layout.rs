@@ -1167,7 +1167,7 @@ impl Layout {
     /// [`Layout::render_column`] of a column not read again: its codes
     /// (a column with an empty dictionary) and its values rendered, taking
     /// the dictionary's buffer as it is where that renders the same bytes
-    /// ([`Rendered::taken`]).
+    /// (`Rendered::taken`).
     pub fn render_column_owned(
         &self,
         c: usize,
