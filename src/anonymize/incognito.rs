@@ -211,6 +211,8 @@ impl Search<'_> {
         )
     }
 
+    // Long: the sublattice search of one QI subset as Incognito gives it (candidates from smaller
+    // subsets, bottom-up breadth-first check, marking)
     /// Searches the lattice of the subset `attrs`, given the results of its
     /// subsets one smaller.
     fn subset(&self, attrs: Vec<usize>, smaller: &FxHashMap<u64, Sublattice>) -> Sublattice {
@@ -324,6 +326,8 @@ impl Search<'_> {
     }
 }
 
+// Long: Incognito's outer loop over subset sizes and the final choice of minimal vectors, kept in
+// the paper's order
 /// Runs Incognito: `Outcome::minimal_levels` holds every minimal vector
 /// (one level per QI, QIs outside the constraints at 0), best first; the
 /// release is the first.

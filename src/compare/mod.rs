@@ -163,6 +163,7 @@ pub fn compare(
     compare_bytes(config, input, &Input::open(input)?, options, progress)
 }
 
+// Long: the compare pipeline on one input as a straight sequence of stages sharing its bound table
 /// [`compare`] on the input's bytes (`input` names it).
 pub fn compare_bytes(
     config: &Config,
