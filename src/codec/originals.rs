@@ -656,8 +656,9 @@ pub(super) fn encode_with_parents(
     bytes
 }
 
-// Long: the frame in its stored order: per QI the value table, the mode's section, then the
-// lengths, on the workers
+// Long: value tables first (context and per-value-rans modes read other QIs' tables), then the
+// sections coded in parallel and joined in QI order: the why of deterministic bytes in one
+// place
 /// Encodes the original QI columns against their released columns.
 ///
 /// Panics when `qis` and `released` disagree in length or rows: the caller
@@ -1779,8 +1780,8 @@ fn per_value_encode(
     out.extend_from_slice(&w.into_writer());
 }
 
-// Long: reads the per-value section in the order it is written (alphabets, code, rows); split, that
-// order would be spread over helpers
+// Long: the general row-by-row decode with its fast paths beside it (every symbol unchanged, one
+// coded symbol, table lookups), so one reads which input takes which path
 fn per_value_decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedRows<'_>,

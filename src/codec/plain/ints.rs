@@ -212,7 +212,8 @@ fn varint_len(v: u64) -> u64 {
     u64::from(bit_width(v).max(1).div_ceil(7))
 }
 
-// Long: one match over the integer codings in their id order, each reading its stored fields
+// Long: two matches in stored order: the integer coding by its id, then the transform that turns
+// the codes back into values
 /// Reads `n` values written by [`put_integers`].
 pub(super) fn read_integers(r: &mut ByteReader<'_>, n: usize) -> Result<Vec<i64>, CodecError> {
     if n == 0 {
