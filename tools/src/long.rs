@@ -178,6 +178,15 @@ mod tests {
     }
 
     #[test]
+    fn a_line_continuation_in_a_string_still_counts_as_a_line() {
+        let text = "const S: &str = \"a \\\n    b\";\n// Long: why\nfn f() {\n    let _ = 1;\n}\n";
+        assert_eq!(
+            long(text, 2),
+            vec![("f".to_owned(), 4, 3, Some("why".to_owned()))]
+        );
+    }
+
+    #[test]
     fn a_reason_above_the_doc_comment_and_attributes_is_the_functions() {
         let text = "\
 fn before() {

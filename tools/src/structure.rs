@@ -161,7 +161,11 @@ fn skip_string(b: &[u8], mut i: usize, hashes: usize, line: &mut usize) -> usize
     let raw = hashes > 0 || (i >= 2 && b[i - 2] == b'r');
     while i < b.len() {
         match b[i] {
-            b'\\' if !raw => i += 2,
+            b'\\' if !raw => {
+                // A `\` line continuation still ends a line.
+                *line += usize::from(b.get(i + 1) == Some(&b'\n'));
+                i += 2;
+            }
             b'"' if b[i + 1..].iter().take(hashes).all(|&c| c == b'#')
                 && b.len() >= i + 1 + hashes =>
             {
