@@ -139,6 +139,8 @@ impl Dataset {
         Dataset::bind(config, table)
     }
 
+    // Long: binds every column of the table to its role and type in one pass, so the error names
+    // the column and value
     /// Binds a table to the config: every column must be listed with a role;
     /// QI values must parse as their type and appear in their hierarchy.
     pub fn bind(config: &Config, mut table: Table) -> Result<Dataset> {

@@ -163,6 +163,8 @@ impl Hierarchy {
         Hierarchy::from_rows(path, rows)
     }
 
+    // Long: the hierarchy rules checked in one pass (leaves, levels, parents) so each error names
+    // the row and rule that broke
     /// Builds a hierarchy from its rows (`(line, [leaf, level1, ..., root])`).
     pub fn from_rows(path: &Path, rows: Vec<(u64, Vec<String>)>) -> Result<Hierarchy> {
         let err_path = || path.to_owned();
@@ -297,6 +299,8 @@ impl Hierarchy {
         })
     }
 
+    // Long: the tree rules checked in one pass (distinct labels, one root, numbering by first
+    // appearance) so the error names where
     /// A hierarchy given as a tree: each level's labels (level 0 the
     /// leaves, the last the root) and each node's parent, as an archive
     /// stores it. Opening an archive builds its hierarchies this way:

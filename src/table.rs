@@ -325,6 +325,8 @@ impl Table {
         Table::from_bytes(path, &input, options)
     }
 
+    // Long: one pass over the CSV records checking widths as they come, so the error names the
+    // line; split, the reader state would be passed around
     /// Parses CSV bytes; `path` is used in error messages only.
     pub fn from_bytes(path: &Path, bytes: &[u8], options: &CsvOptions) -> Result<Table> {
         let delimiter = options.delimiter.unwrap_or_else(|| detect_delimiter(bytes));

@@ -20,6 +20,8 @@ use crate::privacy::PrivacyModel;
 /// A hierarchy node: (level, node).
 type Node = (u32, u32);
 
+// Long: the paper's partitioning (widest allowed QI, median cut, split or keep the part) as one
+// loop over an explicit stack of parts, kept whole as the paper gives it
 /// Basic Mondrian: median cuts on numbers, hierarchy cuts on categories.
 pub fn basic_mondrian(data: &Dataset, model: &PrivacyModel) -> Result<Outcome> {
     let mut frame = Frame::new(data, model);

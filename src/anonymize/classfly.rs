@@ -194,6 +194,8 @@ struct ComponentRun {
     leftovers: Vec<u32>,
 }
 
+// Long: the working-set loop of one component as the paper gives it: pick the QI with the most
+// distinct values in W, raise it, regenerate its level map, collect the rows done
 /// Per QI of a component: the hierarchy height and the current level map
 /// (dictionary code -> node), regenerated on each raise.
 fn run_component(
@@ -371,6 +373,8 @@ fn blocks_of(data: &Dataset, component: &Component, batch: &Batch) -> Vec<Block>
         .collect()
 }
 
+// Long: the absorption of leftover rows into blocks as the paper gives it, with the suppression
+// fallback beside it
 /// Places every leftover row into the block it costs least to join. The
 /// block's rows and the row are raised to a common level vector, from the
 /// block's own levels up, until for every constraint the row's projection is
@@ -517,6 +521,8 @@ pub(crate) fn local_recoding(
         })
 }
 
+// Long: runs every component, settles its leftovers (suppressed within the budget, else absorbed),
+// then writes raw cells, each component's levels and the `*` rows, in that order
 /// The working-set loop of every component, its leftovers suppressed when
 /// `may_suppress` and the budget allows, else absorbed; `None` when some
 /// component has leftovers and no done rows.

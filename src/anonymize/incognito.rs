@@ -211,6 +211,8 @@ impl Search<'_> {
         )
     }
 
+    // Long: the sublattice search of one QI subset as Incognito gives it: candidates from the
+    // smaller subsets, then nodes checked bottom-up by height from frequency sets
     /// Searches the lattice of the subset `attrs`, given the results of its
     /// subsets one smaller.
     fn subset(&self, attrs: Vec<usize>, smaller: &FxHashMap<u64, Sublattice>) -> Sublattice {
@@ -324,6 +326,8 @@ impl Search<'_> {
     }
 }
 
+// Long: one pass over the rows, the searches with and without the budget, the choice of minimal
+// vectors and the fallback when none holds l, in that order
 /// Runs Incognito: `Outcome::minimal_levels` holds every minimal vector
 /// (one level per QI, QIs outside the constraints at 0), best first; the
 /// release is the first.

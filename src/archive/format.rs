@@ -274,6 +274,8 @@ pub fn has_magic(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
+// Long: the header and section-table checks in one pass in the order the doc lists (magic, version,
+// CRC, flags, contiguity)
 /// Parses and checks the header and section table: magic, version, table
 /// CRC, header flags, and that the sections are contiguous, in table order,
 /// inside the file and ending at its end. Section CRCs are checked by

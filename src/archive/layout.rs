@@ -18,6 +18,9 @@
 //! concatenation of its field spans, delimiters and tail, and a span the
 //! canonical rendering misses is stored as it is.
 
+// Long: capture and render are the two directions of one format (FORMAT.md §7) and must stay exact
+// inverses; kept side by side so a change to one is seen beside the other
+
 use serde::{Deserialize, Serialize};
 
 use crate::table::Column;
@@ -892,6 +895,8 @@ impl Layout {
         padding
     }
 
+    // Long: one pass over the records: the canonical common case first, then the in-place field
+    // comparison and the exceptions; split, the scan state would be passed around
     /// As [`Layout::capture`], with the columns' padding given: a row
     /// group of a streamed file uses the padding learnt from the first.
     pub fn capture_with_padding<T: Texts>(

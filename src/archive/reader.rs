@@ -1,6 +1,9 @@
 //! Opening an archive: integrity, then the privacy claim, every time
 //! (`spec/FORMAT.md` §9); then export, restore, publish and inspection.
 
+// Long: every way of reading an archive (FORMAT.md §9: integrity, claim, then
+// export, restore, publish, inspect) on the one Archive type it opens.
+
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -199,6 +202,8 @@ impl Archive {
         Archive::checked_beside(path, bytes, container, check, None::<fn()>, &mut None)
     }
 
+    // Long: the opening checks in their fixed order (metadata, hierarchies, section table,
+    // checksums, classes, claim), each failing before the next runs
     /// [`Archive::checked`] with a second thread: it runs `beside`
     /// (unsealing, whose result is needed only after the claim check)
     /// while this one builds the hierarchies and walks the row groups
@@ -713,6 +718,8 @@ impl Archive {
         self.private_parts_of(self.private_plaintext(key)?)
     }
 
+    // Long: reads the private part's parts in their stored order, the public digest checked first
+    // before anything is decoded against it
     /// The decoded private part of its plaintext `plain`. The plaintext
     /// ends with the public part's digest, which must be this file's
     /// (checked first: a changed public part is refused before anything is
@@ -1235,6 +1242,8 @@ impl Archive {
         format::assemble(&sections)
     }
 
+    // Long: gathers every size and field of the inspection in one place, public sections then the
+    // private part when it can be read
     /// Sizes and contents, for `karc inspect`. Private per-column sizes
     /// need the plaintext (`key`, or an unencrypted private part).
     pub fn inspect(&self, key: Option<&Key>) -> Result<Inspection> {
@@ -1469,6 +1478,8 @@ struct RowGroups {
 }
 
 impl RowGroups {
+    // Long: walks the sections once in the order FORMAT.md §3 fixes; split by section kind it would
+    // hide that order
     /// Walks the sections after the hierarchies (`spec/FORMAT.md` §3):
     /// section table errors first, then checksums, then the QI classes.
     fn walk(

@@ -11,6 +11,8 @@ use arrow_schema::{DataType, Field, Schema};
 
 use super::*;
 
+// Long: test data: one column per Arrow type with nulls and edge values, a flat list read top to
+// bottom
 /// A batch with a column of each kind, nulls in each, and a row each of
 /// the edge values.
 pub fn sample() -> RecordBatch {

@@ -495,6 +495,8 @@ pub fn decode_classes(
     Ok((classes, sizes))
 }
 
+// Long: reads the class section's fields in stored order, checking each bound before anything is
+// allocated per row
 /// [`decode_classes`], except that a blob of one class leaves
 /// `ReleasedClasses::rows` empty (every row's class is 0). Every coding
 /// codes the rows of a single class in no bits, so the blob's bytes do not

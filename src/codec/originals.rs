@@ -25,6 +25,10 @@
 //!   release, decoded a lookup a coded row, as fast as per-value mode and
 //!   ten times context mode.
 
+// Long: the frame and the paper, per-value and context modes share this file's private value-table
+// and row types; modes with helpers of their own (per_value_rans, offsets) live in originals/
+// already
+
 use bitstream_io::BitWrite;
 use rustc_hash::FxHashMap;
 
@@ -652,6 +656,9 @@ pub(super) fn encode_with_parents(
     bytes
 }
 
+// Long: value tables first (context and per-value-rans modes read other QIs' tables), then the
+// sections coded in parallel and joined in QI order: the why of deterministic bytes in one
+// place
 /// Encodes the original QI columns against their released columns.
 ///
 /// Panics when `qis` and `released` disagree in length or rows: the caller
@@ -835,6 +842,8 @@ impl<'a> OriginalsDecoding<'a> {
         OriginalsDecoding::with(bytes, qis, released, PaperRows::PairTable)
     }
 
+    // Long: the decoding plan in its order: the frame, then each section's rows once its parents
+    // are decoded, on the workers
     fn with(
         bytes: &'a [u8],
         qis: &'a [QiSchema<'a>],
@@ -1360,6 +1369,8 @@ pub(super) enum PaperRows {
 /// Pair tables up to this many cells are used whatever the row count.
 const PAIR_TABLE_MIN: usize = 1 << 12;
 
+// Long: one match over paper 004's difference rules (unchanged, interval, rank) kept literal as
+// ALGORITHMS.md states them, for the reproduction
 fn paper_decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedRows<'_>,
@@ -1769,6 +1780,8 @@ fn per_value_encode(
     out.extend_from_slice(&w.into_writer());
 }
 
+// Long: the general row-by-row decode with its fast paths beside it (every symbol unchanged, one
+// coded symbol, table lookups), so one reads which input takes which path
 fn per_value_decode(
     qi: &QiSchema<'_>,
     rel: &ReleasedRows<'_>,

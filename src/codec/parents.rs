@@ -284,6 +284,8 @@ fn estimate_sorted(
     total
 }
 
+// Long: counts per (context, position) and sums each context's tree bottom-up in one pass over a
+// dense array
 /// [`estimate`] over a small key space: the rows are counted per (context,
 /// position) in an array, and each context's tree nodes summed bottom-up
 /// (the same terms as the sorted path: an empty node costs nothing).

@@ -1,6 +1,9 @@
 //! Round trips of every blob on generated columns, and decoders fed random
 //! and corrupted bytes (an error or a value, never a panic).
 
+// Long: test file: round trips and corruption tests of every blob, sharing one set of column
+// generators
+
 use std::path::Path;
 
 use proptest::prelude::*;

@@ -163,6 +163,8 @@ pub fn compare(
     compare_bytes(config, input, &Input::open(input)?, options, progress)
 }
 
+// Long: one straight sequence per algorithm and k: anonymize, zip the release, pack and seal,
+// inspect the archive, and collect the sizes into one row
 /// [`compare`] on the input's bytes (`input` names it).
 pub fn compare_bytes(
     config: &Config,

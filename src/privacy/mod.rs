@@ -6,6 +6,9 @@
 //! so it checks a release made here, a `.karc` file and a third party's CSV
 //! the same way.
 
+// Long: the privacy model and its verifier share the class statistics and error type; the models
+// beyond k live one per module already
+
 use serde::Serialize;
 
 pub(crate) mod alpha_k;

@@ -31,6 +31,9 @@
 //!   dictionaries hold each distinct QI value once (bounded by the domains,
 //!   not by the stream length).
 
+// Long: binding, tuple conversion and running figures share Stream's private state; FADS and CASTLE
+// live in their own modules already
+
 pub mod castle;
 pub mod fads;
 
@@ -441,6 +444,8 @@ pub struct Schema {
 }
 
 impl Schema {
+    // Long: binds every column of the config to the header in one pass (role, type, hierarchy,
+    // refused claims), so errors name the column
     /// Binds `config` to the column names of the stream. Every column must be
     /// listed in the config; categorical QIs need a hierarchy.
     pub fn bind(config: &Config, header: &[String], pid: Option<&str>) -> Result<Schema> {

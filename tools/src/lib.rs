@@ -6,6 +6,7 @@ pub mod adult_stream;
 pub mod bench;
 pub mod facade;
 pub mod huffman_bench;
+pub mod long;
 pub mod paper000;
 pub mod paper004;
 pub mod realistic;

@@ -28,6 +28,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::long::{LongFn, file_reason, long_functions};
+
 /// One module: a file and its place in the module tree.
 #[derive(Debug, Clone)]
 pub struct Module {
@@ -37,8 +39,10 @@ pub struct Module {
     /// The file, relative to the scanned `src/`.
     pub file: String,
     pub lines: usize,
-    /// Functions longer than the limit: (name, first line, lines).
-    pub long_functions: Vec<(String, usize, usize)>,
+    /// The file's `// Long:` reason, if it gives one ([`crate::long`]).
+    pub reason: Option<String>,
+    /// Functions longer than the limit, with their reasons.
+    pub long_functions: Vec<LongFn>,
     /// Child module names declared with `mod`.
     children: Vec<String>,
     /// Names re-exported with `pub use` (not globs), with the path as written.
@@ -55,7 +59,7 @@ impl Module {
 
 /// A lexical token: an identifier, `::`, or one punctuation character.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
+pub(crate) enum Token {
     Ident(String),
     PathSep,
     Punct(char),
@@ -79,7 +83,7 @@ pub struct Plan {
 }
 
 /// Reads and lexes `text`, returning tokens with the line each starts on.
-fn lex(text: &str) -> Vec<(Token, usize)> {
+pub(crate) fn lex(text: &str) -> Vec<(Token, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let (mut i, mut line) = (0, 1);
@@ -157,7 +161,11 @@ fn skip_string(b: &[u8], mut i: usize, hashes: usize, line: &mut usize) -> usize
     let raw = hashes > 0 || (i >= 2 && b[i - 2] == b'r');
     while i < b.len() {
         match b[i] {
-            b'\\' if !raw => i += 2,
+            b'\\' if !raw => {
+                // A `\` line continuation still ends a line.
+                *line += usize::from(b.get(i + 1) == Some(&b'\n'));
+                i += 2;
+            }
             b'"' if b[i + 1..].iter().take(hashes).all(|&c| c == b'#')
                 && b.len() >= i + 1 + hashes =>
             {
@@ -195,54 +203,6 @@ fn skip_char(b: &[u8], i: usize) -> usize {
     } else {
         i + 1
     }
-}
-
-/// Functions longer than `limit` lines: (name, first line, lines), from the
-/// `fn` keyword to the brace that closes its body.
-fn long_functions(tokens: &[(Token, usize)], limit: usize) -> Vec<(String, usize, usize)> {
-    let mut out = Vec::new();
-    for (t, w) in tokens.windows(2).enumerate() {
-        let (Token::Ident(kw), Token::Ident(name)) = (&w[0].0, &w[1].0) else {
-            continue;
-        };
-        if kw != "fn" {
-            continue;
-        }
-        // The body opens at the first `{` before any `;` (a declaration).
-        let mut j = t + 2;
-        let mut angle = 0i32;
-        while j < tokens.len() {
-            match tokens[j].0 {
-                Token::Punct('<') => angle += 1,
-                Token::Punct('>') => angle -= 1,
-                Token::Punct(';') if angle <= 0 => break,
-                Token::Punct('{') => break,
-                _ => {}
-            }
-            j += 1;
-        }
-        if j >= tokens.len() || tokens[j].0 != Token::Punct('{') {
-            continue;
-        }
-        let mut depth = 0;
-        for (tok, line) in &tokens[j..] {
-            match tok {
-                Token::Punct('{') => depth += 1,
-                Token::Punct('}') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let lines = line - w[0].1 + 1;
-                        if lines > limit {
-                            out.push((name.clone(), w[0].1, lines));
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out
 }
 
 /// Reads the module tree under `src` (the library at `lib.rs`, binaries in
@@ -321,7 +281,8 @@ fn load_tree(
             .to_string_lossy()
             .into_owned(),
         lines: text.lines().count(),
-        long_functions: long_functions(&lexed, fn_limit),
+        reason: file_reason(&text),
+        long_functions: long_functions(&lexed, &text, fn_limit),
         children: children.clone(),
         reexports: reexports(&lexed),
         tokens: lexed.into_iter().map(|(t, _)| t).collect(),
@@ -794,16 +755,5 @@ mod tests {
             (floor("low"), floor("mid"), floor("top"), floor("bin/tool")),
             (0, 1, 2, 3)
         );
-    }
-
-    #[test]
-    fn counts_long_functions_from_fn_to_closing_brace() {
-        let body = "    let x = '{';\n".repeat(5);
-        let text = format!(
-            "fn short() {{}}\nfn long<T: Into<u8>>(t: T) -> u8 {{\n{body}    t.into()\n}}\n"
-        );
-        let tokens = lex(&text);
-        assert_eq!(long_functions(&tokens, 5), vec![("long".to_owned(), 2, 8)]);
-        assert!(long_functions(&tokens, 8).is_empty());
     }
 }

@@ -85,6 +85,8 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     )
 }
 
+// Long: one column per CompareRow field in a flat list, header and rows side by side so they stay
+// in step
 /// The rows as CSV, one column per field, baselines flattened.
 fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);

@@ -26,6 +26,7 @@ fn opt(v: Option<u64>) -> String {
     v.map_or("-".to_owned(), |v| v.to_string())
 }
 
+// Long: straight-line printing of the inspection report's fields in display order
 fn print_text(i: &Inspection) {
     let m = &i.meta;
     println!(

@@ -28,6 +28,8 @@ pub fn overrides(k: Option<usize>, seed: Option<u64>, p: &StreamParamArgs) -> St
     }
 }
 
+// Long: the stream command as one straight sequence: config, delimiter, header, the row loop with
+// progress, then the summary
 pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
     let config = Config::load(&args.config)?;
     let algorithm = StreamAlgorithm::from_name(

@@ -55,6 +55,8 @@ fn bounds(symbol: &ReleasedSymbol, schema: &QiSchema<'_>, scale: u32) -> Option<
     (lo <= hi && hi.checked_sub(lo)?.unsigned_abs() <= MAX_SPAN).then_some((lo, hi))
 }
 
+// Long: measures the column (distinct texts, span, exceptions) and writes each symbol's rule and
+// offsets; the refusals (not numbers, span, exceptions) sit beside the measures they test
 /// Writes the section's body (after its kind byte) for `qi`, or `None`
 /// when the column is not numbers: no decimal text at all, a span beyond
 /// [`MAX_SPAN`], or more exceptions than one row in eight.
@@ -176,6 +178,8 @@ fn invalid(detail: String) -> CodecError {
     }
 }
 
+// Long: reads the section in the order encode writes it (exceptions, rows, value texts, class
+// frames), each bound checked before reserving
 /// Decodes a section body written by [`encode`].
 pub(super) fn decode(
     qi: &QiSchema<'_>,

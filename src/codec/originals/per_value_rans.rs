@@ -10,6 +10,9 @@
 //! near context mode's size at a fraction of its decoding time
 //! (`spec/CODING.md` 6.5 gives Adult's figures).
 
+// Long: one coding mode (CODING.md 6.5): encoder, decoder and the table layout they share, kept
+// together so the stored order is read as written
+
 use super::contexts::{self, Parent, context_limit};
 use super::frequencies;
 use super::{
@@ -191,6 +194,8 @@ impl Coded {
     }
 }
 
+// Long: builds the tables and codes the rows in the order decode reads them; split, that stored
+// order would be spread over helpers
 /// Appends the section's parents, rules, tables and rows; `false` (and a
 /// partial section) when a released value's rows hold more than
 /// `2^MAX_SCALE` distinct originals, which no table of this mode can give
@@ -520,6 +525,8 @@ fn read_refined(
     Ok(contexts)
 }
 
+// Long: mirrors encode step by step in the stored order (refined contexts, tables, slots, rANS
+// states); split, that order would be spread over helpers
 /// Decodes a section (its parents read already: each one's value per row
 /// and radix, in the section's order).
 pub(super) fn decode(

@@ -212,6 +212,8 @@ fn varint_len(v: u64) -> u64 {
     u64::from(bit_width(v).max(1).div_ceil(7))
 }
 
+// Long: two matches in stored order: the integer coding by its id, then the transform that turns
+// the codes back into values
 /// Reads `n` values written by [`put_integers`].
 pub(super) fn read_integers(r: &mut ByteReader<'_>, n: usize) -> Result<Vec<i64>, CodecError> {
     if n == 0 {

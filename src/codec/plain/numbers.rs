@@ -138,6 +138,8 @@ enum Key {
     Exception(u32),
 }
 
+// Long: reads the number section in its stored order (decimals coding, dates or times, then each
+// row's text), checking all before any is rendered
 /// Decodes the fields [`encode`] wrote into `rows` rows of a dictionary's
 /// codes; `exceptions(bytes, count)` decodes the nested blob.
 pub(super) fn decode(

@@ -1,6 +1,7 @@
 //! Draws karc's house plan: the module dependency graph of `src/` in floors,
 //! with the import circles, the imports that run back up, the files over
-//! `--file-limit` lines and the functions over `--fn-limit` lines, written
+//! `--file-limit` lines and the functions over `--fn-limit` lines with their
+//! reasons, written
 //! as Markdown with a Mermaid drawing (see `karc_tools::structure`).
 //!
 //! ```sh
@@ -12,8 +13,10 @@
 //! and each `--front-end` crate such as `python/src`) reaches the library
 //! other than through its facade (`karc::api`, see `karc_tools::facade`).
 //!
-//! Exits 1 when the plan has a circle, an import that runs up or a front end
-//! that passes the facade by (a check a CI step can use), 2 on unreadable
+//! Each long file and function is listed with its `// Long: <reason>` line
+//! (see `karc_tools::long`). Exits 1 when the plan has a circle, an import
+//! that runs up, a front end that passes the facade by, or a long file or
+//! function without a reason (a check a CI step can use), 2 on unreadable
 //! input.
 
 use std::fmt::Write as _;
@@ -22,6 +25,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use karc_tools::facade::bypasses;
+use karc_tools::long::{LongFn, without_reason};
 use karc_tools::structure::{Plan, scan};
 
 #[derive(Debug, Parser)]
@@ -126,8 +130,13 @@ fn main() -> ExitCode {
     for (front, found) in &fronts {
         eprintln!("{front} imports outside {}: {}", args.facade, found.len());
     }
+    let bare = without_reason(&plan.modules, args.file_limit);
+    eprintln!(
+        "long files and functions without a `// Long:` reason: {}",
+        bare.len()
+    );
     let facade_kept = fronts.iter().all(|(_, found)| found.is_empty());
-    if plan.circles.is_empty() && plan.upward.is_empty() && facade_kept {
+    if plan.circles.is_empty() && plan.upward.is_empty() && facade_kept && bare.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -246,35 +255,7 @@ fn render(plan: &Plan, fronts: &[(String, Vec<(String, String)>)], args: &Args) 
             let _ = writeln!(s, "  - {file}: `{path}`");
         }
     }
-    let _ = writeln!(s, "\n## Files over {} lines\n", args.file_limit);
-    let mut big: Vec<usize> = (0..plan.modules.len())
-        .filter(|&i| plan.modules[i].lines > args.file_limit)
-        .collect();
-    big.sort_by_key(|&i| std::cmp::Reverse(plan.modules[i].lines));
-    if big.is_empty() {
-        let _ = writeln!(s, "None.");
-    }
-    for i in big {
-        let _ = writeln!(s, "- {}: {} lines", file(i), plan.modules[i].lines);
-    }
-    let _ = writeln!(s, "\n## Functions over {} lines\n", args.fn_limit);
-    let mut long: Vec<(usize, &str, usize, usize)> = plan
-        .modules
-        .iter()
-        .enumerate()
-        .flat_map(|(i, m)| {
-            m.long_functions
-                .iter()
-                .map(move |(name, line, n)| (i, name.as_str(), *line, *n))
-        })
-        .collect();
-    long.sort_by_key(|&(_, _, _, n)| std::cmp::Reverse(n));
-    if long.is_empty() {
-        let _ = writeln!(s, "None.");
-    }
-    for (i, name, line, n) in long {
-        let _ = writeln!(s, "- {}:{line} `{name}`: {n} lines", file(i));
-    }
+    long_items(&mut s, plan, args);
     let _ = writeln!(s, "\n## Rooms and their files\n");
     let _ = writeln!(s, "| room | floor | file | lines | imports (files) |");
     let _ = writeln!(s, "| --- | ---: | --- | ---: | --- |");
@@ -304,4 +285,57 @@ fn render(plan: &Plan, fronts: &[(String, Vec<(String, String)>)], args: &Args) 
         );
     }
     s
+}
+
+/// The files and functions over the limits, each with its `// Long:`
+/// reason, and how many have none (the house rule wants none of those).
+fn long_items(s: &mut String, plan: &Plan, args: &Args) {
+    let file = |i: usize| format!("src/{}", plan.modules[i].file);
+    let reason = |r: &Option<String>| match r {
+        Some(r) => format!(" — {r}"),
+        None => " — **no reason given**".to_owned(),
+    };
+    let mut big: Vec<usize> = (0..plan.modules.len())
+        .filter(|&i| plan.modules[i].lines > args.file_limit)
+        .collect();
+    big.sort_by_key(|&i| std::cmp::Reverse(plan.modules[i].lines));
+    let mut long: Vec<(usize, &LongFn)> = plan
+        .modules
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| m.long_functions.iter().map(move |f| (i, f)))
+        .collect();
+    long.sort_by_key(|&(_, f)| std::cmp::Reverse(f.lines));
+    let bare = without_reason(&plan.modules, args.file_limit).len();
+    let _ = writeln!(
+        s,
+        "\n## Long files and functions\n\n{} file(s) over {} lines, {} function(s) over {} lines; \
+         {bare} without a reason (a `// Long: <reason>` line above the function, or among the \
+         file's first lines).",
+        big.len(),
+        args.file_limit,
+        long.len(),
+        args.fn_limit
+    );
+    let _ = writeln!(s, "\n### Files over {} lines\n", args.file_limit);
+    if big.is_empty() {
+        let _ = writeln!(s, "None.");
+    }
+    for i in big {
+        let m = &plan.modules[i];
+        let _ = writeln!(s, "- {}: {} lines{}", file(i), m.lines, reason(&m.reason));
+    }
+    let _ = writeln!(s, "\n### Functions over {} lines\n", args.fn_limit);
+    if long.is_empty() {
+        let _ = writeln!(s, "None.");
+    }
+    for (i, f) in long {
+        let (name, line, n) = (&f.name, f.line, f.lines);
+        let _ = writeln!(
+            s,
+            "- {}:{line} `{name}`: {n} lines{}",
+            file(i),
+            reason(&f.reason)
+        );
+    }
 }
