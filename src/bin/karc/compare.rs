@@ -244,12 +244,13 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
     let original = TableInput::open(&args.input)?;
     let name = input_name(&args.input);
     let bar = progress::bar(total, "compare");
-    let rows = api::compare(&config, &name, &original, &options, &mut |row| {
-        bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
-        bar.inc(1);
-    })?;
+    // The model rows first: a set that cannot be built fails before the long size rows.
     let models = api::compare_models(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.models));
+        bar.inc(1);
+    })?;
+    let rows = api::compare(&config, &name, &original, &options, &mut |row| {
+        bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
     })?;
     bar.finish_and_clear();
