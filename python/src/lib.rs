@@ -506,6 +506,9 @@ fn compare(
             modes,
             baselines,
             repeats,
+            // The models axis is the CLI's for now (its rows are not in this list).
+            models: Vec::new(),
+            sensitive: Vec::new(),
         };
         api::compare_rows(&options)?;
         let (name, input) = source.input()?;

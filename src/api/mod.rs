@@ -49,6 +49,7 @@ pub use crate::archive::seal::{Seal, WORK_FACTORS};
 pub use crate::arrow::{TableFormat, table_from_arrow, write_batch};
 pub use crate::codec::DiffMode;
 pub use crate::compare::chart::ChartFormat;
+pub use crate::compare::models::ModelRow;
 pub use crate::compare::{CompareRow, size_chart};
 pub use crate::config::{Config, SuppressionPolicy};
 pub use crate::error::{Error, message};
@@ -75,7 +76,7 @@ mod verify;
 pub use archive::{
     Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
 };
-pub use compare::{CompareOptions, compare, compare_rows};
+pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_rows, model_sets};
 pub use init::{InitOptions, InitOutput, init, toml_string};
 pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, recipients_of};
 pub use pack::{

@@ -9,6 +9,7 @@ use crate::archive::reader::Inspection;
 use crate::archive::seal::Seal;
 use crate::arrow::TableFormat;
 use crate::compare::CompareRow;
+use crate::compare::models::ModelRow;
 use crate::privacy::ClaimReport;
 use crate::report::Report;
 use crate::stream::{StreamParams, Summary};
@@ -244,6 +245,9 @@ pub struct CompareResult {
     pub input: String,
     /// The measurements.
     pub rows: Vec<CompareRow>,
+    /// The information loss per algorithm, k and model set (`--models`;
+    /// empty without).
+    pub models: Vec<ModelRow>,
 }
 
 impl Versioned for CompareResult {

@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod chart;
+pub mod models;
 
 use std::path::Path;
 use std::time::Instant;

@@ -293,6 +293,8 @@ fn compare_counts_and_checks_its_lists() {
         modes: vec!["per-value-rans".into()],
         baselines: false,
         repeats: 1,
+        models: Vec::new(),
+        sensitive: Vec::new(),
     };
     assert_eq!(api::compare_rows(&options).unwrap(), 6);
     let bad = api::CompareOptions {

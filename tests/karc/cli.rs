@@ -238,6 +238,9 @@ impl Place {
             ("compare", "--format") => strings(&[flag, "csv"]),
             ("compare", "--chart") => strings(&[flag, &self.path("chart.svg")]),
             ("compare", "--baselines") => strings(&[flag]),
+            ("compare", "--models" | "--sensitive") => {
+                strings(&["--models", "l=1", "--sensitive", "note"])
+            }
             ("man", "--dir") => {
                 args.truncate(1);
                 strings(&[flag, &self.path("man")])

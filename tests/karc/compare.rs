@@ -139,3 +139,81 @@ fn unknown_mode_and_algorithm_are_bad_usage() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
 }
+
+/// `--models`: per algorithm and k, k alone first, then each set; t=0.2
+/// costs Mondrian information on Adult; a set no algorithm can meet (three
+/// distinct values of a two-valued column) is a row with the refusal.
+#[test]
+fn models_rows_show_each_models_cost_beside_k_alone() {
+    let config = fixture("adult/adult8.toml");
+    let input = fixture("adult/adult.csv");
+    let o = karc(&[
+        "compare",
+        "-c",
+        config.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--algorithms",
+        "mondrian",
+        "--ks",
+        "5",
+        "--mode",
+        "per-value-rans",
+        "--repeats",
+        "1",
+        "--models",
+        "t=0.2",
+        "--models",
+        "l=3",
+        "--sensitive",
+        "salary-class",
+        "--json",
+    ]);
+    let (code, stdout, stderr) = outcome(&o);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 1);
+    let rows = doc["models"].as_array().unwrap();
+    let sets: Vec<&str> = rows.iter().map(|r| r["models"].as_str().unwrap()).collect();
+    assert_eq!(sets, ["k", "t=0.2", "l=3"]);
+    let ncp = |r: &serde_json::Value| r["metrics"]["ncp"].as_f64().unwrap();
+    assert!(rows[0]["refused"].is_null() && rows[0]["ncp_increase"] == 0.0);
+    assert!(ncp(&rows[1]) > ncp(&rows[0]) + 0.1, "{rows:?}");
+    assert!(close(
+        rows[1]["ncp_increase"].as_f64().unwrap(),
+        ncp(&rows[1]) - ncp(&rows[0])
+    ));
+    let refused = rows[2]["refused"].as_str().unwrap();
+    assert!(refused.contains("l = 3"), "{refused}");
+    assert!(rows[2]["metrics"].is_null() && rows[2]["ncp_increase"].is_null());
+}
+
+/// Bad model text, or models without a sensitive column: one line, exit 2.
+#[test]
+fn bad_models_exit_2_with_one_line() {
+    let config = fixture("adult/adult8.toml");
+    let input = fixture("adult/adult.csv");
+    for (models, sensitive, says) in [
+        ("t=0.2,q=1", "salary-class", "unknown model \"q\""),
+        ("t=x", "salary-class", "t: expected a number"),
+        ("recursive_cl=3", "salary-class", "expected C:L"),
+        ("t=0.2", "age", "not a sensitive column"),
+    ] {
+        let o = karc(&[
+            "compare",
+            "-c",
+            config.to_str().unwrap(),
+            input.to_str().unwrap(),
+            "--ks",
+            "5",
+            "--models",
+            models,
+            "--sensitive",
+            sensitive,
+        ]);
+        let (code, stdout, stderr) = outcome(&o);
+        assert_eq!(code, 2, "{models}: {stderr}");
+        assert!(stdout.is_empty(), "{models}: {stdout}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{models}: {stderr}");
+        assert!(stderr.contains(says), "{models}: {stderr}");
+    }
+}

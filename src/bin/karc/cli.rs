@@ -567,6 +567,14 @@ pub struct CompareArgs {
     /// Timed runs of each step (the fastest counts).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeats: u64,
+    /// A model set beside k alone (repeatable), as [privacy] names its models: "l=2", "t=0.2",
+    /// "alpha=0.8,delta=1.2", "recursive_cl=3:2", "beta=1,enhanced_beta"; adds the information loss of
+    /// each algorithm and k under each set.
+    #[arg(long)]
+    pub models: Vec<String>,
+    /// A sensitive column the --models hold on (repeatable; default: [privacy] sensitive).
+    #[arg(long, requires = "models")]
+    pub sensitive: Vec<String>,
 }
 
 #[derive(Debug, Args)]

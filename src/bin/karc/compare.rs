@@ -11,7 +11,7 @@ use karc::api::is_std;
 use karc::api::{self, CompareOptions};
 use karc::api::{Access, Output, input_name};
 use karc::api::{CompareResult, Versioned};
-use karc::api::{CompareRow, size_chart};
+use karc::api::{CompareRow, ModelRow, size_chart};
 
 use crate::anonymize::load_config_with;
 use crate::cli::{CompareArgs, OutputFormat};
@@ -82,6 +82,41 @@ fn table(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
         out,
         "bytes; (orig): the original compressed, (rel): the release compressed; \
          -orig: 1 - private / zip(orig); -rel: 1 - public / zip(rel); times are ratios (lower is faster)"
+    )
+}
+
+/// The model rows: each set's information loss and its increase over k
+/// alone, or the algorithm's refusal.
+fn models_table(rows: &[ModelRow], out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "\n{:<24} {:>4} {:<24} {:>8} {:>8} {:>8} {:>8} {:>12} {:>8}",
+        "algorithm", "k", "models", "NCP", "+NCP", "GLM", "+GLM", "DM", "C_avg"
+    )?;
+    let delta = |d: Option<f64>| d.map_or("-".to_owned(), |d| format!("{d:+.4}"));
+    for r in rows {
+        let head = format!("{:<24} {:>4} {:<24}", r.algorithm, r.k, r.models);
+        match (&r.metrics, &r.refused) {
+            (Some(m), _) => writeln!(
+                out,
+                "{head} {:>8.4} {:>8} {:>8.4} {:>8} {:>12.0} {:>8.2}",
+                m.ncp,
+                delta(r.ncp_increase),
+                m.glm,
+                delta(r.glm_increase),
+                m.dm,
+                m.cavg
+            )?,
+            (None, refused) => writeln!(
+                out,
+                "{head} refused: {}",
+                refused.as_deref().unwrap_or("no release")
+            )?,
+        }
+    }
+    writeln!(
+        out,
+        "information loss per model set; +NCP, +GLM: the increase over k alone (the row `k`)"
     )
 }
 
@@ -199,12 +234,23 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
         modes: args.modes.clone(),
         baselines: args.baselines,
         repeats: args.repeats as usize,
+        models: args.models.clone(),
+        sensitive: args.sensitive.clone(),
     };
-    let total = api::compare_rows(&options)? as u64;
+    let sets = api::model_sets(&options)?.len();
+    if sets > 0 && format == OutputFormat::Csv {
+        bail!("--models: the model rows are a second table: use --format table or json, not csv");
+    }
+    let total = (api::compare_rows(&options)? + api::model_rows(&options)?) as u64;
     // An Arrow input is compared as its canonical CSV (what karc seals).
     let original = TableInput::open(&args.input)?;
     let name = input_name(&args.input);
     let bar = progress::bar(total, "compare");
+    // The model rows first: a set that cannot be built fails before the long size rows.
+    let models = api::compare_models(&config, &name, &original, &options, &mut |row| {
+        bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.models));
+        bar.inc(1);
+    })?;
     let rows = api::compare(&config, &name, &original, &options, &mut |row| {
         bar.set_message(format!("{} k={} {}", row.algorithm, row.k, row.mode));
         bar.inc(1);
@@ -213,10 +259,17 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
     let result = CompareResult {
         input: name.display().to_string(),
         rows,
+        models,
     };
     let render = |out: &mut dyn Write| -> std::io::Result<()> {
         match format {
-            OutputFormat::Table => table(&result.rows, out),
+            OutputFormat::Table => {
+                table(&result.rows, out)?;
+                if result.models.is_empty() {
+                    return Ok(());
+                }
+                models_table(&result.models, out)
+            }
             OutputFormat::Csv => csv_rows(&result.rows, out),
             OutputFormat::Json => {
                 serde_json::to_writer_pretty(&mut *out, &result.document())?;
