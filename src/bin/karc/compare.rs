@@ -209,6 +209,26 @@ fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     w.flush()
 }
 
+/// The size chart of `rows`, titled with the input's file name (a long
+/// path would push the title off the chart).
+fn write_chart(
+    chart: &Output,
+    format: ChartFormat,
+    name: &std::path::Path,
+    rows: &[CompareRow],
+) -> Result<()> {
+    let title = format!(
+        "karc vs zip on {} ({} rows)",
+        name.file_name()
+            .map_or(name.as_os_str(), |f| f)
+            .to_string_lossy(),
+        rows.first().map_or(0, |r| r.rows)
+    );
+    let bytes = size_chart(rows, &title).render(format, &chart.name())?;
+    chart.write_bytes(&bytes)?;
+    Ok(())
+}
+
 pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
     let config = load_config_with(&args.config, None, None)?;
     let to_stdout = args.output.as_deref().is_none_or(is_std);
@@ -279,16 +299,7 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
     };
     output.write(|w| render(w).map_err(|e| karc::api::Error::io(output.name(), e)))?;
     if let (Some(chart), Some(chart_format)) = (&chart, chart_format) {
-        let title = format!(
-            "karc vs zip on {} ({} rows)",
-            // The file name: a long path would push the title off the chart.
-            name.file_name()
-                .map_or(name.as_os_str(), |f| f)
-                .to_string_lossy(),
-            result.rows.first().map_or(0, |r| r.rows)
-        );
-        let bytes = size_chart(&result.rows, &title).render(chart_format, &chart.name())?;
-        chart.write_bytes(&bytes)?;
+        write_chart(chart, chart_format, &name, &result.rows)?;
     }
     // Rows already printed as the document are not printed twice.
     if !(to_stdout && format == OutputFormat::Json) {
