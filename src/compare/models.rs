@@ -1,7 +1,7 @@
 //! The models axis of `compare`: the information loss each privacy model
 //! beyond k costs, beside k alone, per algorithm and k.
 //!
-//! A model set is written as the [privacy] keys name its models
+//! A model set is written as the `[privacy]` keys name its models
 //! (`"l=2,t=0.2"`). Each (algorithm, k) is anonymized under k alone, then
 //! under each set; a row's loss is read against k alone's. An algorithm
 //! that cannot meet a set gives a row carrying the refusal, not an abort:
