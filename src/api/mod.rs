@@ -51,7 +51,7 @@ pub use crate::codec::DiffMode;
 pub use crate::compare::chart::ChartFormat;
 pub use crate::compare::models::ModelRow;
 pub use crate::compare::{CompareRow, size_chart};
-pub use crate::config::{Config, SuppressionPolicy};
+pub use crate::config::{Config, PrivacyConfig, SuppressionPolicy};
 pub use crate::error::{Error, message};
 pub use crate::io::{Access, Input, Output, input_name, is_std, refuse_same_files};
 pub use crate::privacy::{ClaimReport, Definitions, Models, ModelsReport};

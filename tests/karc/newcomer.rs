@@ -161,48 +161,33 @@ fn walk(dir: &Path, name: &str, table: &str) {
     );
     assert!(init["hierarchy_files"].as_array().is_some(), "{init}");
     let config = std::fs::read_to_string(p("stream.toml")).unwrap();
+    let (stream_toml, stream_karc) = (p("stream.toml"), p("stream.karc"));
+    let stream_pack = [
+        "pack",
+        &input,
+        "-c",
+        &stream_toml,
+        "-r",
+        &recipient,
+        "-o",
+        &stream_karc,
+        "--stream",
+        "-a",
+        "fads",
+        "--delay",
+        "50",
+    ];
     if let Some(at) = config.find("# A stream refuses missing cells in numeric QIs, here ") {
         // Refused as init said, in one line naming the file and column.
         let column = config[at..].split(", here ").nth(1).unwrap();
         let column = column.split(" (").next().unwrap();
-        let (code, _, err) = outcome(&karc(&[
-            "pack",
-            &input,
-            "-c",
-            &p("stream.toml"),
-            "-r",
-            &recipient,
-            "-o",
-            &p("stream.karc"),
-            "--stream",
-            "-a",
-            "fads",
-            "--delay",
-            "50",
-        ]));
+        let (code, _, err) = outcome(&karc(&stream_pack));
         assert_eq!(code, 2, "{err}");
         let line = format!("column \"{column}\": missing value \"\" in a numeric quasi-identifier");
         assert!(err.contains(&line) && err.lines().count() == 1, "{err}");
         return;
     }
-    let packed = json(
-        &[
-            "pack",
-            &input,
-            "-c",
-            &p("stream.toml"),
-            "-r",
-            &recipient,
-            "-o",
-            &p("stream.karc"),
-            "--stream",
-            "-a",
-            "fads",
-            "--delay",
-            "50",
-        ],
-        "karc.pack/1",
-    );
+    let packed = json(&stream_pack, "karc.pack/1");
     assert_eq!(packed["original_bytes"], table.len(), "{name}: {packed}");
     json(
         &[

@@ -80,7 +80,11 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// Sets the models given on `config`'s [privacy] (same names).
     pub fn apply(&self, config: &mut karc::api::Config) {
-        let p = &mut config.privacy;
+        self.apply_to(&mut config.privacy);
+    }
+
+    /// Sets the models given on `p` (same names as the [privacy] keys).
+    fn apply_to(&self, p: &mut karc::api::PrivacyConfig) {
         if !self.sensitive.is_empty() {
             p.sensitive = self.sensitive.clone();
         }
@@ -97,16 +101,12 @@ impl ModelArgs {
     /// The claimed models, measured by `definitions` (the anonymizers
     /// enforce the default's).
     pub fn models(&self, definitions: karc::api::Definitions) -> karc::api::Models {
+        // One reading of the model keys: the config's.
+        let mut p = karc::api::PrivacyConfig::default();
+        self.apply_to(&mut p);
         karc::api::Models {
-            l: self.l,
-            entropy_l: self.entropy_l,
-            recursive_cl: self.recursive_cl,
-            t: self.t,
-            alpha: self.alpha,
-            delta: self.delta,
-            beta: self.beta,
-            enhanced_beta: self.enhanced_beta,
             definitions,
+            ..p.models()
         }
     }
 }
