@@ -576,7 +576,7 @@ impl Schema {
             .into());
         }
         let record = if self.trim {
-            raw.iter().map(|f| crate::table::trim_blanks(f)).collect()
+            raw.iter().map(crate::table::trim_blanks).collect()
         } else {
             raw.clone()
         };
@@ -585,12 +585,12 @@ impl Schema {
             let value = &record[sq.qi.column];
             let known = sq.dict.len();
             let code = sq.dict.intern(value);
-            if code as usize == known {
-                if let Err(e) = register(sq, value, &self.missing, &self.source, line, row) {
-                    // Keep the dictionary and its per-code tables in step.
-                    sq.dict = sq.dict.values().take(known).collect();
-                    return Err(e);
-                }
+            if code as usize == known
+                && let Err(e) = register(sq, value, &self.missing, &self.source, line, row)
+            {
+                // Keep the dictionary and its per-code tables in step.
+                sq.dict = sq.dict.values().take(known).collect();
+                return Err(e);
             }
             codes.push(code);
         }

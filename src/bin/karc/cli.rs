@@ -146,6 +146,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per run: boxing would only add noise"
+)]
 pub enum Command {
     /// Anonymize a CSV file into a k-anonymous release CSV.
     Anonymize(AnonymizeArgs),
