@@ -451,16 +451,14 @@ impl Config {
                 return privacy(format!("{name} must be at least 1, found 0"));
             }
         }
-        if let Some(limit) = self.privacy.suppression_limit {
-            if !(0.0..=1.0).contains(&limit) {
-                return Err(ConfigError::Privacy {
-                    path: path(),
-                    message: format!(
-                        "suppression_limit: expected a fraction in 0..=1, found {limit}"
-                    ),
-                }
-                .into());
+        if let Some(limit) = self.privacy.suppression_limit
+            && !(0.0..=1.0).contains(&limit)
+        {
+            return Err(ConfigError::Privacy {
+                path: path(),
+                message: format!("suppression_limit: expected a fraction in 0..=1, found {limit}"),
             }
+            .into());
         }
         Ok(())
     }

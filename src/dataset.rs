@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, ConfigError, HierarchySource, Role, ValueType};
 use crate::hierarchy::{Hierarchy, counted, name_some};
+use crate::number::NumberFormat;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -202,6 +203,7 @@ impl Dataset {
         }
 
         let missing = config.input.missing.clone();
+        let format = NumberFormat::for_delimiter(table.delimiter);
         let mut qis = Vec::new();
         // QIs in config order, as reports and level vectors list them.
         for c in &config.columns {
@@ -210,7 +212,7 @@ impl Dataset {
             }
             let column = table.column_index(&c.name).expect("checked above");
             let numbers = if c.value_type.is_numeric() {
-                parse_numbers(&table, column, c.value_type, &missing)?
+                parse_numbers(&table, column, c.value_type, &missing, format)?
             } else {
                 Vec::new()
             };
@@ -219,7 +221,7 @@ impl Dataset {
                 Some(HierarchySource::Build(builder)) => {
                     let values: Vec<&str> = table.columns[column].dict.values().collect();
                     let what = format!("{}: column {:?}", config.path.display(), c.name);
-                    Some(builder.build(&what, &values, c.value_type, &missing)?)
+                    Some(builder.build(&what, &values, c.value_type, format, &missing)?)
                 }
                 None if c.value_type.is_numeric() => None,
                 None => {
@@ -346,13 +348,15 @@ fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy) -> Result<Vec<u
     }
 }
 
-/// Parses every distinct value of a numeric column; a missing-value token
-/// parses as `None`. The first offending row is named by its number.
+/// Parses every distinct value of a numeric column (spelled as `format`
+/// says); a missing-value token parses as `None`. The first offending row
+/// is named by its number.
 fn parse_numbers(
     table: &Table,
     column: usize,
     value_type: ValueType,
     missing: &[String],
+    format: NumberFormat,
 ) -> Result<Vec<Option<f64>>> {
     let col = &table.columns[column];
     let mut numbers = Vec::with_capacity(col.dict.len());
@@ -361,11 +365,7 @@ fn parse_numbers(
             numbers.push(None);
             continue;
         }
-        let parsed = match value_type {
-            ValueType::Integer => value.parse::<i64>().ok().map(|v| v as f64),
-            _ => value.parse::<f64>().ok().filter(|v| v.is_finite()),
-        };
-        match parsed {
+        match format.number(value, value_type) {
             Some(v) => numbers.push(Some(v)),
             None => {
                 let row = col

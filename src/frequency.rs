@@ -144,7 +144,7 @@ pub fn checks_for(attrs: &[usize], constraints: &[(Vec<usize>, usize)]) -> Vec<C
             let positions: Vec<usize> = (0..attrs.len())
                 .filter(|&j| qis.contains(&attrs[j]))
                 .collect();
-            (!positions.is_empty()).then(|| Check {
+            (!positions.is_empty()).then_some(Check {
                 whole: positions.len() == attrs.len(),
                 positions,
                 k: *k,
@@ -176,10 +176,10 @@ pub fn violating_groups(fs: &FrequencySet, checks: &[Check], radices: &[u32]) ->
 
 /// Rows of `fs` that violate some check.
 pub fn violating_rows(fs: &FrequencySet, checks: &[Check], radices: &[u32]) -> usize {
-    if let [c] = checks {
-        if c.whole {
-            return fs.rows_below(c.k);
-        }
+    if let [c] = checks
+        && c.whole
+    {
+        return fs.rows_below(c.k);
     }
     violating_groups(fs, checks, radices)
         .iter()

@@ -6,7 +6,9 @@
 //! Choices the definitions leave open, made here:
 //! - the numeric domain of a QI is the range of the values in the table;
 //! - a hierarchy node of a numeric QI spans its numeric leaves, clipped to
-//!   that domain (the Adult age node `20-24` covers 21..25);
+//!   that domain (the Adult age node `20-24` covers 21..25); a leaf reads as
+//!   a number with a decimal point or a decimal comma (`1234,56` of a
+//!   `;`-separated file);
 //! - `ncp_kaylode` follows that project's code, see `kaylode_cost`;
 //! - DM and C_avg count classes over the rows that are not suppressed;
 //!   C_avg uses the largest k of the constraint set.
@@ -17,6 +19,13 @@ use serde::{Deserialize, Serialize};
 use crate::cell::Cell;
 use crate::classes::Partition;
 use crate::dataset::{Dataset, QuasiIdentifier};
+use crate::number::NumberFormat;
+
+/// How hierarchy leaves read as numbers: either spelling, since a leaf of a
+/// numeric QI is one of its values, spelled as its file spells them.
+const LEAF_NUMBERS: NumberFormat = NumberFormat {
+    decimal_comma: true,
+};
 use crate::privacy::PrivacyModel;
 use crate::release::Release;
 
@@ -67,7 +76,7 @@ fn numeric_span(qi: &QuasiIdentifier, cell: &Cell, domain: (f64, f64)) -> f64 {
             let leaves = h.leaves_of(level as usize, node);
             let mut span: Option<(f64, f64)> = None;
             for leaf in leaves {
-                if let Ok(x) = h.label(0, leaf).parse::<f64>() {
+                if let Some(x) = LEAF_NUMBERS.decimal(h.label(0, leaf)) {
                     span = Some(span.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
                 }
             }
@@ -236,7 +245,7 @@ impl Tally {
             };
             let mut leaf_numbers: Vec<f64> = match &qi.hierarchy {
                 Some(h) if qi.value_type.is_numeric() => (0..h.leaf_count() as u32)
-                    .filter_map(|leaf| h.label(0, leaf).parse::<f64>().ok())
+                    .filter_map(|leaf| LEAF_NUMBERS.decimal(h.label(0, leaf)))
                     .collect(),
                 _ => Vec::new(),
             };

@@ -326,10 +326,21 @@ def compare(
     repeats: int = 1,
     seed: Optional[int] = None,
     suppression_limit: Optional[float] = None,
+    models: Sequence[str] = (),
+    sensitive: Sequence[str] = (),
 ) -> "pandas.DataFrame":
     """Sizes and times of karc against zip (and zstd, xz with ``baselines``), one row
     per algorithm, k and mode, as ``karc compare`` measures; a table is measured as
-    the CSV karc seals for it."""
+    the CSV karc seals for it.
+
+    With ``models`` (model sets as ``[privacy]`` names them: ``"l=2"``,
+    ``"t=0.2,alpha=0.8"``), the information loss under each set beside k alone
+    instead, as ``karc compare --models`` (and its ``--format csv``): one row per
+    algorithm, k and set (``models`` is ``"k"`` for k alone, first), with ``refused``
+    (the algorithm's message, else None), ``precision``, ``ncp``, ``ncp_kaylode``,
+    ``glm``, ``dm``, ``cavg``, ``ncp_increase``, ``glm_increase``, ``suppressed`` and
+    ``anonymize_ms`` (NaN where refused). ``sensitive`` names the columns the models
+    hold on (default: the config's)."""
     import pandas
 
     rows = json.loads(
@@ -343,8 +354,18 @@ def compare(
             modes=list(modes),
             baselines=baselines,
             repeats=repeats,
+            models=list(models),
+            sensitive=list(sensitive),
         )
     )
+    if models:
+        names = ("precision", "ncp", "ncp_kaylode", "glm", "dm", "cavg")
+        for row in rows:
+            metrics = row.pop("metrics") or {}
+            for name in names:
+                row[name] = metrics.get(name)
+        order = ["algorithm", "k", "models", "refused", *names, "ncp_increase", "glm_increase", "suppressed", "anonymize_ms"]
+        return pandas.DataFrame(rows, columns=order)
     for row in rows:
         for b in row.pop("baselines", []):
             name = b["compressor"]

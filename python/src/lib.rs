@@ -477,9 +477,10 @@ fn verify(
 }
 
 /// Sizes and times against zip per algorithm, k and mode: the rows as
-/// JSON.
+/// JSON; with `models`, each model set's information loss beside k alone
+/// instead (one row per algorithm, k and set, as `karc compare --models`).
 #[pyfunction]
-#[pyo3(signature = (source, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1))]
+#[pyo3(signature = (source, config_path=None, config_json=None, seed=None, suppression_limit=None, algorithms=Vec::new(), ks=Vec::new(), modes=Vec::new(), baselines=false, repeats=1, models=Vec::new(), sensitive=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -493,6 +494,8 @@ fn compare(
     modes: Vec<String>,
     baselines: bool,
     repeats: usize,
+    models: Vec<String>,
+    sensitive: Vec<String>,
 ) -> PyResult<String> {
     detached(py, || {
         let config = config(
@@ -506,12 +509,20 @@ fn compare(
             modes,
             baselines,
             repeats,
-            // The models axis is the CLI's for now (its rows are not in this list).
-            models: Vec::new(),
-            sensitive: Vec::new(),
+            models,
+            sensitive,
         };
         api::compare_rows(&options)?;
         let (name, input) = source.input()?;
+        if !api::model_sets(&options)?.is_empty() {
+            return json(&api::compare_models(
+                &config,
+                &name,
+                &input,
+                &options,
+                &mut |_| {},
+            )?);
+        }
         json(&api::compare(
             &config,
             &name,

@@ -231,6 +231,33 @@ def test_compare_gives_a_dataframe():
     assert (rows["total_bytes"] < rows["zip_original_bytes"]).all()
 
 
+def test_compare_models_gives_the_cli_csv_rows(tmp_path):
+    """``models=``: one row per algorithm, k and model set (k alone first), the
+    rows ``karc compare --models ... --format csv`` writes."""
+    adult8 = REPO / "fixtures" / "adult" / "adult8.toml"
+    rows = karc.compare(
+        ADULT_CSV, config=adult8, algorithms=["mondrian"], ks=[5, 10], models=["t=0.2", "l=3"], sensitive=["salary-class"]
+    )
+    assert list(rows["models"]) == ["k", "t=0.2", "l=3"] * 2
+    assert list(rows["k"]) == [5, 5, 5, 10, 10, 10]
+    met = rows[rows["refused"].isna()]
+    assert (met[met["models"] == "t=0.2"]["ncp_increase"] > 0).all()
+    refused = rows[rows["models"] == "l=3"]
+    assert refused["refused"].str.contains("l = 3").all() and refused["ncp"].isna().all()
+
+    assert CLI.exists(), f"{CLI}: build the CLI first (cargo build --release)"
+    out = tmp_path / "models.csv"
+    args = ["compare", "-c", adult8, ADULT_CSV, "--algorithms", "mondrian", "--ks", "5,10", "--mode", "per-value-rans"]
+    args += ["--repeats", "1", "--models", "t=0.2", "--models", "l=3", "--sensitive", "salary-class"]
+    subprocess.run([str(CLI), *map(str, args), "--format", "csv", "-o", str(out)], check=True, capture_output=True)
+    cli = pd.read_csv(out)
+    assert list(cli.columns) == list(rows.columns)
+    for column in ["algorithm", "k", "models"]:
+        assert list(cli[column].astype(str)) == list(rows[column].astype(str)), column
+    for column in ["ncp", "glm", "dm", "cavg", "ncp_increase", "glm_increase", "suppressed"]:
+        np.testing.assert_allclose(cli[column].astype(float), rows[column].astype(float), rtol=1e-6, atol=1e-6)
+
+
 # --- errors ------------------------------------------------------------------
 
 

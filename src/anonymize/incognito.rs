@@ -173,7 +173,7 @@ struct Search<'a> {
 
 impl Search<'_> {
     /// The frequency set of `node` computed from the table's frequency set.
-    fn from_base(&self, lat: &Sublattice, node: usize) -> FrequencySet {
+    fn frequencies_from_base(&self, lat: &Sublattice, node: usize) -> FrequencySet {
         let maps: Vec<&[u32]> = (0..lat.attrs.len())
             .map(|j| {
                 let a = lat.attrs[j];
@@ -259,7 +259,7 @@ impl Search<'_> {
                 let l = roots.iter().map(|&r| lat.level(r, j)).min().unwrap_or(0);
                 node + l * lat.strides[j]
             });
-            (meet, self.from_base(&lat, meet))
+            (meet, self.frequencies_from_base(&lat, meet))
         });
 
         // Frequency sets of the nodes that failed, one height below and at
@@ -282,10 +282,10 @@ impl Search<'_> {
                         inherited = true;
                         break;
                     }
-                    if let Some(fs) = below.get(&p) {
-                        if source.is_none_or(|(_, s)| fs.groups() < s.groups()) {
-                            source = Some((j, fs));
-                        }
+                    if let Some(fs) = below.get(&p)
+                        && source.is_none_or(|(_, s)| fs.groups() < s.groups())
+                    {
+                        source = Some((j, fs));
                     }
                 }
                 if inherited {
@@ -309,7 +309,7 @@ impl Search<'_> {
                     }
                     None => match &super_root {
                         Some((meet, fs)) => self.raise(&lat, fs, *meet, node),
-                        None => self.from_base(&lat, node),
+                        None => self.frequencies_from_base(&lat, node),
                     },
                 };
                 let v = violating_rows(&fs, &checks, &radices);
@@ -508,7 +508,7 @@ fn minimal_choices(
             // A minimal node was counted (a marked one lies above a
             // satisfying node); count it again if the table lacks it.
             let suppressed = full.violations.get(&n).copied().unwrap_or_else(|| {
-                let fs = search.from_base(&full, n);
+                let fs = search.frequencies_from_base(&full, n);
                 violating_rows(&fs, &checks, &full.radices(n, attributes))
             });
             let mut levels = vec![0; data.qis.len()];

@@ -302,6 +302,10 @@ fn cut<K: Key>(
     let mut class_of = vec![0u32; data.rows()];
     let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); active.len()];
     let mut classes = 0u32;
+    #[allow(
+        clippy::single_range_in_vec_init,
+        reason = "a stack of row ranges, the whole table first"
+    )]
     let mut stack = vec![0..data.rows()];
     let mut widths: Vec<(f64, usize)> = Vec::with_capacity(active.len());
     let mut ranges = Vec::with_capacity(active.len());
@@ -441,6 +445,10 @@ mod tests {
     fn by_row_indices(data: &Dataset, model: &PrivacyModel) -> Release {
         let mut frame = Frame::new(data, model);
         let mut rows = frame.all_rows();
+        #[allow(
+            clippy::single_range_in_vec_init,
+            reason = "a stack of row ranges, the whole table first"
+        )]
         let (mut stack, mut done) = (vec![0..rows.len()], Vec::new());
         let mut ranges = Vec::new();
         while let Some(part) = stack.pop() {

@@ -237,6 +237,10 @@ pub fn topdown(data: &Dataset, model: &PrivacyModel, seed: u64) -> Result<Outcom
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Scratch::default();
     let k = frame.admission.k;
+    #[allow(
+        clippy::single_range_in_vec_init,
+        reason = "a stack of row ranges, the whole table first"
+    )]
     let mut stack = vec![0..rows.len()];
     let mut done = Vec::new();
     while let Some(part) = stack.pop() {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::archive::TableInput;
 use crate::config::ValueType;
 use crate::hierarchy::builder::{Builder, parse_date};
+use crate::number::NumberFormat;
 use crate::table::{CsvOptions, Table, detect_delimiter};
 use crate::{Error, Result};
 
@@ -190,6 +191,7 @@ fn write_input(
 /// Each column's kind, distinct values and missing cells.
 fn sniff_columns(table: &Table) -> Vec<Column> {
     let missing = MISSING;
+    let format = NumberFormat::for_delimiter(table.delimiter);
     table
         .columns
         .iter()
@@ -205,7 +207,7 @@ fn sniff_columns(table: &Table) -> Vec<Column> {
             Column {
                 index,
                 name: c.name.clone(),
-                kind: sniff_kind(&values, &missing),
+                kind: sniff_kind(&values, &missing, format),
                 distinct: counted,
                 missing: missing_cells,
                 role: "insensitive",
@@ -231,14 +233,15 @@ fn sniff_header(bytes: &[u8], delimiter: u8) -> bool {
     !fields.iter().enumerate().any(|(i, f)| {
         let t = f.trim();
         t.is_empty()
-            || t.parse::<f64>().is_ok()
+            || NumberFormat::for_delimiter(delimiter).decimal(t).is_some()
             || parse_date(t).is_some()
             || fields[..i].contains(f)
     })
 }
 
-/// The kind of a column from its distinct values, missing tokens aside.
-fn sniff_kind(values: &[&str], missing: &[&str]) -> Kind {
+/// The kind of a column from its distinct values (numbers spelled as
+/// `format` says), missing tokens aside.
+fn sniff_kind(values: &[&str], missing: &[&str], format: NumberFormat) -> Kind {
     let present: Vec<&str> = values
         .iter()
         .copied()
@@ -266,7 +269,7 @@ fn sniff_kind(values: &[&str], missing: &[&str]) -> Kind {
     if let Some((min, max)) = range(&|v| v.parse::<i64>().ok().map(|x| x as f64)) {
         return Kind::Integer { min, max };
     }
-    if let Some((min, max)) = range(&|v| v.parse::<f64>().ok().filter(|x| x.is_finite())) {
+    if let Some((min, max)) = range(&|v| format.decimal(v)) {
         return Kind::Decimal { min, max };
     }
     if present.iter().all(|v| parse_date(v).is_some()) {
@@ -497,7 +500,9 @@ fn write_column(
             let column = &table.columns[c.index];
             let values: Vec<&str> = column.dict.values().collect();
             let what = format!("column {:?}", c.name);
-            let h = builder.build(&what, &values, value_type, &MISSING.map(str::to_owned))?;
+            let format = NumberFormat::for_delimiter(table.delimiter);
+            let missing = MISSING.map(str::to_owned);
+            let h = builder.build(&what, &values, value_type, format, &missing)?;
             let mut text = csv::WriterBuilder::new()
                 .delimiter(b';')
                 .has_headers(false)
@@ -583,7 +588,8 @@ fn write_stream_note(config: &mut String, columns: &[Column], options: &InitOpti
              # them as files with `karc init --hierarchies-dir DIR`.\n",
         );
     }
-    // A stream releases every numeric QI as an interval of numbers.
+    // A stream releases every numeric QI as an interval of numbers, which
+    // cannot show a missing token beside a number.
     let gaps: Vec<String> = columns
         .iter()
         .filter(|c| c.role == "quasi" && c.missing > 0)
@@ -593,8 +599,8 @@ fn write_stream_note(config: &mut String, columns: &[Column], options: &InitOpti
     if !gaps.is_empty() {
         let _ = writeln!(
             config,
-            "# A stream refuses missing cells in numeric QIs, here {}: drop those rows\n\
-             # or make the column categorical first.",
+            "# In a stream a missing cell of a numeric QI is a value of its own, here {}:\n\
+             # a cluster that holds it beside a number releases that cell as `*`.",
             gaps.join(", ")
         );
     }
@@ -674,7 +680,7 @@ mod tests {
         assert!(!sniff_header(b"34;02139\n1;2\n", b';'));
         assert!(!sniff_header(b"a;;b\n", b';'));
         assert!(!sniff_header(b"a;a\n", b';'));
-        let kind = |values: &[&str]| sniff_kind(values, &MISSING);
+        let kind = |values: &[&str]| sniff_kind(values, &MISSING, NumberFormat::default());
         assert_eq!(kind(&["02139", "10001", ""]), Kind::Code { width: 5 });
         assert_eq!(
             kind(&["7", "12", "?"]),
@@ -692,6 +698,18 @@ mod tests {
             Kind::Text { free: true }
         );
         assert_eq!(kind(&["", "?"]), Kind::Text { free: false });
+        // Decimal commas where the delimiter is not a comma (`crate::number`).
+        let semicolons = NumberFormat::for_delimiter(b';');
+        let european = |values: &[&str]| sniff_kind(values, &MISSING, semicolons);
+        assert_eq!(
+            european(&["1234,56", "-0,5", "1.234,56", "", "7"]),
+            Kind::Decimal {
+                min: -0.5,
+                max: 1234.56
+            }
+        );
+        assert_eq!(kind(&["1234,56", "7"]), Kind::Text { free: false });
+        assert!(!sniff_header(b"45,3;DE\n", b';'));
     }
 
     #[test]

@@ -106,8 +106,8 @@ pub enum ConfigSource {
         /// The TOML text.
         text: String,
     },
-    /// A config already parsed.
-    Parsed(Config),
+    /// A config already parsed (boxed: far larger than a path).
+    Parsed(Box<Config>),
 }
 
 /// What a front end may override in the config (the command line's
@@ -129,7 +129,7 @@ pub fn load_config(source: &ConfigSource, overrides: &Overrides) -> Result<Confi
     let mut config = match source {
         ConfigSource::File(path) => Config::load(path)?,
         ConfigSource::Text { path, text } => Config::parse(path, text)?,
-        ConfigSource::Parsed(config) => config.clone(),
+        ConfigSource::Parsed(config) => config.as_ref().clone(),
     };
     if let Some(a) = &overrides.algorithm {
         config.algorithm.name = a.clone();

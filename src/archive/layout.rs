@@ -236,18 +236,19 @@ impl Rendered {
     /// without a copy, when every one renders as its bare text (no padding,
     /// no quotes, not a lone column): a restore of a million distinct
     /// numbers copied their texts a second time only to put the delimiter
-    /// after each. The column given back otherwise.
+    /// after each. The column given back otherwise (boxed: the result
+    /// stays small).
     fn taken(
         column: Column,
         pad: &Padding,
         delimiter: u8,
         alone: bool,
-    ) -> Result<Rendered, Column> {
+    ) -> Result<Rendered, Box<Column>> {
         let joined = column.dict.joined().as_bytes();
         let large = column.dict.len() as u64 > RUN_COMBINATIONS;
         let fits = joined.len() + COPY <= u32::MAX as usize;
         if !large || !fits || alone || !pad.lead.is_empty() || !pad.trail.is_empty() {
-            return Err(column);
+            return Err(Box::new(column));
         }
         // One pass over every text (no value of it needs quotes), in
         // chunks whose test has no early exit, so that it is vectorized.
@@ -257,7 +258,7 @@ impl Rendered {
             })
         });
         if quoted {
-            return Err(column);
+            return Err(Box::new(column));
         }
         let (texts, ends) = column.dict.into_parts();
         let mut offsets = Vec::with_capacity(ends.len() + 1);
@@ -933,21 +934,21 @@ impl Layout {
             tails: Vec::new(),
         };
         let alone = columns == 1;
-        if let (true, Some(f)) = (header, &first) {
-            if fields.len() == columns {
-                // Pad the header when that matches more of its fields.
-                let mut scratch = Vec::new();
-                let mut matches = [0usize; 2];
-                for (padded, m) in matches.iter_mut().enumerate() {
-                    for (c, &(a, b)) in fields.iter().enumerate() {
-                        scratch.clear();
-                        let pad = (padded == 1).then(|| &layout.padding[c]);
-                        render_field(&mut scratch, texts.name(c), pad, delimiter, alone);
-                        *m += usize::from(scratch == bytes[f.start + a..f.start + b]);
-                    }
+        if let (true, Some(f)) = (header, &first)
+            && fields.len() == columns
+        {
+            // Pad the header when that matches more of its fields.
+            let mut scratch = Vec::new();
+            let mut matches = [0usize; 2];
+            for (padded, m) in matches.iter_mut().enumerate() {
+                for (c, &(a, b)) in fields.iter().enumerate() {
+                    scratch.clear();
+                    let pad = (padded == 1).then(|| &layout.padding[c]);
+                    render_field(&mut scratch, texts.name(c), pad, delimiter, alone);
+                    *m += usize::from(scratch == bytes[f.start + a..f.start + b]);
                 }
-                layout.header_padded = matches[1] > matches[0];
             }
+            layout.header_padded = matches[1] > matches[0];
         }
 
         let rendered: Vec<Rendered> = (0..columns)

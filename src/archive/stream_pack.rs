@@ -212,7 +212,7 @@ pub fn pack_stream(
     let start = Instant::now();
     let (mut source, first, first_table) = Source::open(config, input, options.group_rows)?;
     let names: Vec<String> = first_table.columns.iter().map(|c| c.name.clone()).collect();
-    let mut schema = Schema::bind(config, &names, options.pid)?;
+    let mut schema = Schema::bind(config, &names, source.delimiter, options.pid)?;
     schema.source = source.input.clone();
     let dialect = Dialect {
         delimiter: source.delimiter,

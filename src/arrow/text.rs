@@ -305,7 +305,7 @@ pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
         _ => None,
     };
     let b = text.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks_exact(2)

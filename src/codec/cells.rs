@@ -70,7 +70,7 @@ impl<K: Hash + Eq> ColumnRows<K> {
             self.dict.push_with(write)
         };
         self.codes.push(code);
-        if self.lookup && self.codes.len() % WINDOW == 0 {
+        if self.lookup && self.codes.len().is_multiple_of(WINDOW) {
             self.window_done();
         }
     }

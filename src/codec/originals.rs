@@ -1122,6 +1122,10 @@ impl<'a> OriginalsDecoding<'a> {
     }
 }
 
+/// A context parent's value per row (borrowed from its decoded column or
+/// released symbols) and its radix.
+type ParentValues<'c> = (std::borrow::Cow<'c, [u32]>, u64);
+
 impl<'a> OriginalsDecoding<'a> {
     /// The values per row and radix of each parent of section `q`, in
     /// stored order (`originals`: its original parents' decoded columns,
@@ -1130,7 +1134,7 @@ impl<'a> OriginalsDecoding<'a> {
         &'c self,
         q: usize,
         originals: &[&'c Column],
-    ) -> Result<Vec<(std::borrow::Cow<'c, [u32]>, u64)>, CodecError> {
+    ) -> Result<Vec<ParentValues<'c>>, CodecError> {
         let mut originals = originals.iter();
         self.links[q]
             .iter()
@@ -1482,7 +1486,7 @@ fn paper_decode(
     let symbols = s.coded("deltas", d, n)?;
     if d == 1 && pairs.is_some() {
         // One delta: a row's code depends on its released symbol only.
-        b.column.codes = codes_by_symbol(&rel.rows, m, |g| code_of(&mut b, g, 0))?;
+        b.column.codes = codes_by_symbol(rel.rows, m, |g| code_of(&mut b, g, 0))?;
         return Ok(b.column);
     }
     if let Some(cells) = pairs {
@@ -1794,7 +1798,7 @@ fn per_value_decode(
     let alphabets = symbol_alphabets(
         "per-value rules",
         s,
-        &rel.symbols,
+        rel.symbols,
         qi.hierarchy,
         leaves,
         &texts,
@@ -1830,11 +1834,7 @@ fn per_value_decode(
     if decoders.iter().all(Option::is_none) {
         // Every symbol released unchanged: no bits, a row's code is its
         // symbol's.
-        let codes = codes_by_symbol(
-            &rel.rows,
-            m,
-            |g| Ok(b.unchanged_symbol_code(rel.symbols, g)),
-        )?;
+        let codes = codes_by_symbol(rel.rows, m, |g| Ok(b.unchanged_symbol_code(rel.symbols, g)))?;
         per_value_end(&BitWindow::new(rest, start), rest)?;
         b.column.codes = codes;
         return Ok(b.column);
@@ -2070,7 +2070,7 @@ fn context_decode(
     let alphabets = symbol_alphabets(
         "context rules",
         s,
-        &rel.symbols,
+        rel.symbols,
         qi.hierarchy,
         leaves,
         &texts,

@@ -212,9 +212,7 @@ fn estimate(
     let bits = width(alphabet as u32);
     let space = keys.space?;
     let bound = space.checked_mul(1 << bits)?;
-    let dense = (coded.rows.len() as u64 * DENSE_PER_ROW)
-        .max(DENSE_MIN)
-        .min(DENSE_MAX);
+    let dense = (coded.rows.len() as u64 * DENSE_PER_ROW).clamp(DENSE_MIN, DENSE_MAX);
     if bound <= dense {
         return Some(estimate_dense(coded, keys, logs, scratch, bits, space));
     }
@@ -429,7 +427,7 @@ pub(super) fn choose<'a>(
         return Vec::new();
     }
     let logs = logs.get();
-    debug_assert!(coded.rows.len() <= logs.factorial.len() - 1);
+    debug_assert!(coded.rows.len() < logs.factorial.len());
     let mut scratch = Scratch::default();
     let mut measure = |parents: &[u32]| {
         let keys = ContextKeys::new(symbols, parents.iter().map(|&p| parent(p)).collect());

@@ -146,7 +146,7 @@ pub(super) fn read_stream<'a, const N: usize>(
         return Err(invalid(format!("initial state {x} below {LOW}")));
     }
     let words = r.rest();
-    if words.len() % 2 != 0 {
+    if !words.len().is_multiple_of(2) {
         return Err(invalid("an odd number of stream bytes".to_owned()));
     }
     Ok((states, words))

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Hierarchy, HierarchyError};
 use crate::civil::days_from_civil;
+use crate::number::NumberFormat;
 use crate::table::ValueType;
 use crate::{Error, Result};
 
@@ -160,14 +161,15 @@ fn parse_date_levels(text: &str) -> std::result::Result<Vec<DateLevel>, String> 
 }
 
 impl Builder {
-    /// The hierarchy over `values` (a column's distinct texts); `what`
-    /// names it in messages and as its source, `missing` are the tokens kept
-    /// as their own node.
+    /// The hierarchy over `values` (a column's distinct texts, numbers
+    /// spelled as `format` says); `what` names it in messages and as its
+    /// source, `missing` are the tokens kept as their own node.
     pub fn build(
         &self,
         what: &str,
         values: &[&str],
         value_type: ValueType,
+        format: NumberFormat,
         missing: &[String],
     ) -> Result<Hierarchy> {
         let fail = |message: String| -> Error {
@@ -189,7 +191,7 @@ impl Builder {
                 if is_missing {
                     label.push_str(value);
                 } else {
-                    self.label(value, level, value_type, &mut label)
+                    self.label(value, level, value_type, format, &mut label)
                         .map_err(fail)?;
                 }
                 row.push(label.clone());
@@ -219,6 +221,7 @@ impl Builder {
         value: &str,
         level: usize,
         value_type: ValueType,
+        format: NumberFormat,
         out: &mut String,
     ) -> std::result::Result<(), String> {
         match self {
@@ -230,7 +233,7 @@ impl Builder {
                 out.extend(std::iter::repeat_n('*', masked));
             }
             Builder::Intervals(widths) => {
-                let x: f64 = value.trim().parse().map_err(|_| {
+                let x = format.decimal(value.trim()).ok_or_else(|| {
                     format!("expected a number, found {value:?} (list missing-value tokens in [input] missing)")
                 })?;
                 interval_label(x, widths[level - 1], value_type, out);
@@ -324,8 +327,14 @@ mod tests {
     use super::*;
 
     fn build(b: Builder, values: &[&str], t: ValueType) -> Hierarchy {
-        b.build("test", values, t, &["?".to_owned(), String::new()])
-            .unwrap()
+        b.build(
+            "test",
+            values,
+            t,
+            NumberFormat::default(),
+            &["?".to_owned(), String::new()],
+        )
+        .unwrap()
     }
 
     fn path_of(h: &Hierarchy, value: &str) -> Vec<String> {
@@ -425,6 +434,7 @@ mod tests {
                 "c.toml: column \"d\"",
                 &["2023-02-30"],
                 ValueType::Categorical,
+                NumberFormat::default(),
                 &[],
             )
             .unwrap_err()

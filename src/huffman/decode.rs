@@ -570,13 +570,13 @@ pub fn decode_bitwise<R: BitRead + ?Sized>(
     for i in 0..n {
         let (mut code_so_far, mut first, mut index) = (0u64, 0u64, 0u64);
         let mut found = None;
-        for l in 1..=MAX_CODE_LENGTH as usize {
+        for &of_length in &count[1..] {
             let bit = r.read_bit().map_err(|_| HuffmanError::Truncated {
                 needed: i as u64 + 1,
                 available: i as u64,
             })?;
             code_so_far = (code_so_far << 1) | u64::from(bit);
-            let c = u64::from(count[l]);
+            let c = u64::from(of_length);
             if code_so_far < first + c {
                 found = Some(sorted[(index + code_so_far - first) as usize]);
                 break;

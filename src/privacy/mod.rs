@@ -279,7 +279,7 @@ impl PrivacyModel {
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let models = p.models();
         models.check().map_err(ModelError::Models)?;
-        if models.any() != !sensitive.is_empty() || p.l == Some(0) {
+        if models.any() == sensitive.is_empty() || p.l == Some(0) {
             return Err(ModelError::IncompleteL.into());
         }
         let l_diversity = sensitive.first().copied().zip(p.l);
@@ -766,7 +766,7 @@ mod tests {
         };
         let r = verify_columns(
             &[&a, &b],
-            &[all.clone()],
+            std::slice::from_ref(&all),
             SuppressionPolicy::Mask,
             Some((&s, 2)),
         );

@@ -90,12 +90,12 @@ impl Models {
         if self.l == Some(0) {
             return Err("--l: expected a whole number >= 1, found 0".to_owned());
         }
-        if let Some((c, l)) = self.recursive_cl {
-            if !(c.is_finite() && c > 0.0) || l < 2 {
-                return Err(format!(
-                    "--recursive-cl: expected C > 0 and L >= 2, found {c},{l}"
-                ));
-            }
+        if let Some((c, l)) = self.recursive_cl
+            && (!(c.is_finite() && c > 0.0) || l < 2)
+        {
+            return Err(format!(
+                "--recursive-cl: expected C > 0 and L >= 2, found {c},{l}"
+            ));
         }
         positive("--entropy-l", self.entropy_l)?;
         positive("--t", self.t)?;

@@ -14,6 +14,12 @@
 //! A numeric QI is always released as an interval, even when the config gives
 //! it a hierarchy: paper 003 (Definition 3) generalizes numbers to ranges.
 //!
+//! Missing values (`[input] missing`) in a numeric QI are values of their
+//! own, as in the batch partitioning anonymizers ([`crate::anonymize`]'s
+//! partitioning): a cluster whose members all hold one token releases that
+//! token; a token beside a number (or another token) has no interval, so
+//! that cell is released `*` and costs a full width (1).
+//!
 //! Choices the paper leaves open, made here:
 //! - Information loss (Definition 4) is Iyengar's loss per tuple, as
 //!   [`crate::metrics`] computes GLM: numeric `(hi - lo) / (max - min)`,
@@ -50,6 +56,7 @@ use crate::config::{Config, ConfigError, Role, ValueType};
 use crate::dataset::{DataError, QuasiIdentifier, load_hierarchy};
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
+use crate::number::NumberFormat;
 use crate::{Error, Result};
 
 /// The name the input is given in messages.
@@ -93,21 +100,6 @@ pub enum StreamError {
         name: String,
         /// The input's columns, for the message.
         available: String,
-    },
-    /// A numeric QI cell is empty or not a number: it cannot enter an interval.
-    #[error(
-        "{}:{line}: column {column:?}: missing value {found:?} in a numeric quasi-identifier: a stream generalizes numbers to intervals, so remove such rows first",
-        input.display()
-    )]
-    MissingNumber {
-        /// The input file.
-        input: PathBuf,
-        /// Line of the record (1-based, header included).
-        line: u64,
-        /// The QI column.
-        column: String,
-        /// What was found.
-        found: String,
     },
     /// A record has a different number of fields than the header.
     #[error("{}:{line}: ragged row: expected {expected} fields (as the header), found {found}", input.display())]
@@ -337,7 +329,8 @@ pub struct StreamQi {
     pub qi: QuasiIdentifier,
     /// The distinct values seen so far; cells hold codes into it.
     pub dict: Dictionary,
-    /// Smallest and largest number seen so far (numeric QIs).
+    /// Smallest and largest number seen so far (numeric QIs; missing
+    /// tokens are not numbers and leave it as it is).
     pub domain: Option<(f64, f64)>,
     categories: Option<Categories>,
 }
@@ -347,9 +340,24 @@ impl StreamQi {
         self.categories.is_none()
     }
 
+    /// The number of a value an interval holds (never a missing token).
     #[inline]
     fn number(&self, code: u32) -> f64 {
-        self.qi.numbers[code as usize].expect("numeric stream values are never missing")
+        self.qi.numbers[code as usize].expect("an interval bound is a number")
+    }
+
+    /// The span of numeric value `code` alone: a point, or its token.
+    #[inline]
+    fn numeric_point(&self, code: u32) -> Span {
+        match self.qi.numbers[code as usize] {
+            Some(x) => Span::Range {
+                lo: x,
+                hi: x,
+                lo_code: code,
+                hi_code: code,
+            },
+            None => Span::Token { code },
+        }
     }
 
     #[inline]
@@ -379,6 +387,14 @@ pub enum Span {
         /// Dictionary code of `hi`.
         hi_code: u32,
     },
+    /// Numeric: one missing-value token that every member holds.
+    Token {
+        /// Dictionary code of the token.
+        code: u32,
+    },
+    /// Numeric: numbers beside a missing token, or two tokens: no interval
+    /// shows them, so the cell is released `*`.
+    Mixed,
     /// Categorical: the lowest common ancestor; `code` is one member's
     /// dictionary code (the released value when the node is a leaf).
     Node {
@@ -440,15 +456,24 @@ pub struct Schema {
     pub pid: Option<usize>,
     /// Whether fields are trimmed before they are read as values.
     pub trim: bool,
+    /// How numbers are spelled (a decimal comma unless the delimiter is a
+    /// comma).
+    pub number_format: NumberFormat,
     missing: Vec<String>,
 }
 
 impl Schema {
     // Long: binds every column of the config to the header in one pass (role, type, hierarchy,
     // refused claims), so errors name the column
-    /// Binds `config` to the column names of the stream. Every column must be
-    /// listed in the config; categorical QIs need a hierarchy.
-    pub fn bind(config: &Config, header: &[String], pid: Option<&str>) -> Result<Schema> {
+    /// Binds `config` to the column names of the stream, whose fields
+    /// `delimiter` separates. Every column must be listed in the config;
+    /// categorical QIs need a hierarchy.
+    pub fn bind(
+        config: &Config,
+        header: &[String],
+        delimiter: u8,
+        pid: Option<&str>,
+    ) -> Result<Schema> {
         // FADS and CASTLE guarantee k only: a claim beyond it is refused,
         // not dropped.
         if config.privacy.beyond_k() {
@@ -559,6 +584,7 @@ impl Schema {
             qis,
             pid,
             trim: config.input.trim,
+            number_format: NumberFormat::for_delimiter(delimiter),
             missing: config.input.missing.clone(),
         })
     }
@@ -576,7 +602,7 @@ impl Schema {
             .into());
         }
         let record = if self.trim {
-            raw.iter().map(|f| crate::table::trim_blanks(f)).collect()
+            raw.iter().map(crate::table::trim_blanks).collect()
         } else {
             raw.clone()
         };
@@ -585,19 +611,27 @@ impl Schema {
             let value = &record[sq.qi.column];
             let known = sq.dict.len();
             let code = sq.dict.intern(value);
-            if code as usize == known {
-                if let Err(e) = register(sq, value, &self.missing, &self.source, line, row) {
-                    // Keep the dictionary and its per-code tables in step.
-                    sq.dict = sq.dict.values().take(known).collect();
-                    return Err(e);
-                }
+            if code as usize == known
+                && let Err(e) = register(
+                    sq,
+                    value,
+                    (&self.missing, self.number_format),
+                    &self.source,
+                    line,
+                    row,
+                )
+            {
+                // Keep the dictionary and its per-code tables in step.
+                sq.dict = sq.dict.values().take(known).collect();
+                return Err(e);
             }
             codes.push(code);
         }
         // Only a row that is taken widens the domains.
         for (sq, &code) in self.qis.iter_mut().zip(&codes) {
-            if sq.is_numeric() {
-                let x = sq.number(code);
+            if sq.is_numeric()
+                && let Some(x) = sq.qi.numbers[code as usize]
+            {
                 sq.domain = Some(sq.domain.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
             }
         }
@@ -641,13 +675,7 @@ impl Schema {
             .zip(t.codes.iter())
             .map(|(sq, &code)| {
                 if sq.is_numeric() {
-                    let x = sq.number(code);
-                    Span::Range {
-                        lo: x,
-                        hi: x,
-                        lo_code: code,
-                        hi_code: code,
-                    }
+                    sq.numeric_point(code)
                 } else {
                     Span::Node {
                         level: 0,
@@ -663,26 +691,11 @@ impl Schema {
     pub fn extend(&self, g: &mut [Span], t: &Tuple) {
         for ((span, sq), &code) in g.iter_mut().zip(&self.qis).zip(t.codes.iter()) {
             match span {
-                Span::Range {
-                    lo,
-                    hi,
-                    lo_code,
-                    hi_code,
-                } => {
-                    let x = sq.number(code);
-                    if x < *lo {
-                        *lo = x;
-                        *lo_code = code;
-                    }
-                    if x > *hi {
-                        *hi = x;
-                        *hi_code = code;
-                    }
-                }
                 Span::Node { level, node, .. } => {
                     let leaf = sq.qi.leaf_of[code as usize];
                     (*level, *node) = join(sq.hierarchy(), *level, *node, leaf);
                 }
+                numeric => *numeric = widen(*numeric, sq.numeric_point(code)),
             }
         }
     }
@@ -691,29 +704,6 @@ impl Schema {
     pub fn merge(&self, g: &mut [Span], other: &[Span]) {
         for ((span, sq), o) in g.iter_mut().zip(&self.qis).zip(other) {
             match (span, *o) {
-                (
-                    Span::Range {
-                        lo,
-                        hi,
-                        lo_code,
-                        hi_code,
-                    },
-                    Span::Range {
-                        lo: olo,
-                        hi: ohi,
-                        lo_code: olc,
-                        hi_code: ohc,
-                    },
-                ) => {
-                    if olo < *lo {
-                        *lo = olo;
-                        *lo_code = olc;
-                    }
-                    if ohi > *hi {
-                        *hi = ohi;
-                        *hi_code = ohc;
-                    }
-                }
                 (
                     Span::Node { level, node, .. },
                     Span::Node {
@@ -741,7 +731,7 @@ impl Schema {
                     }
                     (*level, *node) = (al as u32, a);
                 }
-                _ => unreachable!("spans of one QI have one kind"),
+                (numeric, o) => *numeric = widen(*numeric, o),
             }
         }
     }
@@ -753,9 +743,10 @@ impl Schema {
             .zip(t.codes.iter())
             .all(|((span, sq), &code)| match *span {
                 Span::Range { lo, hi, .. } => {
-                    let x = sq.number(code);
-                    lo <= x && x <= hi
+                    sq.qi.numbers[code as usize].is_some_and(|x| lo <= x && x <= hi)
                 }
+                Span::Token { code: token } => token == code,
+                Span::Mixed => true,
                 Span::Node { level, node, .. } => {
                     sq.hierarchy()
                         .covers(level as usize, node, sq.qi.leaf_of[code as usize])
@@ -781,19 +772,11 @@ impl Schema {
             .zip(&self.qis)
             .zip(t.codes.iter())
             .map(|((span, sq), &code)| match *span {
-                Span::Range { lo, hi, .. } => {
-                    let w = sq.width();
-                    if w <= 0.0 {
-                        0.0
-                    } else {
-                        let x = sq.number(code);
-                        (hi.max(x) - lo.min(x)) / w
-                    }
-                }
                 Span::Node { level, node, .. } => {
                     let (l, n) = join(sq.hierarchy(), level, node, sq.qi.leaf_of[code as usize]);
                     sq.categories.as_ref().expect("categorical").loss[l as usize][n as usize]
                 }
+                numeric => span_loss(sq, &widen(numeric, sq.numeric_point(code))),
             })
             .sum();
         sum / self.qis.len() as f64
@@ -805,14 +788,15 @@ impl Schema {
         let mut sum = 0.0;
         for ((sq, &x), &y) in self.qis.iter().zip(a.codes.iter()).zip(b.codes.iter()) {
             sum += match &sq.categories {
-                None => {
-                    let w = sq.width();
-                    if w <= 0.0 {
-                        0.0
-                    } else {
-                        (sq.number(x) - sq.number(y)).abs() / w
+                None => match (sq.qi.numbers[x as usize], sq.qi.numbers[y as usize]) {
+                    (Some(a), Some(b)) => {
+                        let w = sq.width();
+                        if w <= 0.0 { 0.0 } else { (a - b).abs() / w }
                     }
-                }
+                    // A token beside itself, or beside a number or another token.
+                    _ if x == y => 0.0,
+                    _ => 1.0,
+                },
                 Some(c) => {
                     let (lx, ly) = (sq.qi.leaf_of[x as usize], sq.qi.leaf_of[y as usize]);
                     if lx == ly {
@@ -837,6 +821,8 @@ impl Schema {
                 Span::Range {
                     lo_code, hi_code, ..
                 } => Cell::interval(lo_code, hi_code),
+                Span::Token { code } => Cell::Value(code),
+                Span::Mixed => Cell::Suppressed,
                 Span::Node { level, node, code } => {
                     if level == 0 {
                         Cell::Value(code)
@@ -857,9 +843,46 @@ fn span_loss(sq: &StreamQi, span: &Span) -> f64 {
             let w = sq.width();
             if w <= 0.0 { 0.0 } else { (hi - lo) / w }
         }
+        Span::Token { .. } => 0.0,
+        Span::Mixed => 1.0,
         Span::Node { level, node, .. } => {
             sq.categories.as_ref().expect("categorical").loss[level as usize][node as usize]
         }
+    }
+}
+
+/// The numeric span covering both `a` and `b` (numeric spans).
+fn widen(a: Span, b: Span) -> Span {
+    match (a, b) {
+        (
+            Span::Range {
+                lo,
+                hi,
+                lo_code,
+                hi_code,
+            },
+            Span::Range {
+                lo: blo,
+                hi: bhi,
+                lo_code: blc,
+                hi_code: bhc,
+            },
+        ) => {
+            // Ties keep `a`'s codes.
+            let (lo, lo_code) = if blo < lo { (blo, blc) } else { (lo, lo_code) };
+            let (hi, hi_code) = if bhi > hi { (bhi, bhc) } else { (hi, hi_code) };
+            Span::Range {
+                lo,
+                hi,
+                lo_code,
+                hi_code,
+            }
+        }
+        (Span::Token { code }, Span::Token { code: other }) if code == other => a,
+        (Span::Node { .. }, _) | (_, Span::Node { .. }) => {
+            unreachable!("spans of one QI have one kind")
+        }
+        _ => Span::Mixed,
     }
 }
 
@@ -867,7 +890,7 @@ fn span_loss(sq: &StreamQi, span: &Span) -> f64 {
 fn register(
     sq: &mut StreamQi,
     value: &str,
-    missing: &[String],
+    (missing, format): (&[String], NumberFormat),
     source: &std::path::Path,
     line: u64,
     row: u64,
@@ -875,20 +898,12 @@ fn register(
     match sq.qi.value_type {
         ValueType::Categorical => {}
         numeric => {
+            // A missing token is a value of its own, not a number.
             if missing.iter().any(|m| m == value) {
-                return Err(StreamError::MissingNumber {
-                    input: source.to_owned(),
-                    line,
-                    column: sq.qi.name.clone(),
-                    found: value.to_owned(),
-                }
-                .into());
+                sq.qi.numbers.push(None);
+                return Ok(());
             }
-            let parsed = match numeric {
-                ValueType::Integer => value.parse::<i64>().ok().map(|v| v as f64),
-                _ => value.parse::<f64>().ok().filter(|v| v.is_finite()),
-            };
-            let Some(x) = parsed else {
+            let Some(x) = format.number(value, numeric) else {
                 return Err(DataError::NotNumeric {
                     csv: source.to_owned(),
                     row: row as usize,
@@ -977,6 +992,9 @@ pub struct Stream {
     max_delay: u64,
     /// Per QI: summed interval widths (numeric) or losses (categorical).
     loss_sums: Vec<f64>,
+    /// Per numeric QI: its `*` cells in rows not suppressed (a missing token
+    /// beside another value), each a full width whatever the final domain.
+    stars: Vec<u64>,
 }
 
 impl Stream {
@@ -1001,6 +1019,7 @@ impl Stream {
             suppressed: 0,
             max_delay: 0,
             loss_sums: vec![0.0; q],
+            stars: vec![0; q],
         })
     }
 
@@ -1065,16 +1084,20 @@ impl Stream {
                 self.suppressed += 1;
                 continue;
             }
-            for ((sum, sq), cell) in self
+            for (((sum, stars), sq), cell) in self
                 .loss_sums
                 .iter_mut()
+                .zip(&mut self.stars)
                 .zip(&self.schema.qis)
                 .zip(&p.cells)
             {
                 *sum += match (*cell, &sq.categories) {
                     (Cell::Value(_), _) => 0.0,
                     (Cell::Interval { lo, hi }, None) => sq.number(hi) - sq.number(lo),
-                    (Cell::Suppressed, None) => sq.width(),
+                    (Cell::Suppressed, None) => {
+                        *stars += 1;
+                        0.0
+                    }
                     (Cell::Suppressed, Some(_)) => 1.0,
                     (Cell::Node { level, node }, Some(c)) => c.loss[level as usize][node as usize],
                     _ => unreachable!("numeric QIs get intervals, categorical ones nodes"),
@@ -1092,10 +1115,17 @@ impl Stream {
             0.0
         } else {
             let mut total = self.suppressed as f64 * q;
-            for (sum, sq) in self.loss_sums.iter().zip(&self.schema.qis) {
+            for ((sum, &stars), sq) in self.loss_sums.iter().zip(&self.stars).zip(&self.schema.qis)
+            {
                 total += if sq.is_numeric() {
+                    // As `metrics`: a `*` costs 1 unless the numbers seen
+                    // span no width (then every cell costs 0).
                     let w = sq.width();
-                    if w <= 0.0 { 0.0 } else { sum / w }
+                    match sq.domain {
+                        Some(_) if w <= 0.0 => 0.0,
+                        Some(_) => sum / w + stars as f64,
+                        None => stars as f64,
+                    }
                 } else {
                     *sum
                 };
@@ -1178,7 +1208,7 @@ pub fn run_csv(
             return Err(crate::table::CsvError::Empty { path: STDIN.into() }.into());
         }
     };
-    let schema = Schema::bind(config, &header_names(config, &first), pid)?;
+    let schema = Schema::bind(config, &header_names(config, &first), delimiter, pid)?;
     let mut stream = Stream::new(schema, algorithm, params)?;
     let mut drain = |stream: &mut Stream| {
         let arrivals = stream.arrivals();

@@ -27,7 +27,7 @@ fn config_text_file_and_parsed_agree_and_overrides_apply() {
     let from_file = adult_config(&overrides);
     let from_text = api::load_config(&ConfigSource::Text { path, text }, &overrides).unwrap();
     let from_parsed = api::load_config(
-        &ConfigSource::Parsed(adult_config(&Overrides::default())),
+        &ConfigSource::Parsed(Box::new(adult_config(&Overrides::default()))),
         &overrides,
     )
     .unwrap();

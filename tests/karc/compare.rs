@@ -187,6 +187,87 @@ fn models_rows_show_each_models_cost_beside_k_alone() {
     assert!(rows[2]["metrics"].is_null() && rows[2]["ncp_increase"].is_null());
 }
 
+/// `--models --format csv`: the model rows, one per algorithm, k and set,
+/// the same as the JSON document of the same run.
+#[test]
+fn models_rows_as_csv_are_the_json_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("models.csv");
+    let config = fixture("adult/adult8.toml");
+    let input = fixture("adult/adult.csv");
+    let o = karc(&[
+        "compare",
+        "-c",
+        config.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--algorithms",
+        "mondrian",
+        "--ks",
+        "5,10",
+        "--mode",
+        "per-value-rans",
+        "--repeats",
+        "1",
+        "--models",
+        "t=0.2",
+        "--models",
+        "l=3",
+        "--sensitive",
+        "salary-class",
+        "--format",
+        "csv",
+        "-o",
+        csv_path.to_str().unwrap(),
+        "--json",
+    ]);
+    let (code, stdout, stderr) = outcome(&o);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = doc["models"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "1 algorithm x 2 k x (k alone + 2 sets)");
+    let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let first: Vec<&str> = header.iter().take(4).collect();
+    assert_eq!(first, ["algorithm", "k", "models", "refused"]);
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), rows.len());
+    let field = |r: &csv::StringRecord, name: &str| {
+        r[header.iter().position(|h| h == name).unwrap()].to_owned()
+    };
+    for (r, j) in records.iter().zip(rows) {
+        assert_eq!(field(r, "algorithm"), j["algorithm"].as_str().unwrap());
+        assert_eq!(field(r, "k"), j["k"].to_string());
+        assert_eq!(field(r, "models"), j["models"].as_str().unwrap());
+        assert_eq!(field(r, "refused"), j["refused"].as_str().unwrap_or(""));
+        for (name, value) in [
+            ("ncp", &j["metrics"]["ncp"]),
+            ("glm", &j["metrics"]["glm"]),
+            ("cavg", &j["metrics"]["cavg"]),
+            ("ncp_increase", &j["ncp_increase"]),
+            ("glm_increase", &j["glm_increase"]),
+        ] {
+            match value.as_f64() {
+                // Six decimals in the CSV.
+                Some(x) => {
+                    let shown: f64 = field(r, name).parse().unwrap();
+                    assert!(
+                        (shown - x).abs() <= 1e-6 * x.abs().max(1.0),
+                        "{name}: {r:?}"
+                    );
+                }
+                None => assert_eq!(field(r, name), "", "{name}: {r:?}"),
+            }
+        }
+        assert_eq!(
+            field(r, "suppressed"),
+            j["suppressed"]
+                .as_u64()
+                .map_or(String::new(), |s| s.to_string())
+        );
+    }
+    assert!(field(&records[5], "refused").contains("l = 3"));
+}
+
 /// Bad model text, or models without a sensitive column: one line, exit 2.
 #[test]
 fn bad_models_exit_2_with_one_line() {

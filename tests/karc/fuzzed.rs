@@ -32,7 +32,8 @@ fn replay(target: &str, entry: fn(&[u8])) -> usize {
 
 #[test]
 fn every_crash_input_is_a_clean_error() {
-    let targets: [(&str, fn(&[u8])); 4] = [
+    type Entry = (&'static str, fn(&[u8]));
+    let targets: [Entry; 4] = [
         ("archive", karc::fuzzing::archive),
         ("csv", karc::fuzzing::csv),
         ("config", karc::fuzzing::config),

@@ -203,8 +203,13 @@ fn a_fragment_is_measured_against_the_whole_tables_range() {
     let (schema, batch) = batch(&names, &fragments[1]);
     let config = config(10);
     let run = |domains: &[distributed::Domain]| {
-        let (a, _) =
-            distributed::anonymize_fragment(&config, &schema, &[batch.clone()], domains).unwrap();
+        let (a, _) = distributed::anonymize_fragment(
+            &config,
+            &schema,
+            std::slice::from_ref(&batch),
+            domains,
+        )
+        .unwrap();
         assert!(a.report.min_class.unwrap() >= 10);
         assert_eq!(a.report.rows, fragments[1].len());
         a.report.metrics.ncp
@@ -274,7 +279,8 @@ fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
         max: 90.0,
     }];
     let (labels, report) =
-        distributed::generalize_fragment(&config, &schema, &[batch.clone()], &domains).unwrap();
+        distributed::generalize_fragment(&config, &schema, std::slice::from_ref(&batch), &domains)
+            .unwrap();
     let labels_schema = labels.schema();
     let names: Vec<&str> = labels_schema
         .fields()

@@ -146,6 +146,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per run: boxing would only add noise"
+)]
 pub enum Command {
     /// Anonymize a CSV file into a k-anonymous release CSV.
     Anonymize(AnonymizeArgs),
@@ -552,7 +556,8 @@ pub struct CompareArgs {
     /// Difference modes of the private part, comma-separated (default: all).
     #[arg(long = "mode", value_delimiter = ',')]
     pub modes: Vec<String>,
-    /// Output format of the rows (default: table; json with --json).
+    /// Output format of the rows (default: table; json with --json); csv with --models: the model
+    /// rows.
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
     /// Write the rows here instead of standard output (atomically).

@@ -209,6 +209,50 @@ fn csv_rows(rows: &[CompareRow], out: &mut dyn Write) -> std::io::Result<()> {
     w.flush()
 }
 
+/// The model rows as CSV: one row per algorithm, k and model set (k alone
+/// first), the metrics flattened; a refused set has its message and empty
+/// figures.
+fn csv_models(rows: &[ModelRow], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record([
+        "algorithm",
+        "k",
+        "models",
+        "refused",
+        "precision",
+        "ncp",
+        "ncp_kaylode",
+        "glm",
+        "dm",
+        "cavg",
+        "ncp_increase",
+        "glm_increase",
+        "suppressed",
+        "anonymize_ms",
+    ])?;
+    let number = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:.6}"));
+    for r in rows {
+        let m = r.metrics.as_ref();
+        w.write_record([
+            r.algorithm.clone(),
+            r.k.to_string(),
+            r.models.clone(),
+            r.refused.clone().unwrap_or_default(),
+            number(m.and_then(|m| m.precision)),
+            number(m.map(|m| m.ncp)),
+            number(m.map(|m| m.ncp_kaylode)),
+            number(m.map(|m| m.glm)),
+            number(m.map(|m| m.dm)),
+            number(m.map(|m| m.cavg)),
+            number(r.ncp_increase),
+            number(r.glm_increase),
+            r.suppressed.map_or(String::new(), |s| s.to_string()),
+            number(r.anonymize_ms),
+        ])?;
+    }
+    w.flush()
+}
+
 /// The size chart of `rows`, titled with the input's file name (a long
 /// path would push the title off the chart).
 fn write_chart(
@@ -257,10 +301,8 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
         models: args.models.clone(),
         sensitive: args.sensitive.clone(),
     };
-    let sets = api::model_sets(&options)?.len();
-    if sets > 0 && format == OutputFormat::Csv {
-        bail!("--models: the model rows are a second table: use --format table or json, not csv");
-    }
+    // Checks the sets before anything is measured.
+    api::model_sets(&options)?;
     let total = (api::compare_rows(&options)? + api::model_rows(&options)?) as u64;
     // An Arrow input is compared as its canonical CSV (what karc seals).
     let original = TableInput::open(&args.input)?;
@@ -290,6 +332,9 @@ pub fn run(args: CompareArgs, json: Json) -> Result<ExitCode> {
                 }
                 models_table(&result.models, out)
             }
+            // One table per CSV: with --models, the model rows (the size rows
+            // stay in the JSON document and the chart).
+            OutputFormat::Csv if !result.models.is_empty() => csv_models(&result.models, out),
             OutputFormat::Csv => csv_rows(&result.rows, out),
             OutputFormat::Json => {
                 serde_json::to_writer_pretty(&mut *out, &result.document())?;

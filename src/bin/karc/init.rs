@@ -37,14 +37,14 @@ pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         targets.push(args.output.clone());
     }
-    if !args.force {
-        if let Some(existing) = targets.iter().find(|t| t.exists()) {
-            return Err(Error::Options(format!(
-                "{}: the file exists: give --force to replace it",
-                existing.display()
-            ))
-            .into());
-        }
+    if !args.force
+        && let Some(existing) = targets.iter().find(|t| t.exists())
+    {
+        return Err(Error::Options(format!(
+            "{}: the file exists: give --force to replace it",
+            existing.display()
+        ))
+        .into());
     }
     if let Some(dir) = &args.hierarchies_dir {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

@@ -77,6 +77,7 @@ pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
     let schema = Schema::bind(
         &config,
         &header_names(&config, &record),
+        delimiter,
         args.params.pid.as_deref(),
     )?;
     let mut stream = Stream::new(schema, algorithm, params)?;

@@ -34,7 +34,7 @@ impl Parent {
 
     pub(in crate::codec) fn from_id(id: u64) -> Parent {
         let i = (id / 2) as usize;
-        if id % 2 == 0 {
+        if id.is_multiple_of(2) {
             Parent::Original(i)
         } else {
             Parent::Released(i)

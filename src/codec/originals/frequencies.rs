@@ -102,7 +102,7 @@ pub(super) fn read_frequencies(
         }
         if let Some(p) = skip {
             let others: u64 = freqs[first..].iter().map(|&f| u64::from(f)).sum();
-            let rest = (1u64 << scale).checked_sub(others).unwrap_or(0);
+            let rest = (1u64 << scale).saturating_sub(others);
             let w = table[p];
             if w == 0 || rest >> (w - 1) != 1 {
                 return Err(CodecError::Invalid {

@@ -541,7 +541,7 @@ pub(super) fn decode(
     let alphabets = symbol_alphabets(
         "per-value-rans rules",
         s,
-        &rel.symbols,
+        rel.symbols,
         qi.hierarchy,
         leaves,
         &texts,
@@ -675,15 +675,14 @@ pub(super) fn decode(
         stored += total;
     }
     let symbol_of = |id: u32| rel.class_symbols.map_or(id, |of| of[id as usize]);
-    if !empty.is_empty() {
-        if let Some(g) = rel
+    if !empty.is_empty()
+        && let Some(g) = rel
             .rows
             .iter()
             .map(|&id| symbol_of(id))
             .find(|g| empty.contains(g))
-        {
-            return Err(invalid(format!("released value {g} covers no value")));
-        }
+    {
+        return Err(invalid(format!("released value {g} covers no value")));
     }
     // Rows given by class: each class's unchanged code.
     let fixed: Vec<u32> = match rel.class_symbols {

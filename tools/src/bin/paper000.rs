@@ -145,7 +145,7 @@ fn gain(x: f64, base: f64) -> f64 {
 }
 
 fn size_label(rows: usize) -> String {
-    if rows % 1024 == 0 {
+    if rows.is_multiple_of(1024) {
         format!("{}K", rows / 1024)
     } else {
         rows.to_string()

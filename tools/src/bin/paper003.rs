@@ -105,7 +105,7 @@ fn run_generated(
     algorithm: StreamAlgorithm,
     params: &StreamParams,
 ) -> Run {
-    let schema = Schema::bind(config, header, None).expect("schema");
+    let schema = Schema::bind(config, header, b',', None).expect("schema");
     let mut stream = Stream::new(schema, algorithm, params.clone()).expect("params");
     let mut source = AdultStream::new(header, adult, params.seed);
     // Generate outside the clock, a chunk at a time.
