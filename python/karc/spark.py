@@ -25,7 +25,10 @@ What it does that the reference does not:
 Every fragment holds at least k rows, so each is k-anonymous on its own
 (and meets the config's l and constraint sets), and a class of the union is
 a union of classes: the union is k-anonymous by construction. ``anonymize``
-confirms it with a distributed check before it returns; ``pack`` writes one
+returns the release lazily, each worker checking the classes of the fragment
+it returns (pyarrow's group-by, not karc's anonymizer), and
+:func:`check_release` counts the union's classes with Spark for a caller
+who wants an independent check of the whole; ``pack`` writes one
 ``.karc`` file, each fragment one row group, coded by the workers (see
 :func:`pack`), which ``karc verify``, ``export`` and ``restore`` read like
 any other.
@@ -202,16 +205,19 @@ def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], wan
         if budget < 2 or len(index) < 2 * min_rows:
             return {"leaf": True}
         order = sorted(qis, key=lambda q: -width(q, [rows[q][i] for i in index]))
+        # The left side gets the larger half of the leaves and the same share
+        # of the rows (the median when the budget is even), so every leaf
+        # stands for about as many rows: no fragment outweighs the others.
+        half = budget // 2
         for q in order:
             values = sorted(rows[q][i] for i in index if not (isinstance(rows[q][i], float) and rows[q][i] != rows[q][i]))
             if not values:
                 continue
-            at = values[(len(values) - 1) // 2]
+            at = values[max(0, len(values) * (budget - half) // budget - 1)]
             left = [i for i in index if _le(rows[q][i], at)]
             right = [i for i in index if not _le(rows[q][i], at)]
             if len(left) < min_rows or len(right) < min_rows:
                 continue
-            half = budget // 2
             return {
                 "qi": q,
                 "at": list(at) if isinstance(at, tuple) else at,
@@ -424,29 +430,93 @@ def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int,
         raise BadInputError(
             f'column "{unlisted[0]}" of the DataFrame is not listed in the config: every column needs a role'
         )
-    rows = df.count()
-    if fragments is None:
-        cores = df.sparkSession.sparkContext.defaultParallelism
-        fragments = max(1, min(4 * cores, rows // (50 * schema.k)))
-    if fragments < 1:
+    if fragments is not None and fragments < 1:
         raise BadInputError(f"fragments: expected at least 1, found {fragments}")
+    if sample_rows < 1:
+        raise BadInputError(f"sample_rows: expected at least 1, found {sample_rows}")
     qis = [q for q, _ in schema.qis]
     keys = _keys_of(schema)
-    fraction = min(1.0, sample_rows / rows) if rows else 1.0
-    sample = df.select(*qis).sample(withReplacement=False, fraction=fraction, seed=seed).collect()
+    sample, rows = _sample_and_count(df, qis, seed, sample_rows)
+    if fragments is None:
+        fragments = _default_fragments(df, rows, schema.k)
     columns: Dict[str, List[Any]] = {}
     for q in qis:
-        raw = pa.array([r[q] for r in sample])
+        raw = sample.column(q).combine_chunks()
         if keys[q].numeric:
             columns[q] = [float(x) for x in _numeric(raw)]
         else:
             columns[q] = [keys[q].key(v) for v in raw.to_pylist()]
+    fraction = sample.num_rows / rows if rows else 1.0
     # A sample leaf of at least this many rows stands for about 2k rows of the table.
     min_sample = max(1, int(2 * schema.k * fraction + 0.999))
-    tree = _cut(columns, keys, qis, fragments, min_sample) if sample else {"fragment": 0}
+    tree = _cut(columns, keys, qis, fragments, min_sample) if sample.num_rows else {"fragment": 0}
     if "fragment" not in tree and "qi" not in tree:
         tree = {"fragment": 0}
-    return Plan(tree, len(_leaves(tree)), len(sample)), rows
+    return Plan(tree, len(_leaves(tree)), sample.num_rows), rows
+
+
+#: The most rows a default fragment is planned for: what one Python worker
+#: holds at once (about 0.5 GB at Adult's 15 columns), whatever the table's size.
+_FRAGMENT_ROWS = 1_000_000
+
+
+def _default_fragments(df: "DataFrame", rows: int, k: int) -> int:
+    """Four fragments a core (one Spark partition each: a core that finishes
+    early takes the next, so none idles behind a slow one), more when that
+    would make a fragment larger than ``_FRAGMENT_ROWS``, fewer when the
+    table is small (a fragment is planned for at least 50 k rows)."""
+    cores = df.sparkSession.sparkContext.defaultParallelism
+    wanted = max(4 * cores, -(-rows // _FRAGMENT_ROWS))
+    return max(1, min(wanted, rows // (50 * k)))
+
+
+#: The sampling pass's own columns: each row's random draw, and each
+#: partition's row count (on its first sampled row; 0 on the others).
+_DRAW = "__karc_draw"
+_COUNT = "__karc_rows"
+
+
+def _sample_and_count(df: "DataFrame", qis: List[str], seed: int, sample_rows: int) -> Tuple[pa.Table, int]:
+    """One pass over the QI columns: the table's row count and a seeded
+    uniform sample of ``sample_rows`` rows (all of them if fewer), the rows
+    of smallest random draw (each partition keeps its own smallest, the
+    driver the smallest of those). Only the sample's QIs reach the driver."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    drawn = df.select(*[_column(q) for q in qis], F.rand(seed).alias(_DRAW))
+    out_type = StructType(drawn.schema.fields + [StructField(_COUNT, LongType(), False)])
+
+    def smallest(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        kept, rows = None, 0
+        for batch in batches:
+            rows += batch.num_rows
+            table = pa.Table.from_batches([batch]) if kept is None else pa.concat_tables([kept, pa.Table.from_batches([batch])])
+            if table.num_rows > sample_rows:
+                table = table.take(pc.select_k_unstable(table, sample_rows, [(_DRAW, "ascending")]))
+            kept = table
+        if kept is not None and kept.num_rows:
+            counts = pa.array([rows] + [0] * (kept.num_rows - 1), pa.int64())
+            yield from kept.append_column(_COUNT, counts).combine_chunks().to_batches()
+
+    gathered = _collect_arrow(drawn.mapInArrow(smallest, out_type))
+    rows = int(pc.sum(gathered.column(_COUNT)).as_py() or 0)
+    if gathered.num_rows > sample_rows:
+        gathered = gathered.take(pc.select_k_unstable(gathered, sample_rows, [(_DRAW, "ascending")]))
+    return gathered.select(qis), rows
+
+
+def _collect_arrow(df: "DataFrame") -> pa.Table:
+    """A small DataFrame's rows on the driver as one Arrow table (Spark's
+    own Arrow collection where this pyspark has it, else its rows)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(df.schema)
+    collect = getattr(df, "_collect_as_arrow", None)
+    if collect is not None:
+        batches = collect()
+        return pa.Table.from_batches(batches) if batches else schema.empty_table()
+    return pa.Table.from_pylist([r.asDict() for r in df.collect()], schema=schema)
 
 
 def _probe(df: "DataFrame", config: ConfigLike, algorithm: str) -> None:
@@ -565,33 +635,80 @@ def anonymize(
     ``basic-mondrian``, ``topdown``) lose least by being cut. ``fragments``
     is the number planned (default: four per core); ``seed`` seeds the
     sample and the anonymizer. The release has every column but the
-    identifiers, QIs as generalized labels; it is cached, and unless
-    ``check=False`` its classes are counted (a distributed group-by) and a
-    :class:`CheckFailedError` raised if any breaks the claim.
-    """
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark import StorageLevel
+    identifiers, QIs as generalized labels.
 
+    The call runs the plan's passes (one that samples and counts, a probe of
+    the config on 16 rows, one aggregation counting each fragment) and
+    returns a *lazy* DataFrame: the fragments are anonymized when an action
+    (a write, a count) runs it, and again by each action unless the caller
+    caches it. Unless ``check=False``, each worker checks the fragment it
+    returns, on the very Arrow batches it returns, with pyarrow's group-by
+    (not karc's anonymizer): every class over each constraint's QIs (rows
+    of ``*`` in every QI aside) has at least k rows and l distinct sensitive
+    values, else the action fails with a :class:`CheckFailedError` naming
+    the fragment. That holds for the union, since a class of the union is a
+    union of fragment classes. :func:`check_release` counts the classes of
+    the union itself, independently, when the caller wants it.
+    """
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
-    arrow_type = to_arrow_schema(release_type)
+    arrow_type = _arrow_schema(release_type)
     domains = frag.domains
     args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
-
+    schema = frag.schema if check else None
     qis = {q for q, _ in frag.schema.qis}
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for _, rows in _by_fragment(batches):
+        for f, rows in _by_fragment(batches):
             # Only the QIs (and sensitive columns) go through karc; the
             # other columns are the input's Arrow arrays, passed through.
             labels, _ = _karc.generalize_fragment(rows, domains, **args)
             columns = [labels.column(n) if n in qis else rows.column(n) for n in arrow_type.names]
-            yield from pa.Table.from_arrays(columns, schema=arrow_type).to_batches()
+            release = pa.Table.from_arrays(columns, schema=arrow_type)
+            if schema is not None:
+                _check_fragment(release, f, schema)
+            yield from release.to_batches()
 
-    release = frag.frame.mapInArrow(run, release_type).persist(StorageLevel.MEMORY_AND_DISK)
-    if check:
-        check_release(release, config, k)
-    return release
+    return frag.frame.mapInArrow(run, release_type)
+
+
+def _arrow_schema(spark_type: Any) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_type)
+
+
+def _check_fragment(release: pa.Table, fragment: int, schema: _Schema) -> None:
+    """Raises :class:`CheckFailedError` when a class of this fragment's
+    release (rows of ``*`` in every QI aside) over a constraint's QIs has
+    fewer than k rows or fewer than l distinct sensitive values: counted by
+    pyarrow on the labels returned, independent of the anonymizer."""
+    qis = [q for q, _ in schema.qis]
+    star = None
+    for q in qis:
+        is_star = pc.fill_null(pc.equal(release.column(q), "*"), False)
+        star = is_star if star is None else pc.and_(star, is_star)
+    plain = release.filter(pc.invert(star)) if star is not None else release
+    if plain.num_rows == 0:
+        return
+    for columns, need in schema.constraints or [(qis, schema.k)]:
+        aggregates = [([], "count_all")]
+        if schema.l is not None:
+            aggregates.append((schema.sensitive, "count_distinct"))
+        classes = plain.group_by(columns, use_threads=False).aggregate(aggregates)
+        smallest = pc.min(classes.column("count_all")).as_py()
+        if smallest < need:
+            raise CheckFailedError(
+                f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
+                f"a class over {columns} has {smallest} rows, below k = {need}"
+            )
+        if schema.l is not None:
+            fewest = pc.min(classes.column(f"{schema.sensitive}_count_distinct")).as_py()
+            if fewest < schema.l:
+                raise CheckFailedError(
+                    f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
+                    f"a class over {columns} has {fewest} distinct {schema.sensitive!r}, below l = {schema.l}"
+                )
 
 
 def check_release(release: "DataFrame", config: ConfigLike, k: Optional[int] = None) -> Dict[str, Any]:

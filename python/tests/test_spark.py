@@ -123,7 +123,9 @@ def test_anonymize_union_is_k_anonymous(spark, table, algorithm):
     )
     # Cut into fragments, the release still has many classes (not one of everything).
     assert len(classes) > arrow.num_rows // 100
-    release.unpersist()
+    # The public check counts the union's classes with Spark and agrees.
+    report = karc.spark.check_release(release, CONFIG, k=10)
+    assert report["constraints"][0]["min_class"] == min(classes.values())
 
 
 def test_anonymize_refuses_a_column_without_role(spark, table):
@@ -164,7 +166,71 @@ def test_small_fragments_are_merged_not_published(spark, table):
     assert sorted((r["p"], r["fragments"]) for r in placed.collect()) == [(p, 1) for p in range(frag.plan.fragments)]
     release = karc.spark.anonymize(df, CONFIG, k=k, fragments=32, seed=1, sample_rows=60)
     _check_k([r.asDict() for r in release.collect()], QIS, k)
-    release.unpersist()
+
+
+def test_sample_and_count_in_one_pass(spark, table):
+    """The plan's pass: the exact row count, a sample of exactly the rows
+    asked for (all of them when fewer), rows of the table, the same for a
+    seed and another for another seed."""
+    path, arrow = table
+    df = spark.read.parquet(path).repartition(3)
+    qis = ["age", "fnlwgt"]
+    sample, rows = karc.spark._sample_and_count(df, qis, 7, 500)
+    assert rows == arrow.num_rows and sample.num_rows == 500 and sample.column_names == qis
+    assert set(zip(*[sample.column(q).to_pylist() for q in qis])) <= set(zip(*[arrow.column(q).to_pylist() for q in qis]))
+    again, _ = karc.spark._sample_and_count(df, qis, 7, 500)
+    other, _ = karc.spark._sample_and_count(df, qis, 8, 500)
+    assert sorted(again.to_pylist(), key=str) == sorted(sample.to_pylist(), key=str)
+    assert sorted(other.to_pylist(), key=str) != sorted(sample.to_pylist(), key=str)
+    everything, rows = karc.spark._sample_and_count(df.limit(40), qis, 7, 500)
+    assert rows == 40 and everything.num_rows == 40
+
+
+def test_fragments_are_balanced_for_any_count(spark, table):
+    """Six fragments (not a power of two): each holds about a sixth of the
+    rows, so no core waits on an outsized one."""
+    path, arrow = table
+    df = spark.read.parquet(path)
+    frag = karc.spark._fragment(df, CONFIG, 10, 6, 0, 3000)
+    assert frag.plan.fragments == 6 and sum(frag.sizes) == arrow.num_rows
+    share = arrow.num_rows / 6
+    assert all(0.75 * share <= n <= 1.25 * share for n in frag.sizes), frag.sizes
+
+
+def test_worker_check_refuses_a_class_below_k_or_l():
+    """The check each worker runs on the fragment it returns: pyarrow's own
+    count, rows of `*` in every QI aside."""
+    schema = karc.spark._schema({**CONFIG, "privacy": {"k": 3, "sensitive": "salary-class", "l": 2}}, None)
+    qis = [q for q, _ in schema.qis]
+
+    def release(classes):
+        rows = [{**{q: label for q in qis}, "salary-class": s} for label, values in classes for s in values]
+        return pa.Table.from_pylist(rows)
+
+    karc.spark._check_fragment(release([("1~2", ["a", "b", "a"]), ("*", ["a"])]), 0, schema)
+    with pytest.raises(karc.CheckFailedError, match=r"fragment 4 \(4 rows\) breaks its claim: .* has 2 rows, below k = 3"):
+        karc.spark._check_fragment(release([("1~2", ["a", "b"]), ("3", ["a", "b"])]), 4, schema)
+    with pytest.raises(karc.CheckFailedError, match="has 1 distinct 'salary-class', below l = 2"):
+        karc.spark._check_fragment(release([("1~2", ["a", "a", "a"])]), 1, schema)
+
+
+def test_a_failed_worker_check_fails_the_action(spark, table):
+    """A release whose fragment breaks the claim the check is given fails the
+    action that runs it, with the check's line in the error."""
+    path, _ = table
+    df = spark.read.parquet(path)
+    release = karc.spark.anonymize(df, CONFIG, k=10, fragments=2)
+    strict = {**CONFIG, "privacy": {"k": 100000, "suppression_limit": 0.0}}
+    schema = karc.spark._schema(strict, None)
+    arrow_type = karc.spark._arrow_schema(release.schema)
+
+    def checked(batches):
+        rows = pa.Table.from_batches(list(batches), schema=arrow_type)
+        karc.spark._check_fragment(rows, 0, schema)
+        yield from rows.to_batches()
+
+    with pytest.raises(Exception, match="breaks its claim: .* below k = 100000"):
+        release.mapInArrow(checked, release.schema).count()
 
 
 def test_partition_keys_hash_as_spark_does(spark):
