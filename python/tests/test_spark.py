@@ -168,22 +168,19 @@ def test_small_fragments_are_merged_not_published(spark, table):
     _check_k([r.asDict() for r in release.collect()], QIS, k)
 
 
-def test_sample_and_count_in_one_pass(spark, table):
-    """The plan's pass: the exact row count, a sample of exactly the rows
-    asked for (all of them when fewer), rows of the table, the same for a
-    seed and another for another seed."""
+def test_plan_counts_and_samples_the_qis(spark, table):
+    """The plan's passes: the exact row count, a seeded sample of about the
+    rows asked for, the same for a seed and another for another seed."""
     path, arrow = table
     df = spark.read.parquet(path).repartition(3)
-    qis = ["age", "fnlwgt"]
-    sample, rows = karc.spark._sample_and_count(df, qis, 7, 500)
-    assert rows == arrow.num_rows and sample.num_rows == 500 and sample.column_names == qis
-    assert set(zip(*[sample.column(q).to_pylist() for q in qis])) <= set(zip(*[arrow.column(q).to_pylist() for q in qis]))
-    again, _ = karc.spark._sample_and_count(df, qis, 7, 500)
-    other, _ = karc.spark._sample_and_count(df, qis, 8, 500)
-    assert sorted(again.to_pylist(), key=str) == sorted(sample.to_pylist(), key=str)
-    assert sorted(other.to_pylist(), key=str) != sorted(sample.to_pylist(), key=str)
-    everything, rows = karc.spark._sample_and_count(df.limit(40), qis, 7, 500)
-    assert rows == 40 and everything.num_rows == 40
+    schema = karc.spark._schema(CONFIG, 10)
+    plan, rows = karc.spark._plan(df, schema, 4, 7, 500)
+    assert rows == arrow.num_rows and 350 <= plan.sample_rows <= 650 and plan.fragments == 4
+    again, _ = karc.spark._plan(df, schema, 4, 7, 500)
+    other, _ = karc.spark._plan(df, schema, 4, 8, 500)
+    assert again.tree == plan.tree and other.tree != plan.tree
+    everything, rows = karc.spark._plan(df.limit(40), schema, 1, 7, 500)
+    assert rows == 40 and everything.sample_rows == 40 and everything.tree == {"fragment": 0}
 
 
 def test_fragments_are_balanced_for_any_count(spark, table):
