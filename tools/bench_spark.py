@@ -186,6 +186,7 @@ report.update(job_s=done - start, session_s=done - began)
 if {kind!r} == "anonymize":  # untimed: the public check, Spark's count of the union's classes
     checked = karc.spark.check_release(spark.read.parquet({out!r}), config, k={K})
     report["check_release_min_class"] = checked["constraints"][0]["min_class"]
+    report["check_s"] = time.perf_counter() - done
 print(json.dumps(report))
 spark.stop()
 """
@@ -308,7 +309,8 @@ def karc_runs(results, work, csv, parquet, config_path, domains, table, args) ->
     released = _released(spark_out)
     sizes = released.group_by(QIS).aggregate([([], "count_all")]).column("count_all")
     results["spark_anonymize"] = {
-        "wall_s": wall,
+        "wall_s": wall - inner["check_s"],  # the untimed check_release aside, as mosaicrown runs none
+        "check_release_s": inner["check_s"],
         "session_s": inner["session_s"],
         "job_s": inner["job_s"],
         "peak_mb": peak,
