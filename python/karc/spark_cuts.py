@@ -63,8 +63,9 @@ class _Keys:
 
 
 def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], want: int, min_rows: int) -> Dict[str, Any]:
-    """Mondrian's top-down median cuts of the sample ``rows`` (QI → keys), into
-    at most ``want`` leaves of at least ``min_rows`` sample rows each."""
+    """Mondrian's top-down cuts of the sample ``rows`` (QI → keys), into at
+    most ``want`` leaves of at least ``min_rows`` sample rows each; a cut
+    falls at the quantile of its sides' leaf budgets (the median when even)."""
     n = len(rows[qis[0]]) if qis else 0
     spans = {}
     for q in qis:
