@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """karc on Spark against single-process karc and mosaicrown's Spark Mondrian.
 
-    python tools/bench_spark.py --rows 1000000 [--mosaicrown DIR --mosaicrown-python PY] [--out DIR] [--only mosaicrown]
+    python tools/bench_spark.py --rows 1000000 [--mosaicrown DIR --mosaicrown-python PY] [--out DIR]
+        [--only mosaicrown] [--memory 2g] [--no-single] [--no-pack] [--fragments N]
 
 Generates ``--rows`` rows with ``target/release/adult-stream-gen`` (written
 once as CSV and as Parquet), then on Spark ``local[2]``:
 
 - ``karc.spark.anonymize`` (Mondrian, k = 10, the 4 numeric QIs of the
-  issue: age, fnlwgt, education-num, hours-per-week), the release counted
-  and checked (``anonymize`` checks it; the bench counts its rows);
+  issue: age, fnlwgt, education-num, hours-per-week), its release written
+  as Parquet; then, untimed, ``karc.spark.check_release`` of the written
+  release and an independent count of its classes (pyarrow, here);
 - ``karc.spark.pack`` of the same, sealed for the test recipient, then
   ``karc verify`` of the file, its release checked by an independent count
-  (pandas) and its restore compared with the input rows;
+  (pyarrow) and its restore compared with the input rows;
 - ``karc anonymize -a mondrian -k 10`` and ``karc pack`` in one process;
-- mosaicrown/mondrian's ``distributed/anonymize.py`` (its quantile
-  fragmentation, 2 fragments a core) when ``--mosaicrown`` names a checkout
-  whose dependencies import, else the issue's figures are quoted.
+- mosaicrown/mondrian's ``distributed/anonymize.py`` (Mondrian cuts of a
+  10 % sample, 4 fragments, its pandas Mondrian per fragment, no measure)
+  when ``--mosaicrown`` names a checkout whose dependencies import, else the
+  issue's figures are quoted.
 
-Each run is timed (wall) in its own process; peak memory is the largest
-sum of resident set sizes of the process tree (the driver's JVM and
-Python, the Python workers), sampled every 50 ms. NCP is computed the same
-way for every release: per numeric QI cell, the released interval's width
-over the column's range in the input, averaged over cells.
+Times, the same for every Spark run: ``wall`` is the whole process (JVM
+start included); ``session_s`` from before the Spark session is made to
+the output written (mosaicrown's own timer spans exactly that); karc's
+``job_s`` from the library call to the output written. Peak memory is the
+largest sum of resident set sizes of the process tree (the driver's JVM,
+which holds local mode's executor, and Python; the Python workers), and
+the workers' alone, sampled every 50 ms. NCP is computed the same way for
+every release: per numeric QI cell, the released interval's width over the
+column's range in the input, averaged over cells.
 """
 
 from __future__ import annotations
@@ -55,9 +62,12 @@ CONFIG = {
 ISSUE_MOSAICROWN = {"wall_s": "160-275", "peak_mb": 3250, "ncp": 0.0194, "source": "issue #22 (same machine, same rows)"}
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of `pid` and its descendants."""
-    total, stack = 0, [pid]
+def tree_rss(pid: int) -> tuple:
+    """Resident bytes of `pid` and its descendants: (all, Python workers).
+    The workers are the processes Spark forks from `pyspark.daemon`; the
+    rest is the driver (its JVM, which holds local mode's executor, and its
+    Python)."""
+    total, workers, stack = 0, 0, [pid]
     children = {}
     for p in os.listdir("/proc"):
         if p.isdigit():
@@ -71,22 +81,28 @@ def tree_rss(pid: int) -> int:
         p = stack.pop()
         try:
             with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                worker = b"pyspark.daemon" in f.read()
         except OSError:
-            pass
+            continue
+        total += rss
+        workers += rss if worker else 0
         stack.extend(children.get(p, []))
-    return total
+    return total, workers
 
 
 def measured(cmd, **kw):
-    """Runs `cmd`; returns (wall seconds, peak MB of its process tree, stdout)."""
+    """Runs `cmd`; returns (wall seconds, peak MB of its process tree, peak
+    MB of its Python workers, stdout)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    peak = [0]
+    peak = [0, 0]
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss(proc.pid))
+            total, workers = tree_rss(proc.pid)
+            peak[0], peak[1] = max(peak[0], total), max(peak[1], workers)
             time.sleep(0.05)
 
     t = threading.Thread(target=sample)
@@ -96,67 +112,91 @@ def measured(cmd, **kw):
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{err[-3000:]}")
-    return wall, peak[0] / 1e6, out
+    return wall, peak[0] / 1e6, peak[1] / 1e6, out
 
 
-def ncp(release_csv: str, domains: dict) -> float:
-    """Mean over numeric QI cells of (hi - lo) / (column range); `*` counts 1."""
+def _released(path: str):
+    """A release as an Arrow table, QIs as text: a CSV file, or Spark's
+    output folder of CSV or Parquet parts (all of them)."""
+    import pyarrow as pa
     import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
 
-    if os.path.isdir(release_csv):  # Spark's output folder: its one part file
-        release_csv = next(os.path.join(release_csv, f) for f in sorted(os.listdir(release_csv)) if f.endswith(".csv"))
-    t = pcsv.read_csv(release_csv, convert_options=pcsv.ConvertOptions(column_types={q: "string" for q in QIS}))
+    convert = pcsv.ConvertOptions(column_types={q: "string" for q in QIS})
+    if not os.path.isdir(path):
+        return pcsv.read_csv(path, convert_options=convert)
+    names = sorted(f for f in os.listdir(path) if not f.startswith((".", "_")))
+    if all(f.endswith(".parquet") for f in names):
+        return pa.concat_tables(pq.read_table(os.path.join(path, f)) for f in names)
+    return pa.concat_tables(pcsv.read_csv(os.path.join(path, f), convert_options=convert) for f in names if f.endswith(".csv"))
+
+
+def _width(label: str) -> tuple:
+    """A numeric QI label's (lo, hi): karc's `lo~hi`, mosaicrown's `[lo-hi]`,
+    a value alone; None for `*`."""
+    if label == "*":
+        return None
+    if label.startswith("[") and label.endswith("]"):
+        lo, hi = label[1:-1].split("-")
+        return float(lo), float(hi)
+    if "~" in label:
+        lo, hi = label.split("~")
+        return float(lo), float(hi)
+    return float(label), float(label)
+
+
+def ncp(release_path: str, domains: dict) -> float:
+    """Mean over numeric QI cells of (hi - lo) / (column range); `*` counts 1."""
+    t = _released(release_path)
     total, cells = 0.0, 0
     for q in QIS:
         lo_d, hi_d = domains[q]
-        counts = t.column(q).value_counts()
-        for item in counts.to_pylist():
-            label, n = item["values"], item["counts"]
-            if label == "*":
-                w = 1.0
-            elif "~" in label:
-                lo, hi = label.split("~")
-                w = (float(hi) - float(lo)) / (hi_d - lo_d)
-            else:
-                w = 0.0
-            total += w * n
-            cells += n
+        for item in t.column(q).cast("string").value_counts().to_pylist():
+            span = _width(item["values"])
+            total += (1.0 if span is None else (span[1] - span[0]) / (hi_d - lo_d)) * item["counts"]
+            cells += item["counts"]
     return total / cells
 
 
-def spark_job(kind: str, parquet: str, out: str, fragments) -> list:
-    """The command that runs one karc.spark job in its own process."""
+def spark_job(kind: str, parquet: str, out: str, fragments, memory: str) -> list:
+    """The command that runs one karc.spark job in its own process. It
+    prints two times: `session_s` from before the Spark session is made to
+    the output written (mosaicrown's own timer measures the same span), and
+    `job_s` from the library call to the output written."""
     code = f"""
 import json, os, sys, time
+began = time.perf_counter()
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 from pyspark.sql import SparkSession
 import karc.spark
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-         .config("spark.driver.memory", "2g").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+         .config("spark.driver.memory", {memory!r}).getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 df = spark.read.parquet({parquet!r})
 config = json.loads({json.dumps(json.dumps(CONFIG))})
 start = time.perf_counter()
 if {kind!r} == "anonymize":
     release = karc.spark.anonymize(df, config, k={K}, fragments={fragments!r})
-    rows = release.count()
-    took = time.perf_counter() - start
-    release.coalesce(1).write.mode("overwrite").option("header", True).csv({out!r})
-    print(json.dumps({{"rows": rows, "seconds": took}}))
+    release.write.mode("overwrite").parquet({out!r})
+    report = {{}}
 else:
     report = karc.spark.pack(df, {out!r}, config, recipients=[{RECIPIENT!r}], k={K}, fragments={fragments!r})
-    report["seconds"] = time.perf_counter() - start
-    print(json.dumps(report))
+done = time.perf_counter()
+report.update(job_s=done - start, session_s=done - began)
+if {kind!r} == "anonymize":  # untimed: the public check, Spark's count of the union's classes
+    checked = karc.spark.check_release(spark.read.parquet({out!r}), config, k={K})
+    report["check_release_min_class"] = checked["constraints"][0]["min_class"]
+    report["check_s"] = time.perf_counter() - done
+print(json.dumps(report))
 spark.stop()
 """
     return [sys.executable, "-c", code]
 
 
-def mosaicrown_job(checkout: str, python: str, csv: str, work: str) -> tuple:
+def mosaicrown_job(checkout: str, python: str, csv: str, work: str, memory: str) -> tuple:
     """mosaicrown's distributed/anonymize.py on local[2]: Mondrian
     fragmentation of a 10 % sample (its toPandas on the driver), 4
-    fragments, its pandas Mondrian per fragment, its global certainty
-    penalty (the NCP above) printed."""
+    fragments, its pandas Mondrian per fragment, written as CSV."""
     job = {
         "input": csv,
         "output": os.path.join(work, "mosaicrown-out.csv"),
@@ -166,7 +206,9 @@ def mosaicrown_job(checkout: str, python: str, csv: str, work: str) -> tuple:
         "column_score": "span",
         "fragmentation": "mondrian",
         "K": K,
-        "measures": ["global_certainty_penalty"],
+        # No measure: its timer then spans session to output written, as
+        # karc's `session_s`; the bench computes NCP from its output.
+        "measures": [],
     }
     path = os.path.join(work, "mosaicrown.json")
     with open(path, "w") as f:
@@ -176,7 +218,7 @@ def mosaicrown_job(checkout: str, python: str, csv: str, work: str) -> tuple:
         os.environ,
         PYTHONPATH=os.path.join(checkout, "distributed", "mondrian"),
         PYSPARK_PYTHON=python,
-        PYSPARK_SUBMIT_ARGS="--master local[2] --driver-memory 2g pyspark-shell",
+        PYSPARK_SUBMIT_ARGS=f"--master local[2] --driver-memory {memory} pyspark-shell",
     )
     return [python, script, path, "4", "0", "0"], env
 
@@ -189,6 +231,9 @@ def main() -> None:
     ap.add_argument("--mosaicrown-python", help="a Python with its requirements (distributed/spark/requirements.txt) and pyspark 3.5")
     ap.add_argument("--out", default=None, help="work folder (default: a temporary one)")
     ap.add_argument("--only", choices=["mosaicrown"], help="run mosaicrown alone (on the rows of an earlier run in --out)")
+    ap.add_argument("--memory", default="2g", help="Spark driver memory (local mode: the executors' too)")
+    ap.add_argument("--no-single", action="store_true", help="skip the single-process karc runs")
+    ap.add_argument("--no-pack", action="store_true", help="skip karc.spark.pack")
     args = ap.parse_args()
     work = args.out or tempfile.mkdtemp(prefix="bench-spark-")
     os.makedirs(work, exist_ok=True)
@@ -216,63 +261,94 @@ def main() -> None:
             if "type" in c:
                 f.write(f'type = "{c["type"]}"\n')
         f.write(f'\n[privacy]\nk = {K}\nsuppression_limit = 0.0\n\n[algorithm]\nname = "mondrian"\n')
-    results = {"rows": args.rows, "qis": QIS, "k": K}
+    results = {"rows": args.rows, "qis": QIS, "k": K, "load_before": os.getloadavg()}
     if args.only != "mosaicrown":
-        karc_runs(results, work, csv, parquet, config_path, domains, table, args.fragments)
+        karc_runs(results, work, csv, parquet, config_path, domains, table, args)
+    del table
     if args.mosaicrown:
-        cmd, env = mosaicrown_job(args.mosaicrown, args.mosaicrown_python or sys.executable, csv, work)
-        wall, peak, out = measured(cmd, env=env)
-        gcp = [line.split("=")[1].strip() for line in out.splitlines() if line.startswith("Global Certainty Penalty")]
+        cmd, env = mosaicrown_job(args.mosaicrown, args.mosaicrown_python or sys.executable, csv, work, args.memory)
+        wall, peak, workers, out = measured(cmd, env=env)
         own = [line.strip("- ").split()[0] for line in out.splitlines() if line.startswith("--- ")]
         results["mosaicrown"] = {
             "wall_s": wall,
-            "job_s": float(own[0]) if own else None,  # its own timer: session, cuts, anonymization, GCP, output
+            "session_s": float(own[0]) if own else None,  # its own timer: session to output written
             "peak_mb": peak,
-            "ncp": float(gcp[0]) if gcp else None,
+            "workers_peak_mb": workers,
+            "ncp": ncp(os.path.join(work, "mosaicrown-out.csv"), domains),
         }
+        if results.get("spark_anonymize"):
+            karc_run = results["spark_anonymize"]
+            results["ratio"] = {
+                "wall": wall / karc_run["wall_s"],
+                "session": results["mosaicrown"]["session_s"] / karc_run["session_s"] if own else None,
+            }
     else:
         results["mosaicrown"] = ISSUE_MOSAICROWN
+    results["load_after"] = os.getloadavg()
     print(json.dumps(results, indent=2))
 
 
-def karc_runs(results, work, csv, parquet, config_path, domains, table, fragments) -> None:
+def karc_runs(results, work, csv, parquet, config_path, domains, table, args) -> None:
     """Single-process karc, then karc.spark's anonymize and pack."""
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    # Single process.
-    single_csv = os.path.join(work, "single.csv")
-    wall, peak, _ = measured([os.path.join(BIN, "karc"), "anonymize", "-c", config_path, "-a", "mondrian", "-k", str(K), csv, "-o", single_csv])
-    results["single_anonymize"] = {"wall_s": wall, "peak_mb": peak, "ncp": ncp(single_csv, domains)}
-    single_karc = os.path.join(work, "single.karc")
-    wall, peak, _ = measured([os.path.join(BIN, "karc"), "pack", "-c", config_path, "-a", "mondrian", "-k", str(K), "-r", RECIPIENT, csv, "-o", single_karc])
-    results["single_pack"] = {"wall_s": wall, "peak_mb": peak, "file_bytes": os.path.getsize(single_karc)}
+    karc_cli = os.path.join(BIN, "karc")
+    if not args.no_single:
+        single_csv = os.path.join(work, "single.csv")
+        wall, peak, _, _ = measured([karc_cli, "anonymize", "-c", config_path, "-a", "mondrian", "-k", str(K), csv, "-o", single_csv])
+        results["single_anonymize"] = {"wall_s": wall, "peak_mb": peak, "ncp": ncp(single_csv, domains)}
+        single_karc = os.path.join(work, "single.karc")
+        wall, peak, _, _ = measured([karc_cli, "pack", "-c", config_path, "-a", "mondrian", "-k", str(K), "-r", RECIPIENT, csv, "-o", single_karc])
+        results["single_pack"] = {"wall_s": wall, "peak_mb": peak, "file_bytes": os.path.getsize(single_karc)}
 
-    # karc.spark.anonymize.
-    spark_csv = os.path.join(work, "spark.csv")
-    wall, peak, out = measured(spark_job("anonymize", parquet, spark_csv, fragments))
+    # karc.spark.anonymize, written as Parquet; its release counted by pyarrow here.
+    spark_out = os.path.join(work, "spark-release")
+    wall, peak, workers, out = measured(spark_job("anonymize", parquet, spark_out, args.fragments, args.memory))
     inner = json.loads(out.strip().splitlines()[-1])
-    results["spark_anonymize"] = {"wall_s": wall, "job_s": inner["seconds"], "peak_mb": peak, "ncp": ncp(spark_csv, domains)}
+    released = _released(spark_out)
+    sizes = released.group_by(QIS).aggregate([([], "count_all")]).column("count_all")
+    results["spark_anonymize"] = {
+        "wall_s": wall - inner["check_s"],  # the untimed check_release aside, as mosaicrown runs none
+        "check_release_s": inner["check_s"],
+        "session_s": inner["session_s"],
+        "job_s": inner["job_s"],
+        "peak_mb": peak,
+        "workers_peak_mb": workers,
+        "ncp": ncp(spark_out, domains),
+        "rows": released.num_rows,
+        "min_class_independent": pc.min(sizes).as_py(),
+        "check_release_min_class": inner["check_release_min_class"],
+    }
+    del released
+    if args.no_pack:
+        return
 
     # karc.spark.pack, verified, checked, restored.
     spark_karc = os.path.join(work, "spark.karc")
-    wall, peak, out = measured(spark_job("pack", parquet, spark_karc, fragments))
+    wall, peak, workers, out = measured(spark_job("pack", parquet, spark_karc, args.fragments, args.memory))
     report = json.loads(out.strip().splitlines()[-1])
-    subprocess.run([os.path.join(BIN, "karc"), "verify", spark_karc], check=True, capture_output=True)
+    subprocess.run([karc_cli, "verify", spark_karc], check=True, capture_output=True)
     exported = os.path.join(work, "spark-export.csv")
-    subprocess.run([os.path.join(BIN, "karc"), "export", spark_karc, "-o", exported], check=True, capture_output=True)
+    subprocess.run([karc_cli, "export", spark_karc, "-o", exported], check=True, capture_output=True)
     released = pcsv.read_csv(exported, convert_options=pcsv.ConvertOptions(column_types={q: "string" for q in QIS}))
     sizes = released.group_by(QIS).aggregate([([], "count_all")]).column("count_all")
+    del released
     restored_csv = os.path.join(work, "spark-restored.csv")
-    subprocess.run([os.path.join(BIN, "karc"), "restore", spark_karc, "-i", IDENTITY, "-o", restored_csv], check=True, capture_output=True)
+    subprocess.run([karc_cli, "restore", spark_karc, "-i", IDENTITY, "-o", restored_csv], check=True, capture_output=True)
     restored = pcsv.read_csv(restored_csv)
     same = restored.sort_by([(c, "ascending") for c in restored.column_names]).equals(
         table.sort_by([(c, "ascending") for c in table.column_names])
     )
+    del restored
+    for scratch in (exported, restored_csv):
+        os.remove(scratch)
     results["spark_pack"] = {
         "wall_s": wall,
-        "job_s": report["seconds"],
+        "session_s": report["session_s"],
+        "job_s": report["job_s"],
         "peak_mb": peak,
+        "workers_peak_mb": workers,
         "file_bytes": os.path.getsize(spark_karc),
         "fragments": report["fragments"],
         "ncp_meta": report["metrics"]["ncp"],
@@ -280,7 +356,6 @@ def karc_runs(results, work, csv, parquet, config_path, domains, table, fragment
         "min_class_independent": pc.min(sizes).as_py(),
         "restore_equals_input_rows": same,
     }
-
 
 
 if __name__ == "__main__":

@@ -25,7 +25,10 @@ What it does that the reference does not:
 Every fragment holds at least k rows, so each is k-anonymous on its own
 (and meets the config's l and constraint sets), and a class of the union is
 a union of classes: the union is k-anonymous by construction. ``anonymize``
-confirms it with a distributed check before it returns; ``pack`` writes one
+returns the release lazily, each worker checking the classes of the fragment
+it returns (pyarrow's group-by, not karc's anonymizer), and
+:func:`check_release` counts the union's classes with Spark for a caller
+who wants an independent check of the whole; ``pack`` writes one
 ``.karc`` file, each fragment one row group, coded by the workers (see
 :func:`pack`), which ``karc verify``, ``export`` and ``restore`` read like
 any other.
@@ -45,6 +48,18 @@ import pyarrow.compute as pc
 
 from . import _karc
 from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
+from .spark_cuts import (  # noqa: F401 - _numeric, _murmur3_long: names other modules and the tests use
+    Plan,
+    _column,
+    _Keys,
+    _cut,
+    _leaves,
+    _merge_small,
+    _murmur3_long,
+    _numeric,
+    _partition_keys,
+    fragment_column,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -130,260 +145,6 @@ def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
     )
 
 
-# ---------------------------------------------------------------------------
-# The cut tree: Mondrian's median cuts on the sample.
-
-
-@dataclass
-class Plan:
-    """The fragments: a binary tree of cuts over the QIs.
-
-    A node is a leaf ``{"fragment": i}`` or a cut ``{"qi": name, "at": key,
-    "left": node, "right": node}``: rows whose key for ``qi`` is at most
-    ``at`` go left. Keys are numbers (numeric QIs) or ``[rank, text]`` pairs
-    (categorical QIs: the hierarchy leaf's rank, then the text).
-    """
-
-    tree: Dict[str, Any]
-    fragments: int
-    sample_rows: int
-
-    def to_json(self) -> str:
-        return json.dumps(self.tree)
-
-
-def _numeric(column: pa.Array) -> Any:
-    """A QI column as float64 numbers (a text that is not a number, or a null, as NaN)."""
-    import numpy as np
-
-    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
-        return pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
-    import pandas
-
-    return pandas.to_numeric(pandas.Series(column.to_pylist(), dtype=object), errors="coerce").to_numpy(
-        dtype=np.float64, na_value=np.nan
-    )
-
-
-class _Keys:
-    """Sort keys of one QI's cells, for cutting and for placing rows."""
-
-    def __init__(self, kind: str, order: Optional[Dict[str, int]]) -> None:
-        self.numeric = kind in ("integer", "decimal")
-        self.order = order or {}
-
-    def key(self, text: Any) -> Any:
-        if text is None:
-            return (-1, "")
-        text = str(text)
-        return (self.order.get(text, len(self.order)), text)
-
-
-def _cut(rows: Dict[str, List[Any]], keys: Dict[str, _Keys], qis: List[str], want: int, min_rows: int) -> Dict[str, Any]:
-    """Mondrian's top-down median cuts of the sample ``rows`` (QI → keys), into
-    at most ``want`` leaves of at least ``min_rows`` sample rows each."""
-    n = len(rows[qis[0]]) if qis else 0
-    spans = {}
-    for q in qis:
-        values = [v for v in rows[q] if not (isinstance(v, float) and v != v)]
-        spans[q] = (min(values), max(values)) if values else None
-
-    def width(q: str, values: List[Any]) -> float:
-        if not values or spans[q] is None:
-            return 0.0
-        lo, hi = spans[q]
-        if keys[q].numeric:
-            values = [v for v in values if v == v]  # NaN (not a number) aside
-            return (max(values) - min(values)) / (hi - lo) if values and hi > lo else 0.0
-        distinct = len(set(values))
-        return (distinct - 1) / max(1, len({v for v in rows[q]}) - 1)
-
-    def split(index: List[int], budget: int) -> Dict[str, Any]:
-        if budget < 2 or len(index) < 2 * min_rows:
-            return {"leaf": True}
-        order = sorted(qis, key=lambda q: -width(q, [rows[q][i] for i in index]))
-        for q in order:
-            values = sorted(rows[q][i] for i in index if not (isinstance(rows[q][i], float) and rows[q][i] != rows[q][i]))
-            if not values:
-                continue
-            at = values[(len(values) - 1) // 2]
-            left = [i for i in index if _le(rows[q][i], at)]
-            right = [i for i in index if not _le(rows[q][i], at)]
-            if len(left) < min_rows or len(right) < min_rows:
-                continue
-            half = budget // 2
-            return {
-                "qi": q,
-                "at": list(at) if isinstance(at, tuple) else at,
-                "left": split(left, budget - half),
-                "right": split(right, half),
-            }
-        return {"leaf": True}
-
-    tree = split(list(range(n)), want)
-    _number_leaves(tree)
-    return tree
-
-
-def _le(value: Any, at: Any) -> bool:
-    if isinstance(value, float) and value != value:
-        return True
-    return value <= at
-
-
-def _number_leaves(tree: Dict[str, Any]) -> int:
-    """Numbers the leaves 0, 1, ... left to right; returns how many."""
-    count = 0
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if "qi" in node:
-            stack.append(node["right"])
-            stack.append(node["left"])
-        else:
-            node.pop("leaf", None)
-            node["fragment"] = count
-            count += 1
-    return count
-
-
-def _column(name: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
-
-
-def _goes_left(node: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
-    """Whether a row's key for the cut's QI is at most the cut's (a Spark
-    column): numbers as doubles (a null, NaN or text that is not a number
-    goes left), categories by (hierarchy rank, text) (a null goes left)."""
-    from pyspark.sql import functions as F
-
-    q, k = node["qi"], keys[node["qi"]]
-    if k.numeric:
-        x = _column(q).cast("double")
-        return x.isNull() | F.isnan(x) | (x <= F.lit(float(node["at"])))
-    text = _column(q).cast("string")
-    rank_at, text_at = node["at"]
-    if k.order:
-        pairs = [F.lit(v) for leaf, r in k.order.items() for v in (leaf, r)]
-        rank = F.coalesce(F.element_at(F.create_map(*pairs), text), F.lit(len(k.order)))
-    else:
-        rank = F.lit(0)
-    return text.isNull() | (rank < F.lit(rank_at)) | ((rank == F.lit(rank_at)) & (text <= F.lit(text_at)))
-
-
-def fragment_column(tree: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
-    """Each row's fragment as a Spark column: the cut tree as nested
-    CASE WHENs, evaluated by Spark itself (no Python worker)."""
-    from pyspark.sql import functions as F
-
-    if "qi" not in tree:
-        return F.lit(tree["fragment"]).cast("long")
-    return F.when(_goes_left(tree, keys), fragment_column(tree["left"], keys)).otherwise(
-        fragment_column(tree["right"], keys)
-    )
-
-
-# ---------------------------------------------------------------------------
-# Fragments on the whole table: counted, the small ones merged.
-
-
-def _leaves(tree: Dict[str, Any]) -> List[Dict[str, Any]]:
-    found, stack = [], [tree]
-    while stack:
-        node = stack.pop()
-        if "qi" in node:
-            stack.extend([node["right"], node["left"]])
-        else:
-            found.append(node)
-    return found
-
-
-def _merge_small(tree: Dict[str, Any], counts: Dict[int, int], values: Dict[int, set], schema: _Schema) -> Tuple[Dict[str, Any], List[int]]:
-    """Collapses every cut one of whose leaves holds fewer than k rows (or
-    fewer than l distinct sensitive values) into one leaf, until none does.
-    Returns the tree with its leaves renumbered, and each leaf's rows."""
-
-    def enough(node: Dict[str, Any]) -> bool:
-        n = node["_rows"]
-        return n >= schema.k and (schema.l is None or len(node["_values"]) >= schema.l)
-
-    def measure(node: Dict[str, Any]) -> None:
-        if "qi" in node:
-            measure(node["left"])
-            measure(node["right"])
-            node["_rows"] = node["left"]["_rows"] + node["right"]["_rows"]
-            node["_values"] = node["left"]["_values"] | node["right"]["_values"]
-        else:
-            node["_rows"] = counts.get(node["fragment"], 0)
-            node["_values"] = values.get(node["fragment"], set())
-
-    measure(tree)
-    if not enough(tree):
-        what = f"{tree['_rows']} rows" if tree["_rows"] < schema.k else f"{len(tree['_values'])} distinct values of {schema.sensitive!r}"
-        raise BadInputError(f"the table has {what}: fewer than the claim needs (k = {schema.k}, l = {schema.l})")
-
-    def fix(node: Dict[str, Any]) -> Dict[str, Any]:
-        if "qi" not in node:
-            return node
-        left, right = fix(node["left"]), fix(node["right"])
-        if not (enough(left) and enough(right)):
-            return {"fragment": -1, "_rows": node["_rows"], "_values": node["_values"]}
-        return {**node, "left": left, "right": right}
-
-    tree = fix(tree)
-    _number_leaves(tree)
-    sizes = []
-    for leaf in _leaves(tree):
-        sizes.append(leaf["_rows"])
-    _strip(tree)
-    return tree, sizes
-
-
-def _strip(node: Dict[str, Any]) -> None:
-    node.pop("_rows", None)
-    node.pop("_values", None)
-    if "qi" in node:
-        _strip(node["left"])
-        _strip(node["right"])
-
-
-def _murmur3_long(value: int, seed: int = 42) -> int:
-    """Spark's ``hash()`` of a long (Murmur3 x86 32-bit, seed 42, as
-    ``HashPartitioning`` computes it), a signed 32-bit int."""
-    mask = 0xFFFFFFFF
-
-    def rotl(x: int, r: int) -> int:
-        return ((x << r) | (x >> (32 - r))) & mask
-
-    def mix(h1: int, k1: int) -> int:
-        k1 = rotl((k1 * 0xCC9E2D51) & mask, 15) * 0x1B873593 & mask
-        h1 = rotl(h1 ^ k1, 13)
-        return (h1 * 5 + 0xE6546B64) & mask
-
-    value &= 0xFFFFFFFFFFFFFFFF
-    h = mix(mix(seed & mask, value & mask), value >> 32) ^ 8
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & mask
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & mask
-    h ^= h >> 16
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def _partition_keys(n: int) -> List[int]:
-    """For each partition p < n, a long whose Spark hash lands on p: the key
-    that ``repartition(n, key)`` sends to exactly that partition (computed
-    here, without a Spark job; a test checks it against Spark's ``hash``)."""
-    keys: Dict[int, int] = {}
-    candidate = 0
-    while len(keys) < n:
-        keys.setdefault(_murmur3_long(candidate) % n, candidate)
-        candidate += 1
-    return [keys[p] for p in range(n)]
-
-
 @dataclass
 class _Fragmented:
     """The table, its rows tagged with their fragment and partition key."""
@@ -424,29 +185,62 @@ def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int,
         raise BadInputError(
             f'column "{unlisted[0]}" of the DataFrame is not listed in the config: every column needs a role'
         )
-    rows = df.count()
-    if fragments is None:
-        cores = df.sparkSession.sparkContext.defaultParallelism
-        fragments = max(1, min(4 * cores, rows // (50 * schema.k)))
-    if fragments < 1:
+    if fragments is not None and fragments < 1:
         raise BadInputError(f"fragments: expected at least 1, found {fragments}")
+    if sample_rows < 1:
+        raise BadInputError(f"sample_rows: expected at least 1, found {sample_rows}")
     qis = [q for q, _ in schema.qis]
     keys = _keys_of(schema)
+    # Two passes of Spark's own (no Python worker): the count (on Parquet,
+    # no column decoded) and a seeded Bernoulli sample of the QIs. One pass
+    # of a Python worker drawing both was measured slower (2.6-4 s against
+    # 1.7 s at 1M rows): its rows cross to Python and back.
+    rows = df.count()
+    if fragments is None:
+        fragments = _default_fragments(df, rows, schema.k)
     fraction = min(1.0, sample_rows / rows) if rows else 1.0
-    sample = df.select(*qis).sample(withReplacement=False, fraction=fraction, seed=seed).collect()
+    sample = _collect_arrow(df.select(*[_column(q) for q in qis]).sample(withReplacement=False, fraction=fraction, seed=seed))
     columns: Dict[str, List[Any]] = {}
     for q in qis:
-        raw = pa.array([r[q] for r in sample])
+        raw = sample.column(q).combine_chunks()
         if keys[q].numeric:
             columns[q] = [float(x) for x in _numeric(raw)]
         else:
             columns[q] = [keys[q].key(v) for v in raw.to_pylist()]
     # A sample leaf of at least this many rows stands for about 2k rows of the table.
     min_sample = max(1, int(2 * schema.k * fraction + 0.999))
-    tree = _cut(columns, keys, qis, fragments, min_sample) if sample else {"fragment": 0}
+    tree = _cut(columns, keys, qis, fragments, min_sample) if sample.num_rows else {"fragment": 0}
     if "fragment" not in tree and "qi" not in tree:
         tree = {"fragment": 0}
-    return Plan(tree, len(_leaves(tree)), len(sample)), rows
+    return Plan(tree, len(_leaves(tree)), sample.num_rows), rows
+
+
+#: The most rows a default fragment is planned for: what one Python worker
+#: holds at once (measured 0.8 GB at Adult's 15 columns), whatever the table's size.
+_FRAGMENT_ROWS = 1_000_000
+
+
+def _default_fragments(df: "DataFrame", rows: int, k: int) -> int:
+    """Four fragments a core (one Spark partition each: a core that finishes
+    early takes the next, so none idles behind a slow one), more when that
+    would make a fragment larger than ``_FRAGMENT_ROWS``, fewer when the
+    table is small (a fragment is planned for at least 50 k rows)."""
+    cores = df.sparkSession.sparkContext.defaultParallelism
+    wanted = max(4 * cores, -(-rows // _FRAGMENT_ROWS))
+    return max(1, min(wanted, rows // (50 * k)))
+
+
+def _collect_arrow(df: "DataFrame") -> pa.Table:
+    """A small DataFrame's rows on the driver as one Arrow table (Spark's
+    own Arrow collection where this pyspark has it, else its rows)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(df.schema)
+    collect = getattr(df, "_collect_as_arrow", None)
+    if collect is not None:
+        batches = collect()
+        return pa.Table.from_batches(batches) if batches else schema.empty_table()
+    return pa.Table.from_pylist([r.asDict() for r in df.collect()], schema=schema)
 
 
 def _probe(df: "DataFrame", config: ConfigLike, algorithm: str) -> None:
@@ -565,33 +359,80 @@ def anonymize(
     ``basic-mondrian``, ``topdown``) lose least by being cut. ``fragments``
     is the number planned (default: four per core); ``seed`` seeds the
     sample and the anonymizer. The release has every column but the
-    identifiers, QIs as generalized labels; it is cached, and unless
-    ``check=False`` its classes are counted (a distributed group-by) and a
-    :class:`CheckFailedError` raised if any breaks the claim.
-    """
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark import StorageLevel
+    identifiers, QIs as generalized labels.
 
+    The call runs the plan's passes (one that samples and counts, a probe of
+    the config on 16 rows, one aggregation counting each fragment) and
+    returns a *lazy* DataFrame: the fragments are anonymized when an action
+    (a write, a count) runs it, and again by each action unless the caller
+    caches it. Unless ``check=False``, each worker checks the fragment it
+    returns, on the very Arrow batches it returns, with pyarrow's group-by
+    (not karc's anonymizer): every class over each constraint's QIs (rows
+    of ``*`` in every QI aside) has at least k rows and l distinct sensitive
+    values, else the action fails with a :class:`CheckFailedError` naming
+    the fragment. That holds for the union, since a class of the union is a
+    union of fragment classes. :func:`check_release` counts the classes of
+    the union itself, independently, when the caller wants it.
+    """
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
-    arrow_type = to_arrow_schema(release_type)
+    arrow_type = _arrow_schema(release_type)
     domains = frag.domains
     args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
-
+    schema = frag.schema if check else None
     qis = {q for q, _ in frag.schema.qis}
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for _, rows in _by_fragment(batches):
+        for f, rows in _by_fragment(batches):
             # Only the QIs (and sensitive columns) go through karc; the
             # other columns are the input's Arrow arrays, passed through.
             labels, _ = _karc.generalize_fragment(rows, domains, **args)
             columns = [labels.column(n) if n in qis else rows.column(n) for n in arrow_type.names]
-            yield from pa.Table.from_arrays(columns, schema=arrow_type).to_batches()
+            release = pa.Table.from_arrays(columns, schema=arrow_type)
+            if schema is not None:
+                _check_fragment(release, f, schema)
+            yield from release.to_batches()
 
-    release = frag.frame.mapInArrow(run, release_type).persist(StorageLevel.MEMORY_AND_DISK)
-    if check:
-        check_release(release, config, k)
-    return release
+    return frag.frame.mapInArrow(run, release_type)
+
+
+def _arrow_schema(spark_type: Any) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_type)
+
+
+def _check_fragment(release: pa.Table, fragment: int, schema: _Schema) -> None:
+    """Raises :class:`CheckFailedError` when a class of this fragment's
+    release (rows of ``*`` in every QI aside) over a constraint's QIs has
+    fewer than k rows or fewer than l distinct sensitive values: counted by
+    pyarrow on the labels returned, independent of the anonymizer."""
+    qis = [q for q, _ in schema.qis]
+    star = None
+    for q in qis:
+        is_star = pc.fill_null(pc.equal(release.column(q), "*"), False)
+        star = is_star if star is None else pc.and_(star, is_star)
+    plain = release.filter(pc.invert(star)) if star is not None else release
+    if plain.num_rows == 0:
+        return
+    for columns, need in schema.constraints or [(qis, schema.k)]:
+        aggregates = [([], "count_all")]
+        if schema.l is not None:
+            aggregates.append((schema.sensitive, "count_distinct"))
+        classes = plain.group_by(columns, use_threads=False).aggregate(aggregates)
+        smallest = pc.min(classes.column("count_all")).as_py()
+        if smallest < need:
+            raise CheckFailedError(
+                f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
+                f"a class over {columns} has {smallest} rows, below k = {need}"
+            )
+        if schema.l is not None:
+            fewest = pc.min(classes.column(f"{schema.sensitive}_count_distinct")).as_py()
+            if fewest < schema.l:
+                raise CheckFailedError(
+                    f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
+                    f"a class over {columns} has {fewest} distinct {schema.sensitive!r}, below l = {schema.l}"
+                )
 
 
 def check_release(release: "DataFrame", config: ConfigLike, k: Optional[int] = None) -> Dict[str, Any]:

@@ -123,7 +123,9 @@ def test_anonymize_union_is_k_anonymous(spark, table, algorithm):
     )
     # Cut into fragments, the release still has many classes (not one of everything).
     assert len(classes) > arrow.num_rows // 100
-    release.unpersist()
+    # The public check counts the union's classes with Spark and agrees.
+    report = karc.spark.check_release(release, CONFIG, k=10)
+    assert report["constraints"][0]["min_class"] == min(classes.values())
 
 
 def test_anonymize_refuses_a_column_without_role(spark, table):
@@ -164,7 +166,68 @@ def test_small_fragments_are_merged_not_published(spark, table):
     assert sorted((r["p"], r["fragments"]) for r in placed.collect()) == [(p, 1) for p in range(frag.plan.fragments)]
     release = karc.spark.anonymize(df, CONFIG, k=k, fragments=32, seed=1, sample_rows=60)
     _check_k([r.asDict() for r in release.collect()], QIS, k)
-    release.unpersist()
+
+
+def test_plan_counts_and_samples_the_qis(spark, table):
+    """The plan's passes: the exact row count, a seeded sample of about the
+    rows asked for, the same for a seed and another for another seed."""
+    path, arrow = table
+    df = spark.read.parquet(path).repartition(3)
+    schema = karc.spark._schema(CONFIG, 10)
+    plan, rows = karc.spark._plan(df, schema, 4, 7, 500)
+    assert rows == arrow.num_rows and 350 <= plan.sample_rows <= 650 and plan.fragments == 4
+    again, _ = karc.spark._plan(df, schema, 4, 7, 500)
+    other, _ = karc.spark._plan(df, schema, 4, 8, 500)
+    assert again.tree == plan.tree and other.tree != plan.tree
+    everything, rows = karc.spark._plan(df.limit(40), schema, 1, 7, 500)
+    assert rows == 40 and everything.sample_rows == 40 and everything.tree == {"fragment": 0}
+
+
+def test_fragments_are_balanced_for_any_count(spark, table):
+    """Six fragments (not a power of two): each holds about a sixth of the
+    rows, so no core waits on an outsized one."""
+    path, arrow = table
+    df = spark.read.parquet(path)
+    frag = karc.spark._fragment(df, CONFIG, 10, 6, 0, 3000)
+    assert frag.plan.fragments == 6 and sum(frag.sizes) == arrow.num_rows
+    share = arrow.num_rows / 6
+    assert all(0.75 * share <= n <= 1.25 * share for n in frag.sizes), frag.sizes
+
+
+def test_worker_check_refuses_a_class_below_k_or_l():
+    """The check each worker runs on the fragment it returns: pyarrow's own
+    count, rows of `*` in every QI aside."""
+    schema = karc.spark._schema({**CONFIG, "privacy": {"k": 3, "sensitive": "salary-class", "l": 2}}, None)
+    qis = [q for q, _ in schema.qis]
+
+    def release(classes):
+        rows = [{**{q: label for q in qis}, "salary-class": s} for label, values in classes for s in values]
+        return pa.Table.from_pylist(rows)
+
+    karc.spark._check_fragment(release([("1~2", ["a", "b", "a"]), ("*", ["a"])]), 0, schema)
+    with pytest.raises(karc.CheckFailedError, match=r"fragment 4 \(4 rows\) breaks its claim: .* has 2 rows, below k = 3"):
+        karc.spark._check_fragment(release([("1~2", ["a", "b"]), ("3", ["a", "b"])]), 4, schema)
+    with pytest.raises(karc.CheckFailedError, match="has 1 distinct 'salary-class', below l = 2"):
+        karc.spark._check_fragment(release([("1~2", ["a", "a", "a"])]), 1, schema)
+
+
+def test_a_failed_worker_check_fails_the_action(spark, table):
+    """A release whose fragment breaks the claim the check is given fails the
+    action that runs it, with the check's line in the error."""
+    path, _ = table
+    df = spark.read.parquet(path)
+    release = karc.spark.anonymize(df, CONFIG, k=10, fragments=2)
+    strict = {**CONFIG, "privacy": {"k": 100000, "suppression_limit": 0.0}}
+    schema = karc.spark._schema(strict, None)
+    arrow_type = karc.spark._arrow_schema(release.schema)
+
+    def checked(batches):
+        rows = pa.Table.from_batches(list(batches), schema=arrow_type)
+        karc.spark._check_fragment(rows, 0, schema)
+        yield from rows.to_batches()
+
+    with pytest.raises(Exception, match="breaks its claim: .* below k = 100000"):
+        release.mapInArrow(checked, release.schema).count()
 
 
 def test_partition_keys_hash_as_spark_does(spark):
