@@ -18,6 +18,7 @@
 
 pub mod digest;
 pub mod format;
+mod handoff;
 mod input;
 mod jobs;
 pub mod layout;
