@@ -138,3 +138,93 @@ impl<'p, T: Texts> Handoff<'p, T> {
         Ok((len, checksum.finalize()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::layout::Layout;
+    use crate::table::{CsvOptions, Table};
+    use std::path::Path;
+
+    /// A CSV of `rows` records of varied lengths, and its table and layout.
+    fn table(rows: u32) -> (Vec<u8>, Table, Layout) {
+        let mut bytes = b"id,name,amount\n".to_vec();
+        for r in 0..rows {
+            let name = "x".repeat((r % 50) as usize);
+            bytes.extend_from_slice(format!("{r},n{name},{}.{:02}\n", r * 7, r % 100).as_bytes());
+        }
+        let opts = CsvOptions {
+            delimiter: None,
+            header: true,
+            trim: false,
+        };
+        let t = Table::from_bytes(Path::new("t.csv"), &bytes, &opts).unwrap();
+        let layout = Layout::capture(&bytes, &t, t.delimiter, true, false).unwrap();
+        (bytes, t, layout)
+    }
+
+    fn pieces<'a>(layout: &'a Layout, t: &'a Table, expected: usize) -> Pieces<'a, Table> {
+        let n = t.columns.len();
+        let rendered = (0..n)
+            .map(|c| layout.render_column(c, n, &t.columns[c]))
+            .collect();
+        layout.pieces_of(t, rendered, expected)
+    }
+
+    /// Runs the writer on this thread and the helper on another into
+    /// `sink`: the writer's result.
+    fn run(
+        handoff: &Handoff<'_, Table>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(u64, u32)> {
+        let (to, from) = channel();
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(move || handoff.help(to));
+            let written = handoff.write(&from, sink);
+            drop(from);
+            helper.join().unwrap();
+            written
+        })
+    }
+
+    /// Many pieces (the expected length far above the real one makes
+    /// them small), taken by two threads: handed on in order, each once,
+    /// with the whole output's CRC-32.
+    #[test]
+    fn pieces_are_handed_on_in_order() {
+        let (bytes, t, layout) = table(40_000);
+        let handoff = Handoff::new(pieces(&layout, &t, 64 * bytes.len()));
+        assert!(handoff.pieces.count() > 100);
+        let mut out = Vec::new();
+        let mut calls = 0;
+        let (len, crc) = run(&handoff, &mut |b| {
+            out.extend_from_slice(b);
+            calls += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert!(out == bytes, "the pieces differ from the file");
+        assert_eq!(calls, handoff.pieces.count());
+        assert_eq!((len, crc), (bytes.len() as u64, crc32fast::hash(&bytes)));
+    }
+
+    /// A sink that fails stops both threads: its error comes back, no
+    /// piece is handed on after it, and the helper ends (no wait forever).
+    #[test]
+    fn a_failing_sink_stops_the_helper() {
+        let (bytes, t, layout) = table(40_000);
+        let handoff = Handoff::new(pieces(&layout, &t, 64 * bytes.len()));
+        let mut calls = 0;
+        let e = run(&handoff, &mut |_| {
+            calls += 1;
+            match calls {
+                3 => Err(crate::Error::Options("disk full".to_owned())),
+                _ => Ok(()),
+            }
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("disk full"), "{e}");
+        assert_eq!(calls, 3);
+        assert!(handoff.take().is_none());
+    }
+}

@@ -1340,8 +1340,41 @@ mod tests {
                 "CRC-32, expecting {expected} bytes"
             );
         }
+        // In pieces rendered last first (each on its own, as either thread
+        // of a restore takes them), one buffer reused: the same bytes.
+        for expected in [bytes.len(), 0, 64 * bytes.len()] {
+            let (pieces, crc) = rendered_in_pieces(&layout, &t, expected);
+            assert!(
+                pieces.concat() == bytes,
+                "{} pieces (expecting {expected} bytes) differ from the file",
+                pieces.len()
+            );
+            assert_eq!(crc, crc32fast::hash(bytes), "CRC-32 of the pieces");
+        }
         layout.validate(t.columns.len(), t.rows).unwrap();
         layout
+    }
+
+    /// `t` rendered as [`Pieces`], last piece first, and their CRC-32s
+    /// combined in order.
+    fn rendered_in_pieces(layout: &Layout, t: &Table, expected: usize) -> (Vec<Vec<u8>>, u32) {
+        let n = t.columns.len();
+        let rendered = (0..n)
+            .map(|c| layout.render_column(c, n, &t.columns[c]))
+            .collect();
+        let pieces = layout.pieces_of(t, rendered, expected);
+        let mut out = vec![(Vec::new(), crc32fast::Hasher::new()); pieces.count()];
+        let mut buf = Vec::new();
+        for i in (0..pieces.count()).rev() {
+            let (bytes, crc) = pieces.render(i, buf);
+            buf = bytes.clone();
+            out[i] = (bytes, crc);
+        }
+        let mut crc = crc32fast::Hasher::new();
+        for (_, piece) in &out {
+            crc.combine(piece);
+        }
+        (out.into_iter().map(|(b, _)| b).collect(), crc.finalize())
     }
 
     /// Above `PARALLEL_BYTES` two threads render: exceptions on both sides
