@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ArchiveError;
+use super::ahead::{self, Ahead};
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::handoff::{self, Handoff};
@@ -88,6 +89,10 @@ pub struct Archive {
     /// [`Archive::public_digest`], once computed (on opening with a key,
     /// by the thread that unseals, which has time to spare).
     public_digest: std::sync::OnceLock<[u8; 32]>,
+    /// The released columns decoded while the file was checked, by column,
+    /// each taken by the restore that renders it ([`Ahead`]); empty when
+    /// nothing was decoded ahead.
+    ahead: Vec<std::sync::Mutex<Option<ahead::Decoded>>>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -261,6 +266,11 @@ impl Archive {
                 .collect::<std::result::Result<Vec<_>, _>>()
         };
         let public_digest = std::sync::OnceLock::new();
+        // Beside unsealing (to restore), the columns to render.
+        let planned = match beside {
+            Some(_) => Ahead::plan(&container, &bytes, &meta),
+            None => None,
+        };
         let (hierarchies, groups) = std::thread::scope(|scope| {
             let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta);
             match beside {
@@ -268,10 +278,16 @@ impl Archive {
                     let side = scope.spawn(|| {
                         let result = beside();
                         public_digest.get_or_init(|| public_digest_of(&container, &bytes));
+                        if let Some(ahead) = &planned {
+                            ahead.work();
+                        }
                         result
                     });
                     let hierarchies = build();
                     let groups = walk();
+                    if let (Some(ahead), Ok(_)) = (&planned, &groups) {
+                        ahead.work();
+                    }
                     *beside_result = Some(side.join().expect("unsealing does not panic"));
                     (hierarchies, groups)
                 }
@@ -283,6 +299,7 @@ impl Archive {
                 }
             }
         });
+        let ahead = planned.map_or_else(Vec::new, |a| a.finish(meta.columns.len()));
         let hierarchies = hierarchies?;
         if let Some(c) = meta
             .columns
@@ -321,6 +338,7 @@ impl Archive {
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
+            ahead,
         };
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
@@ -1136,11 +1154,16 @@ impl Archive {
     }
 
     /// Column `column` of row group `g`, not a QI, decoded from `bytes` to
-    /// be rendered.
+    /// be rendered (or taken as it was decoded while the file was checked).
     fn decode_other(&self, g: usize, column: usize, bytes: &[u8]) -> Result<Column> {
         let c = &self.meta.columns[column];
-        let decoded =
-            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering);
+        let ahead = match (g, self.ahead.get(column)) {
+            (0, Some(slot)) => slot.lock().unwrap_or_else(|p| p.into_inner()).take(),
+            _ => None,
+        };
+        let decoded = ahead.unwrap_or_else(|| {
+            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering)
+        });
         match c.role {
             Role::Identifier => decoded.map_err(|e| {
                 self.group_corrupt(g, format!("identifier column {:?}: {e}", c.name))
