@@ -382,9 +382,10 @@ fn fill<T>(file: &File, name: &Path, write: impl FnOnce(&mut dyn Write) -> Resul
 /// A file written at most [`Chunked::MAX`] bytes a call: a restore's 84 MB
 /// in one `write` took 110 to 380 ms on Linux (ext4), in 1 MiB calls 30 to
 /// 40 ms. On Linux, the writeback of every [`Chunked::WRITEBACK`] bytes is
-/// started as soon as they are written, so that the final sync waits for
-/// the last few MiB, not for the whole file (109 MB: 51 ms of the sync
-/// otherwise, while the process did nothing).
+/// started as soon as they are written, so that the disk works while the
+/// rest is rendered and the final sync waits for the last MiB, not for the
+/// whole file (109 MB: 51 ms of the sync otherwise, while the process did
+/// nothing).
 struct Chunked<'a> {
     file: &'a File,
     /// Bytes written, and those whose writeback was started.
@@ -394,7 +395,7 @@ struct Chunked<'a> {
 
 impl<'a> Chunked<'a> {
     const MAX: usize = 1 << 20;
-    const WRITEBACK: u64 = 4 << 20;
+    const WRITEBACK: u64 = 1 << 20;
 
     fn new(file: &'a File) -> Self {
         Chunked {
