@@ -12,7 +12,6 @@ use std::sync::Mutex;
 use super::format::{Container, SectionKind};
 use super::jobs::Jobs;
 use super::meta::PublicMeta;
-use super::reader::MAX_GROUP_ROWS;
 use crate::codec::{self, CodecError, Purpose};
 use crate::config::Role;
 use crate::table::Column;
@@ -40,7 +39,9 @@ impl<'b> Ahead<'b> {
         meta: &'b PublicMeta,
     ) -> Option<Ahead<'b>> {
         let kinds: Vec<Option<SectionKind>> = container.entries.iter().map(|e| e.kind()).collect();
-        if meta.rows > MAX_GROUP_ROWS || kinds.contains(&Some(SectionKind::RowGroups)) {
+        // Above a row group's limit of rows (`reader::MAX_GROUP_ROWS`) the
+        // checks refuse the file: nothing is decoded for it.
+        if meta.rows > u64::from(u32::MAX) || kinds.contains(&Some(SectionKind::RowGroups)) {
             return None;
         }
         let released = meta

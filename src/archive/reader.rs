@@ -987,6 +987,8 @@ impl Archive {
         Ok(out.len() as u64)
     }
 
+    // Long: one scope holds the second thread's whole life (decoding, then
+    // rendering pieces), so that no thread is started between the two
     /// [`Archive::restore_group`] with one second thread. Both threads
     /// decode the QIs' sections, then take the columns as jobs: decode
     /// one (a QI's is taken decoded) and render its values. Then both
