@@ -369,30 +369,77 @@ fn replace_file<T>(
 /// Runs `write` into `file`, then flushes and syncs it.
 fn fill<T>(file: &File, name: &Path, write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
     let io = |e| Error::io(name, e);
-    let mut out = BufWriter::with_capacity(1 << 16, Chunked(file));
+    let mut out = BufWriter::with_capacity(1 << 16, Chunked::new(file));
     let written = write(&mut out)?;
     out.flush().map_err(io)?;
     drop(out);
-    file.sync_all().map_err(io)?;
+    // The data and what reading it needs (its length); the file has no
+    // other metadata worth a journal commit before it is named.
+    file.sync_data().map_err(io)?;
     Ok(written)
 }
 
 /// A file written at most [`Chunked::MAX`] bytes a call: a restore's 84 MB
 /// in one `write` took 110 to 380 ms on Linux (ext4), in 1 MiB calls 30 to
-/// 40 ms.
-struct Chunked<'a>(&'a File);
+/// 40 ms. On Linux, the writeback of every [`Chunked::WRITEBACK`] bytes is
+/// started as soon as they are written, so that the disk works while the
+/// rest is rendered and the final sync waits for the last MiB, not for the
+/// whole file (109 MB: 51 ms of the sync otherwise, while the process did
+/// nothing).
+struct Chunked<'a> {
+    file: &'a File,
+    /// Bytes written, and those whose writeback was started.
+    written: u64,
+    started: u64,
+}
 
-impl Chunked<'_> {
+impl<'a> Chunked<'a> {
     const MAX: usize = 1 << 20;
+    const WRITEBACK: u64 = 1 << 20;
+
+    fn new(file: &'a File) -> Self {
+        Chunked {
+            file,
+            written: 0,
+            started: 0,
+        }
+    }
+
+    /// Starts the writeback of the bytes written since the last start,
+    /// once they are [`Chunked::WRITEBACK`] bytes. A hint: the final sync
+    /// reports any error.
+    fn start_writeback(&mut self) {
+        if self.written - self.started < Chunked::WRITEBACK {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: a plain system call on a file descriptor this file
+            // holds open; no memory is passed.
+            unsafe {
+                libc::sync_file_range(
+                    self.file.as_raw_fd(),
+                    self.started as libc::off64_t,
+                    (self.written - self.started) as libc::off64_t,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+        }
+        self.started = self.written;
+    }
 }
 
 impl Write for Chunked<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(&buf[..buf.len().min(Chunked::MAX)])
+        let n = self.file.write(&buf[..buf.len().min(Chunked::MAX)])?;
+        self.written += n as u64;
+        self.start_writeback();
+        Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
+        self.file.flush()
     }
 }
 

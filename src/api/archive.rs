@@ -36,9 +36,10 @@ pub fn open(name: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
     crate::archive::reader::Archive::from_bytes(name, bytes, check).map(Archive)
 }
 
-/// Opens an archive's bytes and restores its original into `sink` a row
-/// group at a time, unsealing while the file is checked; returns the
-/// length. On an error, what `sink` received must be thrown away.
+/// Opens an archive's bytes and restores its original into `sink` as it
+/// is rendered (about a MiB at a time), unsealing while the file is
+/// checked; returns the length. On an error, what `sink` received must be
+/// thrown away.
 pub fn open_and_restore(
     name: &Path,
     bytes: Vec<u8>,

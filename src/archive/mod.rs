@@ -16,8 +16,10 @@
 //! file is opened). [`TableInput`] is what the archive seals: a CSV file's
 //! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
+mod ahead;
 pub mod digest;
 pub mod format;
+mod handoff;
 mod input;
 mod jobs;
 pub mod layout;

@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ArchiveError;
+use super::ahead::{self, Ahead};
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
+use super::handoff::{self, Handoff};
 use super::jobs::Jobs;
-use super::layout::{Halves, Layout, RenderedColumn, Texts};
+use super::layout::{Layout, RenderedColumn, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::models::ModelsClaim;
 use super::seal::{self, Key};
@@ -87,6 +89,10 @@ pub struct Archive {
     /// [`Archive::public_digest`], once computed (on opening with a key,
     /// by the thread that unseals, which has time to spare).
     public_digest: std::sync::OnceLock<[u8; 32]>,
+    /// The released columns decoded while the file was checked, by column,
+    /// each taken by the restore that renders it ([`Ahead`]); empty when
+    /// nothing was decoded ahead.
+    ahead: Vec<std::sync::Mutex<Option<ahead::Decoded>>>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -136,7 +142,7 @@ impl Archive {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<(Archive, u64)> {
         let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
-        let len = archive.restore_parts(&archive.private_parts_of(plain?)?, &mut |b| sink(&b))?;
+        let len = archive.restore_parts(&archive.private_parts_of(plain?)?, sink)?;
         Ok((archive, len))
     }
 
@@ -260,6 +266,11 @@ impl Archive {
                 .collect::<std::result::Result<Vec<_>, _>>()
         };
         let public_digest = std::sync::OnceLock::new();
+        // Beside unsealing (to restore), the columns to render.
+        let planned = match beside {
+            Some(_) => Ahead::plan(&container, &bytes, &meta),
+            None => None,
+        };
         let (hierarchies, groups) = std::thread::scope(|scope| {
             let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta);
             match beside {
@@ -267,10 +278,16 @@ impl Archive {
                     let side = scope.spawn(|| {
                         let result = beside();
                         public_digest.get_or_init(|| public_digest_of(&container, &bytes));
+                        if let Some(ahead) = &planned {
+                            ahead.work();
+                        }
                         result
                     });
                     let hierarchies = build();
                     let groups = walk();
+                    if let (Some(ahead), Ok(_)) = (&planned, &groups) {
+                        ahead.work();
+                    }
                     *beside_result = Some(side.join().expect("unsealing does not panic"));
                     (hierarchies, groups)
                 }
@@ -282,6 +299,7 @@ impl Archive {
                 }
             }
         });
+        let ahead = planned.map_or_else(Vec::new, |a| a.finish(meta.columns.len()));
         let hierarchies = hierarchies?;
         if let Some(c) = meta
             .columns
@@ -320,6 +338,7 @@ impl Archive {
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
+            ahead,
         };
         if check == ClaimCheck::Enforce {
             let report = archive.check_claim()?;
@@ -846,36 +865,30 @@ impl Archive {
         self.restore_from(self.private_parts(key)?)
     }
 
-    /// [`Archive::restore`] of the decoded private part. A file of one row
-    /// group hands over its group's bytes as they are, without a copy.
+    /// [`Archive::restore`] of the decoded private part.
     fn restore_from(&self, parts: PrivateParts) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        let expected = self.reservation(parts.original_len);
-        self.restore_parts(&parts, &mut |bytes: Vec<u8>| {
-            if out.is_empty() {
-                out = bytes;
-                out.reserve(expected.saturating_sub(out.len()));
-            } else {
-                out.extend_from_slice(&bytes);
-            }
+        let mut out = Vec::with_capacity(self.reservation(parts.original_len));
+        self.restore_parts(&parts, &mut |bytes| {
+            out.extend_from_slice(bytes);
             Ok(())
         })?;
         Ok(out)
     }
 
     /// Restores the original as [`Archive::restore`] does, but hands its
-    /// bytes to `sink` a row group at a time (a large group in two pieces,
-    /// one per thread that rendered it), so that a file of several row
-    /// groups is written holding one group's bytes, not the table's.
-    /// Each group is checked before `sink` sees it, the whole file after:
-    /// on an error, what `sink` received must be thrown away (write it to
-    /// a temporary file, as `karc restore` does). Returns the length.
+    /// bytes to `sink` as they are rendered (a small row group whole, a
+    /// large one in pieces of about a MiB), so that the output is never
+    /// whole in memory. A row group rendered whole is checked before
+    /// `sink` sees it, one rendered in pieces after its last piece, the
+    /// whole file at the end: on an error, what `sink` received must be
+    /// thrown away (write it to a temporary file, as `karc restore` does).
+    /// Returns the length.
     pub fn restore_into(
         &self,
         key: Option<&Key>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
-        self.restore_parts(&self.private_parts(key)?, &mut |bytes| sink(&bytes))
+        self.restore_parts(&self.private_parts(key)?, sink)
     }
 
     /// The row groups of the decoded private part, in order, through `sink`;
@@ -884,15 +897,10 @@ impl Archive {
     fn restore_parts(
         &self,
         parts: &PrivateParts,
-        sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
         if !self.framed {
-            let mut len = 0;
-            for bytes in self.restore_group(0, &parts.groups[0])? {
-                len += bytes.len() as u64;
-                sink(bytes)?;
-            }
-            return Ok(len);
+            return self.restore_group(0, &parts.groups[0], sink);
         }
         self.restore_groups(parts, sink)
     }
@@ -902,16 +910,16 @@ impl Archive {
     fn restore_groups(
         &self,
         parts: &PrivateParts,
-        sink: &mut dyn FnMut(Vec<u8>) -> Result<()>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
         let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
         for (g, part) in parts.groups.iter().enumerate() {
-            for bytes in self.restore_group(g, part)? {
-                hasher.update(&bytes);
+            self.restore_group(g, part, &mut |bytes| {
+                hasher.update(bytes);
                 len += bytes.len() as u64;
-                sink(bytes)?;
-            }
+                sink(bytes)
+            })?;
         }
         self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
         Ok(len)
@@ -932,9 +940,14 @@ impl Archive {
     }
 
     /// Restores row group `g`'s bytes of the original from its private
-    /// part, in pieces to be joined in order (two when rendered on two
-    /// threads: the second needs not be copied after the first).
-    fn restore_group(&self, g: usize, part: &PrivatePart) -> Result<Vec<Vec<u8>>> {
+    /// part through `sink` (in pieces when rendered on two threads), checked
+    /// against the group's digest; returns their length.
+    fn restore_group(
+        &self,
+        g: usize,
+        part: &PrivatePart,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<u64> {
         if self.groups[g].class_sizes.len() == 1 {
             // One class, whose rows take no bits: the columns of the
             // private part confirm their number before they are made.
@@ -957,38 +970,40 @@ impl Archive {
         let decoding = codec::OriginalsDecoding::new(&part.originals, &schemas, &released)
             .map_err(|e| self.originals_corrupt(g, e))?;
         let expected_len = self.reservation(part.original_len);
-        let (out, crc) = if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
-            let (parts, crc) = self.restore_on_two_threads(g, part, &decoding, expected_len)?;
-            (parts.into(), crc)
-        } else {
-            decoding.work();
-            let originals = decoding
-                .columns()
-                .map_err(|e| self.originals_corrupt(g, e))?;
-            let others = self.other_columns(g, part)?;
-            let texts = self.restore_texts(g, &others, &originals)?;
-            let (out, crc) = part.layout.render_hashed(&texts, expected_len);
-            (vec![out], crc)
-        };
-        let len = out.iter().map(|p| p.len() as u64).sum();
-        self.check_restored(len, crc, part.digest, part.original_len)?;
-        Ok(out)
+        if decoding.threads() > 1 && Layout::renders_on_two_threads(expected_len) {
+            let (len, crc) = self.restore_on_two_threads(g, part, &decoding, expected_len, sink)?;
+            self.check_restored(len, crc, part.digest, part.original_len)?;
+            return Ok(len);
+        }
+        decoding.work();
+        let originals = decoding
+            .columns()
+            .map_err(|e| self.originals_corrupt(g, e))?;
+        let others = self.other_columns(g, part)?;
+        let texts = self.restore_texts(g, &others, &originals)?;
+        let (out, crc) = part.layout.render_hashed(&texts, expected_len);
+        self.check_restored(out.len() as u64, crc, part.digest, part.original_len)?;
+        sink(&out)?;
+        Ok(out.len() as u64)
     }
 
+    // Long: one scope holds the second thread's whole life (decoding, then
+    // rendering pieces), so that no thread is started between the two
     /// [`Archive::restore_group`] with one second thread. Both threads
     /// decode the QIs' sections, then take the columns as jobs: decode
-    /// one (a QI's is taken decoded) and render its values. Then the
-    /// second renders the last half of the records while this one renders
-    /// the first (no thread is started between decoding and rendering: on
-    /// a machine where the second core had gone idle, the start took up
-    /// to 65 us).
+    /// one (a QI's is taken decoded) and render its values. Then both
+    /// render the records in pieces, which this one hands to `sink` in
+    /// order ([`Handoff`]; no thread is started between decoding and
+    /// rendering: on a machine where the second core had gone idle, the
+    /// start took up to 65 us). Returns the length and CRC-32 handed on.
     fn restore_on_two_threads(
         &self,
         g: usize,
         part: &PrivatePart,
         decoding: &codec::OriginalsDecoding<'_>,
         expected_len: usize,
-    ) -> Result<([Vec<u8>; 2], u32)> {
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(u64, u32)> {
         // The columns that are not QIs first, then the QIs (whose jobs
         // wait for every section); an error in listing the columns comes
         // after the QIs' errors.
@@ -1018,7 +1033,8 @@ impl Archive {
         // What the second thread renders from, set by this one.
         let decoded = std::sync::OnceLock::new();
         let texts = std::sync::OnceLock::new();
-        let halves = std::sync::OnceLock::new();
+        let handoff = std::sync::OnceLock::new();
+        let (pieces_to, pieces) = handoff::channel();
         std::thread::scope(|scope| {
             let (go, ready) = std::sync::mpsc::sync_channel(1);
             let (done, helper_done) = std::sync::mpsc::sync_channel(1);
@@ -1028,14 +1044,13 @@ impl Archive {
                 // Both `work`s catch their panics: this always gets sent.
                 let _ = done.send(());
                 // Told to render, or (an error here) not.
-                ready
-                    .recv()
-                    .ok()
-                    .map(|halves: &Halves<'_, RestoreTexts<'_>>| halves.tail())
+                if let Ok(handoff) = ready.recv() {
+                    Handoff::<'_, RestoreTexts<'_>>::help(handoff, pieces_to);
+                }
             });
             decoding.work();
             jobs.work(column_job);
-            let prepared = (|| -> Result<&Halves<'_, RestoreTexts<'_>>> {
+            let prepared = (|| -> Result<&Handoff<'_, RestoreTexts<'_>>> {
                 helper_done
                     .recv()
                     .expect("the helper reports its jobs done");
@@ -1071,7 +1086,8 @@ impl Archive {
                     .into_iter()
                     .map(|r| r.expect("every column rendered"))
                     .collect();
-                Ok(halves.get_or_init(|| part.layout.halves_of(texts, rendered, expected_len)))
+                let pieces = part.layout.pieces_of(texts, rendered, expected_len);
+                Ok(handoff.get_or_init(|| Handoff::new(pieces)))
             })();
             match prepared {
                 Err(e) => {
@@ -1079,14 +1095,13 @@ impl Archive {
                     helper.join().expect("decoding does not panic");
                     Err(e)
                 }
-                Ok(halves) => {
-                    go.send(halves).expect("the helper waits for the halves");
-                    let head = halves.head();
-                    let tail = helper
-                        .join()
-                        .expect("rendering does not panic")
-                        .expect("the helper was told to render");
-                    Ok(halves.parts(head, tail))
+                Ok(handoff) => {
+                    go.send(handoff).expect("the helper waits for the pieces");
+                    let written = handoff.write(&pieces, sink);
+                    // A stopped writer lets a helper waiting to send go.
+                    drop(pieces);
+                    helper.join().expect("rendering does not panic");
+                    written
                 }
             }
         })
@@ -1141,11 +1156,16 @@ impl Archive {
     }
 
     /// Column `column` of row group `g`, not a QI, decoded from `bytes` to
-    /// be rendered.
+    /// be rendered (or taken as it was decoded while the file was checked).
     fn decode_other(&self, g: usize, column: usize, bytes: &[u8]) -> Result<Column> {
         let c = &self.meta.columns[column];
-        let decoded =
-            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering);
+        let ahead = match (g, self.ahead.get(column)) {
+            (0, Some(slot)) => slot.lock().unwrap_or_else(|p| p.into_inner()).take(),
+            _ => None,
+        };
+        let decoded = ahead.unwrap_or_else(|| {
+            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering)
+        });
         match c.role {
             Role::Identifier => decoded.map_err(|e| {
                 self.group_corrupt(g, format!("identifier column {:?}: {e}", c.name))

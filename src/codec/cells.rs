@@ -88,6 +88,15 @@ impl<K: Hash + Eq> ColumnRows<K> {
         {
             self.lookup = false;
             self.seen = FxHashMap::default();
+            // A text per row from now on: room for the rows left at the
+            // texts' average length so far, so that the texts are not
+            // copied again and again as they grow (a tenth of the decoding
+            // of a column of a million distinct numbers). At most 64 bytes
+            // a row: a few long texts do not reserve for every row.
+            let left = self.codes.capacity() - self.codes.len();
+            let average = self.dict.joined().len().div_ceil(self.dict.len().max(1));
+            self.dict
+                .reserve(left, left.saturating_mul(average.min(64)));
         }
     }
 

@@ -79,10 +79,13 @@ fn tell(
             (Some(b), _) => format!("{b} bytes"),
             (None, r) => format!("{} rows", r.unwrap_or(0)),
         };
-        eprintln!(
-            "{}: restored {what}, public part (BLAKE3) and CRC-32 verified",
+        // One write: eprintln! writes each piece of its format on its own,
+        // each a chance for a loaded machine to run something else first.
+        let line = format!(
+            "{}: restored {what}, public part (BLAKE3) and CRC-32 verified\n",
             result.output
         );
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     }
     Ok(ExitCode::SUCCESS)
 }

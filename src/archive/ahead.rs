@@ -1,0 +1,93 @@
+//! A restore's released columns decoded while the file is still being
+//! checked. Opening a file to restore it keeps one thread on the checks
+//! (section checksums, the QI classes, the claim) while the other unseals
+//! the private part, which takes a fraction of that time: the second thread
+//! then decodes the columns a restore renders (the released non-QI ones of
+//! a file of one row group), and the first joins in once its checks are
+//! done. Nothing decoded here is used unless the checks pass (the bytes
+//! are then the ones checked), so errors keep the file's order.
+
+use std::sync::Mutex;
+
+use super::format::{Container, SectionKind};
+use super::jobs::Jobs;
+use super::meta::PublicMeta;
+use crate::codec::{self, CodecError, Purpose};
+use crate::config::Role;
+use crate::table::Column;
+
+/// A column's decoding: its texts for rendering, or why it failed.
+pub(crate) type Decoded = Result<Column, CodecError>;
+
+/// The columns to decode ahead, shared by the two threads.
+pub(crate) struct Ahead<'b> {
+    /// Each job's column and section bytes.
+    columns: Vec<(usize, &'b [u8])>,
+    names: Vec<&'b str>,
+    rows: usize,
+    jobs: Jobs<Decoded>,
+}
+
+impl<'b> Ahead<'b> {
+    /// The released non-QI columns of a file of one row group, each with
+    /// its section (the column sections in order, as the format lays them
+    /// out); `None` for a file of several row groups or whose sections do
+    /// not match its columns (the checks then say what is wrong).
+    pub(crate) fn plan(
+        container: &Container,
+        bytes: &'b [u8],
+        meta: &'b PublicMeta,
+    ) -> Option<Ahead<'b>> {
+        let kinds: Vec<Option<SectionKind>> = container.entries.iter().map(|e| e.kind()).collect();
+        // Above a row group's limit of rows (`reader::MAX_GROUP_ROWS`) the
+        // checks refuse the file: nothing is decoded for it.
+        if meta.rows > u64::from(u32::MAX) || kinds.contains(&Some(SectionKind::RowGroups)) {
+            return None;
+        }
+        let released = meta
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !matches!(c.role, Role::Identifier | Role::Quasi));
+        let sections = (2..kinds.len()).filter(|&i| kinds[i] == Some(SectionKind::Column));
+        if released.clone().count() != sections.clone().count() {
+            return None;
+        }
+        let mut columns = Vec::new();
+        let mut names = Vec::new();
+        for ((c, column), i) in released.zip(sections) {
+            let range = container.entries[i].range();
+            columns.push((c, bytes.get(range)?));
+            names.push(column.name.as_str());
+        }
+        Some(Ahead {
+            jobs: Jobs::new(columns.len()),
+            columns,
+            names,
+            rows: meta.rows as usize,
+        })
+    }
+
+    /// Decodes columns no thread has taken until none is left.
+    pub(crate) fn work(&self) {
+        self.jobs.work(|j| {
+            codec::decode_plain_for(
+                self.columns[j].1,
+                self.names[j],
+                self.rows,
+                Purpose::Rendering,
+            )
+        });
+    }
+
+    /// Each column's decoding by column index (`None` for the others),
+    /// once every thread that worked has returned from [`Ahead::work`].
+    pub(crate) fn finish(self, columns: usize) -> Vec<Mutex<Option<Decoded>>> {
+        let mut by_column: Vec<Mutex<Option<Decoded>>> =
+            (0..columns).map(|_| Mutex::new(None)).collect();
+        for (&(c, _), decoded) in self.columns.iter().zip(self.jobs.results()) {
+            by_column[c] = Mutex::new(Some(decoded));
+        }
+        by_column
+    }
+}
