@@ -23,7 +23,7 @@ use super::meta::{self, PrivatePart, PublicMeta};
 use super::pipeline::{GroupWriter, Scratch};
 use super::seal::{self, Key, Seal};
 use super::writer::{self, Anonymization, PackOptions};
-use crate::anonymize::Outcome;
+use crate::anonymize::{Algorithm, Outcome};
 use crate::codec::DiffMode;
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
@@ -52,18 +52,66 @@ pub struct Domain {
 /// row only when `first`. Its metrics are measured against `domains`.
 pub fn encode_part(
     config: &Config,
-    mut table: Table,
+    table: Table,
     first: bool,
     domains: &[Domain],
     mode: DiffMode,
     seal: &Seal,
+) -> Result<(Vec<u8>, Report)> {
+    encode_with(config, table, first, mode, seal, |table| {
+        anonymize_fragment(config, table, domains)
+    })
+}
+
+/// Codes one fragment as a part (as [`encode_part`]) released by `release`
+/// instead of anonymized on its own: a global recoding chosen on the whole
+/// table (`crate::api::global`), whose `table_rows` the claim's k is
+/// checked against. Its metrics are measured against `domains`.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_released_part(
+    config: &Config,
+    table: Table,
+    first: bool,
+    domains: &[Domain],
+    mode: DiffMode,
+    seal: &Seal,
+    table_rows: usize,
+    release: impl FnOnce(&Dataset) -> Result<Outcome>,
+) -> Result<(Vec<u8>, Report)> {
+    encode_with(config, table, first, mode, seal, |table| {
+        let mut data = Dataset::bind(config, table)?;
+        widen_domains(&mut data, domains);
+        let model = PrivacyModel::from_config_rows(config, &data, table_rows)?;
+        let outcome = release(&data)?;
+        let algorithm = Algorithm::from_name(&config.algorithm.name)?;
+        let report = Report::new(
+            algorithm,
+            config.algorithm.seed,
+            &data,
+            &model,
+            &outcome,
+            0.0,
+        );
+        Ok((data, model, outcome, report))
+    })
+}
+
+/// The coding shared by both kinds of part: the fragment's canonical CSV
+/// (its header row only when `first`) and its release by `anonymize`.
+fn encode_with(
+    config: &Config,
+    mut table: Table,
+    first: bool,
+    mode: DiffMode,
+    seal: &Seal,
+    anonymize: impl FnOnce(Table) -> Result<(Dataset, PrivacyModel, Outcome, Report)>,
 ) -> Result<(Vec<u8>, Report)> {
     table.header = first;
     let mut layout = Layout::canonical(table.columns.len());
     layout.header = first;
     let mut csv = Vec::new();
     layout.render(&table, &mut csv);
-    let (data, model, outcome, report) = anonymize_fragment(config, table, domains)?;
+    let (data, model, outcome, report) = anonymize(table)?;
     let released = writer::released_columns(&data, &outcome);
     drop(outcome);
     let a = Anonymization {
@@ -117,6 +165,22 @@ pub struct PartFile {
     pub classes: u64,
 }
 
+/// The whole table's figures of a global recoding, counted on its
+/// frequency set (`crate::api::global`): a class of a global recoding
+/// spans parts, so the parts' own counts do not add up to them.
+#[derive(Debug, Clone, Copy)]
+pub struct Totals {
+    /// Rows the algorithm may suppress on the whole table.
+    pub suppression_budget: u64,
+    /// Rows that count as suppressed (none when the `*` rows stand as a
+    /// class of at least max k).
+    pub suppressed: u64,
+    /// Equivalence classes, suppressed rows left out.
+    pub classes: u64,
+    /// Σ |E|² over those classes (the discernibility metric's first term).
+    pub squares: f64,
+}
+
 /// What a merge wrote.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Merged {
@@ -141,13 +205,14 @@ pub struct Merged {
 /// Merges `parts`, in order, into `output`: their private parts opened
 /// with `key` (the one-off key they were sealed for) and sealed as `seal`
 /// says; `params` is the `META.algorithm.params` of the whole (how it was
-/// distributed).
+/// distributed); `totals` replaces the parts' sums where a class spans parts.
 pub fn merge(
     parts: &[PartFile],
     key: &Key,
     seal: &Seal,
     output: &Output,
     params: &str,
+    totals: Option<&Totals>,
 ) -> Result<Merged> {
     let Some(first) = parts.first() else {
         return Err(Error::Options("merge: no part to merge".to_owned()));
@@ -186,6 +251,12 @@ pub fn merge(
             opened.original_len,
             opened.meta.rows,
         )?;
+    }
+    if let Some(t) = totals {
+        sum.budget = t.suppression_budget;
+        sum.suppressed = t.suppressed;
+        sum.classes = t.classes;
+        sum.squares = t.squares;
     }
     let (meta0, hierarchies) = head.expect("at least one part");
     let hierarchies = meta::hierarchies_from_bytes(&hierarchies)

@@ -16,6 +16,7 @@ mod config_docs;
 mod constraints;
 mod files;
 mod forged;
+mod frequencies;
 mod fuzzed;
 mod incognito;
 mod init;
