@@ -21,13 +21,12 @@ it). ``pack`` writes each Spark partition as one row group of a single
 suppression budget) come from the frequency set, since a class of a global
 recoding spans partitions.
 
-The frequency set must fit the driver: ``max_tuples`` bounds it. Above it,
-Datafly is walked in Spark (one aggregation per node: the distinct values
-of each QI and the rows in small classes, the same choice of QI to raise)
-until the frequency set at its node fits, and the search goes on from that
-node on the driver: the same levels as the search from the bottom, since
-Datafly passes through that node. Incognito cannot start above the bottom
-without missing minimal nodes below: it is refused there, with the count.
+The frequency set must fit the driver: ``max_tuples`` bounds it (counted
+by Spark before anything is collected; a distinct tuple costs the driver
+about 100 bytes plus its texts). Above it the search is refused in one
+line, naming the bound: aggregating at a coarser node would make
+Incognito miss the minimal nodes below it, and Datafly's walk up to such a
+node in Spark is not built yet.
 """
 
 from __future__ import annotations

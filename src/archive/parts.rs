@@ -20,6 +20,7 @@ use super::digest::PublicDigest;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{self, PrivatePart, PublicMeta};
+use super::models::ModelsClaim;
 use super::pipeline::{GroupWriter, Scratch};
 use super::seal::{self, Key, Seal};
 use super::writer::{self, Anonymization, PackOptions};
@@ -218,7 +219,7 @@ pub fn merge(
         return Err(Error::Options("merge: no part to merge".to_owned()));
     };
     let mut writer: Option<GroupWriter> = None;
-    let mut head: Option<(PublicMeta, Vec<u8>)> = None;
+    let mut head: Option<(PublicMeta, Vec<u8>, Option<Vec<u8>>)> = None;
     let mut sum = MetricSums::default();
     for part in parts {
         let bytes = std::fs::read(&part.path).map_err(|e| Error::io(&part.path, e))?;
@@ -238,9 +239,21 @@ pub fn merge(
                     scratch,
                     false,
                 )?);
-                head = Some((opened.meta.clone(), opened.hierarchies.to_vec()));
+                head = Some((
+                    opened.meta.clone(),
+                    opened.hierarchies.to_vec(),
+                    opened.models.map(<[u8]>::to_vec),
+                ));
             }
-            Some((meta0, hierarchies0)) => same_table(&part.path, meta0, hierarchies0, &opened)?,
+            Some((meta0, hierarchies0, models0)) => {
+                same_table(&part.path, meta0, hierarchies0, &opened)?;
+                if opened.models != models0.as_deref() {
+                    return Err(not_a_part(
+                        &part.path,
+                        "its privacy models differ from the first part's",
+                    ));
+                }
+            }
         }
         sum.add(&opened.meta, part);
         let w = writer.as_mut().expect("made with the first part");
@@ -258,7 +271,15 @@ pub fn merge(
         sum.classes = t.classes;
         sum.squares = t.squares;
     }
-    let (meta0, hierarchies) = head.expect("at least one part");
+    let (meta0, hierarchies, models) = head.expect("at least one part");
+    let w = writer.as_mut().expect("made with the first part");
+    if let Some(bytes) = &models {
+        // The parts' claim beyond k (distinct l: each part holds it class by
+        // class, so the union does), which every reader re-checks.
+        let claim: ModelsClaim = meta::from_bytes(bytes)
+            .map_err(|e| not_a_part(&first.path, &format!("PRIVACY_MODELS: {e}")))?;
+        w.models(&claim);
+    }
     let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
         .map_err(|e| not_a_part(&first.path, &format!("HIERARCHIES: {e}")))?;
     let (public, metrics) = sum.public_meta(meta0, params);
@@ -284,6 +305,8 @@ pub fn merge(
 struct OpenedPart<'a> {
     meta: PublicMeta,
     hierarchies: &'a [u8],
+    /// Its `PRIVACY_MODELS` section, when its claim goes beyond k.
+    models: Option<&'a [u8]>,
     /// Its row group's sections: `QI_CLASSES`, then the `COLUMN`s.
     sections: Vec<(SectionKind, &'a [u8])>,
     /// Its private part's `PrivatePart` bytes (a frame of §7.4).
@@ -308,18 +331,24 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         bodies.push((kind, format::check_section(path, bytes, i, entry, None)?));
     }
     let kinds: Vec<SectionKind> = bodies.iter().map(|(k, _)| *k).collect();
-    let layout_ok = kinds.len() >= 4
+    // PRIVACY_MODELS, when present, sits between HIERARCHIES and the group.
+    let group = if kinds.get(2) == Some(&SectionKind::PrivacyModels) {
+        3
+    } else {
+        2
+    };
+    let layout_ok = kinds.len() >= group + 2
         && kinds[0] == SectionKind::Meta
         && kinds[1] == SectionKind::Hierarchies
-        && kinds[2] == SectionKind::QiClasses
+        && kinds[group] == SectionKind::QiClasses
         && kinds[kinds.len() - 1] == SectionKind::PrivateSealed
-        && kinds[3..kinds.len() - 1]
+        && kinds[group + 1..kinds.len() - 1]
             .iter()
             .all(|k| *k == SectionKind::Column);
     if !layout_ok {
         return Err(not_a_part(
             path,
-            "expected META, HIERARCHIES, QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
+            "expected META, HIERARCHIES, [PRIVACY_MODELS,] QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
         ));
     }
     let meta: PublicMeta =
@@ -347,7 +376,8 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
     Ok(OpenedPart {
         meta,
         hierarchies: bodies[1].1,
-        sections: bodies[2..bodies.len() - 1].to_vec(),
+        models: (group == 3).then_some(bodies[2].1),
+        sections: bodies[group..bodies.len() - 1].to_vec(),
         private,
         crc: part.digest,
         original_len: part.original_len,
