@@ -118,7 +118,8 @@ def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
         raise BadInputError("config: [privacy] needs k (or constraints), or pass k=")
     leaf_order = {}
     for c in columns:
-        if c.get("role") == "quasi" and c.get("hierarchy") and c.get("type", "categorical") == "categorical":
+        # A hierarchy file's leaf order (a built hierarchy, a TOML table, has none to read).
+        if c.get("role") == "quasi" and isinstance(c.get("hierarchy"), str) and c.get("type", "categorical") == "categorical":
             leaf_order[c["name"]] = _leaf_order(os.path.join(base, c["hierarchy"]))
     return _Schema(
         qis=qis,

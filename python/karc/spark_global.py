@@ -19,7 +19,10 @@ same rows: same levels, same suppressed rows, same labels (the tests check
 it). ``pack`` writes each Spark partition as one row group of a single
 ``.karc`` (see :func:`karc.spark.pack`); the whole table's figures (classes,
 suppression budget) come from the frequency set, since a class of a global
-recoding spans partitions.
+recoding spans partitions. A hierarchy the config builds from the data
+(``hierarchy = { intervals = [...] }``) is built once on the driver, on
+every value of the frequency set, and the workers load that one (written
+to the staging folder), so every part carries the whole table's hierarchy.
 
 The frequency set must fit the driver: ``max_tuples`` bounds it (counted
 by Spark before anything is collected; a distinct tuple costs the driver
@@ -43,7 +46,7 @@ import pyarrow.compute as pc
 
 from . import _karc
 from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
-from .spark import _column, _numeric, _release_type, _schema, check_release
+from .spark import _column, _numeric, _read_config, _release_type, _schema, check_release
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -69,12 +72,20 @@ class Choice:
     minimal_levels: Optional[List[Dict[str, int]]]
     rows: int
     tuples: int
+    #: Rows of ``*`` in every QI.
+    star_rows: int
+    #: Rows that count as suppressed: the star rows, unless they number at
+    #: least max k and so stand as a class of their own (FORMAT §5), as the
+    #: single-process report counts them.
     suppressed_rows: int
     suppression_budget: int
     classes: int
     squares: float
     star_class: bool
     domains: List[Tuple[str, float, float]]
+    #: The hierarchies the config builds from the data, built on every
+    #: value of the table: (QI, ARX hierarchy text).
+    built_hierarchies: List[Tuple[str, str]]
     labels: Dict[str, Tuple[pa.Array, pa.Array, pa.Array]] = field(repr=False)
     suppressed: pa.Array = field(repr=False)
 
@@ -86,6 +97,7 @@ class Choice:
             "minimal_levels": self.minimal_levels,
             "rows": self.rows,
             "tuples": self.tuples,
+            "star_rows": self.star_rows,
             "suppressed_rows": self.suppressed_rows,
             "suppression_budget": self.suppression_budget,
             "classes": self.classes,
@@ -209,12 +221,14 @@ def _search_table(
         minimal_levels=[dict(zip(found["qis"], m)) for m in minimal] if minimal else None,
         rows=found["rows"],
         tuples=found["tuples"],
-        suppressed_rows=found["suppressed_rows"],
+        star_rows=found["suppressed_rows"],
+        suppressed_rows=0 if star_class else found["suppressed_rows"],
         suppression_budget=found["suppression_budget"],
         classes=len(sizes) + (1 if star_class else 0),
         squares=float((sizes.astype(float) ** 2).sum()) + (float(star_rows) ** 2 if star_class else 0.0),
         star_class=star_class,
         domains=domains,
+        built_hierarchies=[tuple(h) for h in found["built_hierarchies"]],
         labels=maps,
         suppressed=bad,
     )
@@ -303,6 +317,30 @@ def anonymize(
     return release
 
 
+def _with_hierarchy_files(config: ConfigLike, choice: Choice, folder: str) -> ConfigLike:
+    """The config the workers of a pack read: each hierarchy it builds from
+    the data replaced by the one the driver built on the whole table's values
+    (written to ``folder``), so every part carries the same hierarchy."""
+    if not choice.built_hierarchies:
+        return config
+    table, base = _read_config(config)
+    files = {}
+    for i, (qi, text) in enumerate(choice.built_hierarchies):
+        path = os.path.join(folder, f"hierarchy-{i}.csv")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        files[qi] = path
+    columns = []
+    for c in table.get("columns", []):
+        c = dict(c)
+        if c["name"] in files:
+            c["hierarchy"] = files[c["name"]]
+        elif isinstance(c.get("hierarchy"), str):
+            c["hierarchy"] = os.path.join(base, c["hierarchy"])
+        columns.append(c)
+    return {**table, "columns": columns}
+
+
 def _partition_rows(df: "DataFrame") -> Dict[int, int]:
     from pyspark.sql import functions as F
 
@@ -350,7 +388,8 @@ def pack(
     own_staging = staging is None
     folder = tempfile.mkdtemp(prefix=".karc-parts-", dir=parent) if own_staging else os.fspath(staging)
     os.makedirs(folder, exist_ok=True)
-    args = dict(**_config_args(config), algorithm=algorithm, k=k, seed=seed, suppression_limit=suppression_limit, mode=mode)
+    worker_config = _with_hierarchy_files(config, choice, folder)
+    args = dict(**_config_args(worker_config), algorithm=algorithm, k=k, seed=seed, suppression_limit=suppression_limit, mode=mode)
     levels = [choice.levels[q] for q in choice.qis]
     rows_total = choice.rows
 
@@ -380,8 +419,7 @@ def pack(
         if [p["partition"] for p in parts] != expected:
             raise CheckFailedError(f"expected parts of partitions {expected}, found {[p['partition'] for p in parts]}")
         params = json.dumps({"distributed": "spark", "frequency_set": choice.tuples, "partitions": len(parts)})
-        suppressed = 0 if choice.star_class else choice.suppressed_rows
-        totals = (choice.suppression_budget, choice.classes, choice.squares, suppressed)
+        totals = (choice.suppression_budget, choice.classes, choice.squares, choice.suppressed_rows)
         merged = json.loads(
             _karc.merge_parts(
                 [(p["path"], p["suppressed"], 0) for p in parts], output, identity, params, **seal, totals=totals

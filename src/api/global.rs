@@ -22,7 +22,7 @@ use crate::anonymize::{self, Outcome};
 use crate::archive::parts::{self, Domain};
 use crate::arrow::{ArrowTableError, table_from_arrow, to_arrow};
 use crate::codec::DiffMode;
-use crate::config::{Config, Role};
+use crate::config::{Config, HierarchySource, Role};
 use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
 use crate::release::Release;
@@ -47,6 +47,9 @@ pub struct FrequencySearch {
     pub suppressed_rows: u64,
     /// Rows the algorithm may suppress on the whole table.
     pub suppression_budget: u64,
+    /// The hierarchies the config builds from the data, built on every
+    /// value of the table: (QI, ARX hierarchy text), for the workers of a pack.
+    pub built_hierarchies: Vec<(String, String)>,
 }
 
 /// The frequency set bound to the config: one row per distinct tuple.
@@ -137,8 +140,53 @@ pub fn search_frequencies(
             .map(|r| u64::from(counts[r]))
             .sum(),
         suppression_budget: algorithm.suppression_budget(&f.model, f.rows) as u64,
+        built_hierarchies: built_hierarchies(&f)?,
     };
     Ok((search, labels, suppressed))
+}
+
+/// The hierarchies `config` builds from the data (`hierarchy = { ... }`),
+/// as built on the frequency set (every value of the table), each as ARX
+/// hierarchy text (`leaf;level 1;...;root`, leaves in the built order): the
+/// workers of a pack load them as files, so that every part carries the
+/// whole table's hierarchy, not one built on its own rows.
+fn built_hierarchies(f: &Frequencies) -> Result<Vec<(String, String)>> {
+    let mut found = Vec::new();
+    for qi in &f.data.qis {
+        let built = f
+            .config
+            .columns
+            .iter()
+            .find(|c| c.name == qi.name)
+            .and_then(|c| f.config.hierarchy_source(c))
+            .is_some_and(|s| matches!(s, HierarchySource::Build(_)));
+        let Some(h) = qi.hierarchy.as_ref().filter(|_| built) else {
+            continue;
+        };
+        let (levels, parents) = h.to_tree();
+        let mut out = csv::WriterBuilder::new()
+            .delimiter(b';')
+            .has_headers(false)
+            .from_writer(Vec::new());
+        for leaf in 0..levels[0].len() {
+            let mut row = vec![levels[0][leaf].as_str()];
+            let mut node = leaf;
+            for (l, up) in parents.iter().enumerate() {
+                node = up[node] as usize;
+                row.push(levels[l + 1][node].as_str());
+            }
+            out.write_record(&row)
+                .map_err(|e| crate::Error::Options(format!("hierarchy of {}: {e}", qi.name)))?;
+        }
+        let bytes = out
+            .into_inner()
+            .map_err(|e| crate::Error::Options(format!("hierarchy of {}: {e}", qi.name)))?;
+        found.push((
+            qi.name.clone(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    Ok(found)
 }
 
 /// The recoding a worker applies to its rows: the chosen levels, which of

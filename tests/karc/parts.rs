@@ -361,7 +361,10 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
     let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
     let report = archive.verify().unwrap();
     assert!(report.holds);
-    let models = report.models.expect("the merged file claims its models");
+    let models = report
+        .claim
+        .models
+        .expect("the merged file claims its models");
     assert!(models.holds());
     let o = karc(&["inspect", "--json", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
