@@ -24,8 +24,8 @@ recoding spans partitions. A hierarchy the config builds from the data
 every value of the frequency set, and the workers load that one (written
 to the staging folder), so every part carries the whole table's hierarchy.
 
-The frequency set must fit the driver: ``max_tuples`` bounds it (counted
-by Spark before anything is collected; a distinct tuple costs the driver
+The frequency set must fit the driver: ``max_tuples`` bounds it (at most
+``max_tuples + 1`` entries are collected; a distinct tuple costs the driver
 about 100 bytes plus its texts). Above it the search is refused in one
 line, naming the bound: aggregating at a coarser node would make
 Incognito miss the minimal nodes below it, and Datafly's walk up to such a
@@ -147,13 +147,13 @@ def search(
     schema = _check(df, config, k, algorithm)
     qis = [q for q, _ in schema.qis]
     frequencies = df.groupBy(*[_column(q) for q in qis]).agg(_count())
-    tuples = frequencies.limit(max_tuples + 1).count()
-    if tuples > max_tuples:
+    # One Spark job: at most max_tuples + 1 entries ever reach the driver.
+    table = _collect(frequencies.limit(max_tuples + 1))
+    if table.num_rows > max_tuples:
         raise BadInputError(
             f"the frequency set of {qis} has more than max_tuples = {max_tuples:,} distinct tuples: "
             "raise max_tuples (the driver holds one entry per tuple), or use mondrian by fragments"
         )
-    table = _collect(frequencies)
     return _search_table(table, config, k, algorithm, seed, suppression_limit, schema)
 
 
