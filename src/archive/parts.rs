@@ -219,40 +219,19 @@ pub fn merge(
         return Err(Error::Options("merge: no part to merge".to_owned()));
     };
     let mut writer: Option<GroupWriter> = None;
-    let mut head: Option<(PublicMeta, Vec<u8>, Option<Vec<u8>>)> = None;
+    let mut head: Option<Head> = None;
     let mut sum = MetricSums::default();
     for part in parts {
         let bytes = std::fs::read(&part.path).map_err(|e| Error::io(&part.path, e))?;
         let opened = open_part(&part.path, &bytes, key)?;
         match &head {
             None => {
-                if !opened.meta.dialect.header {
-                    return Err(not_a_part(&first.path, "the first part has no header row"));
-                }
-                let roles: Vec<Role> = opened.meta.columns.iter().map(|c| c.role).collect();
-                let scratch = Scratch::Beside(output);
-                writer = Some(GroupWriter::new(
-                    DiffMode::default(),
-                    seal,
-                    &roles,
-                    false,
-                    scratch,
-                    false,
-                )?);
-                head = Some((
-                    opened.meta.clone(),
-                    opened.hierarchies.to_vec(),
-                    opened.models.map(<[u8]>::to_vec),
-                ));
+                let (w, h) = start(&part.path, &opened, seal, output)?;
+                writer = Some(w);
+                head = Some(h);
             }
             Some((meta0, hierarchies0, models0)) => {
-                same_table(&part.path, meta0, hierarchies0, &opened)?;
-                if opened.models != models0.as_deref() {
-                    return Err(not_a_part(
-                        &part.path,
-                        "its privacy models differ from the first part's",
-                    ));
-                }
+                same_table(&part.path, meta0, hierarchies0, models0.as_deref(), &opened)?
             }
         }
         sum.add(&opened.meta, part);
@@ -266,20 +245,9 @@ pub fn merge(
         )?;
     }
     if let Some(t) = totals {
-        sum.budget = t.suppression_budget;
-        sum.suppressed = t.suppressed;
-        sum.classes = t.classes;
-        sum.squares = t.squares;
+        sum.replace(t);
     }
-    let (meta0, hierarchies, models) = head.expect("at least one part");
-    let w = writer.as_mut().expect("made with the first part");
-    if let Some(bytes) = &models {
-        // The parts' claim beyond k (distinct l: each part holds it class by
-        // class, so the union does), which every reader re-checks.
-        let claim: ModelsClaim = meta::from_bytes(bytes)
-            .map_err(|e| not_a_part(&first.path, &format!("PRIVACY_MODELS: {e}")))?;
-        w.models(&claim);
-    }
+    let (meta0, hierarchies, _) = head.expect("at least one part");
     let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
         .map_err(|e| not_a_part(&first.path, &format!("HIERARCHIES: {e}")))?;
     let (public, metrics) = sum.public_meta(meta0, params);
@@ -299,6 +267,39 @@ pub fn merge(
         file_bytes,
         metrics,
     })
+}
+
+/// What every later part must share with the first: its `META`, its
+/// `HIERARCHIES` and its `PRIVACY_MODELS` (bytes).
+type Head = (PublicMeta, Vec<u8>, Option<Vec<u8>>);
+
+/// The merged file's writer and [`Head`], from the first part (the one with
+/// the header row). Its claim beyond k, if any, is the whole's: each part
+/// holds distinct l class by class, so the union does, and every reader
+/// re-checks it.
+fn start(
+    path: &Path,
+    opened: &OpenedPart<'_>,
+    seal: &Seal,
+    output: &Output,
+) -> Result<(GroupWriter, Head)> {
+    if !opened.meta.dialect.header {
+        return Err(not_a_part(path, "the first part has no header row"));
+    }
+    let roles: Vec<Role> = opened.meta.columns.iter().map(|c| c.role).collect();
+    let scratch = Scratch::Beside(output);
+    let mut writer = GroupWriter::new(DiffMode::default(), seal, &roles, false, scratch, false)?;
+    if let Some(bytes) = opened.models {
+        let claim: ModelsClaim = meta::from_bytes(bytes)
+            .map_err(|e| not_a_part(path, &format!("PRIVACY_MODELS: {e}")))?;
+        writer.models(&claim);
+    }
+    let head = (
+        opened.meta.clone(),
+        opened.hierarchies.to_vec(),
+        opened.models.map(<[u8]>::to_vec),
+    );
+    Ok((writer, head))
 }
 
 /// A part, checked and opened.
@@ -389,6 +390,7 @@ fn same_table(
     path: &Path,
     meta0: &PublicMeta,
     hierarchies0: &[u8],
+    models0: Option<&[u8]>,
     part: &OpenedPart<'_>,
 ) -> Result<()> {
     let m = &part.meta;
@@ -401,6 +403,8 @@ fn same_table(
         Some("its privacy claim")
     } else if part.hierarchies != hierarchies0 {
         Some("its hierarchies")
+    } else if part.models != models0 {
+        Some("its privacy models")
     } else if m.dialect.header {
         Some("its header row (only the first part has one)")
     } else {
@@ -434,6 +438,14 @@ struct MetricSums {
 }
 
 impl MetricSums {
+    /// A global recoding's whole-table figures in place of the parts' sums.
+    fn replace(&mut self, t: &Totals) {
+        self.budget = t.suppression_budget;
+        self.suppressed = t.suppressed;
+        self.classes = t.classes;
+        self.squares = t.squares;
+    }
+
     fn add(&mut self, m: &PublicMeta, part: &PartFile) {
         let n = m.rows as f64;
         let x = &m.metrics;
