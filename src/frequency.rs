@@ -46,6 +46,31 @@ impl FrequencySet {
         (set, group_of)
     }
 
+    /// The frequency set of `rows` distinct tuples given with their row
+    /// counts (`weights[row]`), as a distributed engine aggregates them:
+    /// equal tuples are merged, their counts added.
+    pub fn of_weighted(
+        columns: &[&[u32]],
+        weights: &[u32],
+        radices: &[u32],
+        rows: usize,
+    ) -> (FrequencySet, Vec<u32>) {
+        let mut group_of = Vec::with_capacity(rows);
+        let set = merge(
+            rows,
+            columns.len(),
+            radices,
+            |row, out| {
+                for (o, c) in out.iter_mut().zip(columns) {
+                    *o = c[row];
+                }
+            },
+            |row| weights[row],
+            Some(&mut group_of),
+        );
+        (set, group_of)
+    }
+
     /// Number of distinct tuples.
     pub fn groups(&self) -> usize {
         self.counts.len()

@@ -69,6 +69,8 @@ __all__ = ["anonymize", "check_release", "fragment_column", "pack", "plan_fragme
 #: Column names karc adds while it works (taken off before anything is returned).
 _FRAGMENT = "__karc_fragment"
 _KEY = "__karc_key"
+#: Full-domain algorithms, run by frequency sets (:mod:`karc.spark_global`).
+_GLOBAL = ("datafly", "incognito")
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +133,8 @@ def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
         raise BadInputError("config: [privacy] needs k (or constraints), or pass k=")
     leaf_order = {}
     for c in columns:
-        if c.get("role") == "quasi" and c.get("hierarchy") and c.get("type", "categorical") == "categorical":
+        # A hierarchy file's leaf order (a built hierarchy, a TOML table, has none to read).
+        if c.get("role") == "quasi" and isinstance(c.get("hierarchy"), str) and c.get("type", "categorical") == "categorical":
             leaf_order[c["name"]] = _leaf_order(os.path.join(base, c["hierarchy"]))
     return _Schema(
         qis=qis,
@@ -356,7 +359,8 @@ def anonymize(
     ``config`` is a TOML file's path or a dict (the Python package's); its
     hierarchy files must be readable where the workers run. ``algorithm``
     is any karc algorithm; local-recoding ones (``mondrian``,
-    ``basic-mondrian``, ``topdown``) lose least by being cut. ``fragments``
+    ``basic-mondrian``, ``topdown``) lose least by being cut; ``datafly``
+    and ``incognito`` run by frequency sets (:mod:`karc.spark_global`). ``fragments``
     is the number planned (default: four per core); ``seed`` seeds the
     sample and the anonymizer. The release has every column but the
     identifiers, QIs as generalized labels.
@@ -374,6 +378,11 @@ def anonymize(
     union of fragment classes. :func:`check_release` counts the classes of
     the union itself, independently, when the caller wants it.
     """
+    if algorithm in _GLOBAL:
+        # Full-domain recoding: searched on the frequency set, not by fragments.
+        from . import spark_global
+
+        return spark_global.anonymize(df, config, k, algorithm, seed=seed, suppression_limit=suppression_limit, check=check)
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
     arrow_type = _arrow_schema(release_type)
@@ -515,6 +524,15 @@ def pack(
     those of the DataFrame as text (its canonical CSV, FORMAT §7.6). Add a
     row-number column to restore the original order. Returns the report.
     """
+    if algorithm in _GLOBAL:
+        # Full-domain recoding: searched on the frequency set, not by fragments.
+        from . import spark_global
+
+        return spark_global.pack(
+            df, output, config, recipients=recipients, recipients_files=recipients_files, passphrase=passphrase,
+            work_factor=work_factor, no_encryption=no_encryption, k=k, algorithm=algorithm, seed=seed,
+            suppression_limit=suppression_limit, mode=mode, staging=staging,
+        )
     seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     domains = frag.domains

@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use karc::api::distributed::{self, Domain, PartFile};
+use karc::api::distributed::{self, Domain, PartFile, Totals};
+use karc::api::global::{self, Recoding};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -89,10 +90,92 @@ fn generalize_fragment(
     })
 }
 
+/// Runs Datafly or Incognito on a frequency set (a pyarrow Table of the
+/// distinct QI tuples, `counts` rows each): `(choice JSON, each tuple's QI
+/// labels at the chosen levels, whether each tuple is suppressed)`.
+#[pyfunction]
+#[pyo3(signature = (table, counts, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn search_frequencies(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    counts: Vec<u32>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+) -> PyResult<(String, PyArrowType<PyTable>, Vec<bool>)> {
+    detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let (batches, schema) = table.0.into_inner();
+        let (search, labels, suppressed) =
+            global::search_frequencies(&config, &schema, &batches, &counts)?;
+        Ok((json(&search)?, tables::to_py(labels)?, suppressed))
+    })
+}
+
+/// Codes a fragment (a pyarrow Table) released by a global recoding
+/// (`levels`, one suppressed flag per row, the whole table's rows) as a
+/// part sealed for `recipient`: `(part bytes, report JSON)`.
+#[pyfunction]
+#[pyo3(signature = (table, recipient, first, levels, suppressed, table_rows, domains=Vec::new(), config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None))]
+#[allow(clippy::too_many_arguments)]
+fn encode_recoded_part(
+    py: Python<'_>,
+    table: PyArrowType<PyTable>,
+    recipient: String,
+    first: bool,
+    levels: Vec<usize>,
+    suppressed: Vec<bool>,
+    table_rows: u64,
+    domains: Vec<(String, f64, f64)>,
+    config_path: Option<PathBuf>,
+    config_json: Option<String>,
+    algorithm: Option<String>,
+    k: Option<usize>,
+    seed: Option<u64>,
+    suppression_limit: Option<f64>,
+    mode: Option<String>,
+) -> PyResult<(Py<PyBytes>, String)> {
+    let (bytes, report) = detached(py, || {
+        let config = config(
+            config_path,
+            config_json,
+            &overrides(algorithm, k, seed, suppression_limit),
+        )?;
+        let (batches, schema) = table.0.into_inner();
+        let recoding = Recoding {
+            levels,
+            suppressed,
+            table_rows,
+        };
+        let (bytes, report) = global::encode_recoded_part(
+            &config,
+            &schema,
+            &batches,
+            first,
+            &domains_of(domains),
+            diff_mode(mode.as_deref())?,
+            &recipient,
+            &recoding,
+        )?;
+        Ok((bytes, json(&report)?))
+    })?;
+    Ok((PyBytes::new(py, &bytes).unbind(), report))
+}
+
 /// Merges parts `(path, suppressed rows, classes)`, in order, into
 /// `output`, sealed as the arguments say: the merge's report as JSON.
+/// `totals` (suppression budget, classes, Σ|E|², suppressed rows) are a global recoding's
+/// whole-table figures, which replace the parts' sums.
 #[pyfunction]
-#[pyo3(signature = (parts, output, identity, params, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[pyo3(signature = (parts, output, identity, params, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false, totals=None))]
 #[allow(clippy::too_many_arguments)]
 fn merge_parts(
     py: Python<'_>,
@@ -105,6 +188,7 @@ fn merge_parts(
     passphrase: Option<String>,
     work_factor: Option<u8>,
     no_encryption: bool,
+    totals: Option<(u64, u64, f64, u64)>,
 ) -> PyResult<String> {
     detached(py, || {
         let seal = seal_options(
@@ -123,7 +207,16 @@ fn merge_parts(
                 classes,
             })
             .collect();
-        let merged = distributed::merge_parts(&parts, &identity, &seal, &output, &params)?;
+        let totals = totals.map(|(suppression_budget, classes, squares, suppressed)| Totals {
+            suppression_budget,
+            suppressed,
+            classes,
+            squares,
+        });
+        let merged = match &totals {
+            Some(t) => distributed::merge_recoded_parts(&parts, &identity, &seal, &output, &params, t)?,
+            None => distributed::merge_parts(&parts, &identity, &seal, &output, &params)?,
+        };
         json(&merged)
     })
 }
@@ -134,5 +227,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode_part, m)?)?;
     m.add_function(wrap_pyfunction!(generalize_fragment, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(search_frequencies, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_recoded_part, m)?)?;
     Ok(())
 }

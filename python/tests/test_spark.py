@@ -57,24 +57,6 @@ def _generator():
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    # The workers run this interpreter, which has karc installed.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("karc-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
 def table(tmp_path_factory):
     """3,000 Adult-like rows (adult-stream-gen, else the raw Adult's first rows) as Parquet."""
     folder = tmp_path_factory.mktemp("spark")

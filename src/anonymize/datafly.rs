@@ -25,6 +25,9 @@ use crate::release::Release;
 /// every step.
 pub(crate) struct GlobalState<'a> {
     data: &'a Dataset,
+    /// The rows each row of `data` stands for, when `data` is a frequency
+    /// set (one row per distinct QI tuple, see [`crate::anonymize::run_weighted`]).
+    pub weights: Option<&'a [u32]>,
     /// The level of every QI (those in no constraint stay at 0).
     pub levels: Vec<usize>,
     pub heights: Vec<usize>,
@@ -43,6 +46,12 @@ pub(crate) struct GlobalState<'a> {
 impl<'a> GlobalState<'a> {
     /// Needs a hierarchy on every constrained QI.
     pub fn new(data: &'a Dataset, model: &PrivacyModel) -> Self {
+        Self::weighted(data, None, model)
+    }
+
+    /// As [`GlobalState::new`], each row of `data` standing for
+    /// `weights[row]` rows when given.
+    pub fn weighted(data: &'a Dataset, weights: Option<&'a [u32]>, model: &PrivacyModel) -> Self {
         let heights = data.qis.iter().map(|q| q.height().unwrap_or(0)).collect();
         let levels = vec![0; data.qis.len()];
         let constrained = model.constrained_qis(data.qis.len());
@@ -59,6 +68,7 @@ impl<'a> GlobalState<'a> {
         let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
         let mut state = GlobalState {
             data,
+            weights,
             levels,
             heights,
             constrained,
@@ -68,7 +78,10 @@ impl<'a> GlobalState<'a> {
             current: FrequencySet::of_columns(&[], &[], 0).0,
         };
         let radices = state.radices();
-        let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
+        let (base, group_of) = match weights {
+            Some(w) => FrequencySet::of_weighted(&columns, w, &radices, data.rows()),
+            None => FrequencySet::of_columns(&columns, &radices, data.rows()),
+        };
         state.current = base.clone();
         state.base = base;
         state.group_of = group_of;
@@ -193,6 +206,19 @@ pub(crate) fn datafly_loop(
     Ok(climb(data, model, budget, state, choose))
 }
 
+/// Datafly over a frequency set: `data` holds one row per distinct QI
+/// tuple, standing for `weights[row]` rows of the table.
+pub(crate) fn datafly_weighted(
+    data: &Dataset,
+    weights: &[u32],
+    model: &PrivacyModel,
+    budget: usize,
+) -> Result<Outcome> {
+    data.require_hierarchies("datafly")?;
+    let state = GlobalState::weighted(data, Some(weights), model);
+    Ok(climb(data, model, budget, state, most_distinct))
+}
+
 /// Datafly's loop from the levels of `state` up: stops at the first levels
 /// whose violating rows fit in the budget and whose release, those rows
 /// suppressed, the verifier accepts (under `strict` the suppressed rows
@@ -212,7 +238,8 @@ pub(crate) fn climb(
         if state.violating_rows() <= budget || candidates.is_empty() {
             let release = Release::from_levels(data, &state.levels, &state.violating());
             if candidates.is_empty()
-                || crate::anonymize::release_failures(data, model, &release, budget).is_empty()
+                || crate::anonymize::weighted_failures(data, state.weights, model, &release, budget)
+                    .is_empty()
             {
                 return Outcome {
                     release,

@@ -40,7 +40,7 @@ use rustc_hash::FxHashMap;
 
 use crate::Result;
 use crate::anonymize::datafly::{GlobalState, climb, most_distinct};
-use crate::anonymize::{AnonymizeError, Outcome, release_failures};
+use crate::anonymize::{AnonymizeError, Outcome, weighted_failures};
 use crate::config::SuppressionPolicy;
 use crate::dataset::Dataset;
 use crate::frequency::{FrequencySet, checks_for, violating_groups, violating_rows};
@@ -326,13 +326,36 @@ impl Search<'_> {
     }
 }
 
-// Long: one pass over the rows, the searches with and without the budget, the choice of minimal
-// vectors and the fallback when none holds l, in that order
 /// Runs Incognito: `Outcome::minimal_levels` holds every minimal vector
 /// (one level per QI, QIs outside the constraints at 0), best first; the
 /// release is the first.
 pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<Outcome> {
+    search(data, None, model, budget)
+}
+
+/// Incognito over a frequency set: `data` holds one row per distinct QI
+/// tuple, standing for `weights[row]` rows of the table.
+pub(crate) fn incognito_weighted(
+    data: &Dataset,
+    weights: &[u32],
+    model: &PrivacyModel,
+    budget: usize,
+) -> Result<Outcome> {
+    search(data, Some(weights), model, budget)
+}
+
+// Long: one pass over the rows, the searches with and without the budget, the choice of minimal
+// vectors and the fallback when none holds l, in that order
+/// [`incognito`] on the rows of `data`, each standing for `weights[row]`
+/// rows when given (a frequency set).
+fn search(
+    data: &Dataset,
+    weights: Option<&[u32]>,
+    model: &PrivacyModel,
+    budget: usize,
+) -> Result<Outcome> {
     data.require_hierarchies("incognito")?;
+    let rows = weights.map_or(data.rows(), |w| w.iter().map(|&n| n as usize).sum());
     let qis = model.constrained_qis(data.qis.len());
     let attributes: Vec<Attribute> = qis.iter().map(|&q| Attribute::new(data, q)).collect();
     let m = attributes.len();
@@ -363,10 +386,13 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
         .collect();
     let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
     let radices: Vec<u32> = attributes.iter().map(|a| a.nodes[0]).collect();
-    let (base, group_of) = FrequencySet::of_columns(&columns, &radices, data.rows());
+    let (base, group_of) = match weights {
+        Some(w) => FrequencySet::of_weighted(&columns, w, &radices, data.rows()),
+        None => FrequencySet::of_columns(&columns, &radices, data.rows()),
+    };
     drop(leaves);
     let search =
-        |budget: usize| minimal_choices(data, &qis, &attributes, &constraints, &base, budget);
+        |budget: usize| minimal_choices(data, rows, &qis, &attributes, &constraints, &base, budget);
     let mut choices = search(budget);
     choices.sort_by(Choice::order);
     let first = choices[0].levels.clone();
@@ -416,14 +442,15 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
     };
     if model.l_diversity.is_some() || model.models.any() {
         // The counts ignore l and the models beyond k: keep the vectors whose release holds it.
-        choices
-            .retain(|c| release_failures(data, model, &release_at(&c.levels), budget).is_empty());
+        choices.retain(|c| {
+            weighted_failures(data, weights, model, &release_at(&c.levels), budget).is_empty()
+        });
     }
     choices.sort_by(Choice::order);
     if choices.is_empty() {
         // No minimal vector holds l: Datafly's climb from the best of them
         // ends where one does, at the root at the latest.
-        let mut state = GlobalState::new(data, model);
+        let mut state = GlobalState::weighted(data, weights, model);
         for (q, &l) in first.iter().enumerate() {
             for _ in 0..l {
                 state.raise(q);
@@ -445,6 +472,7 @@ pub fn incognito(data: &Dataset, model: &PrivacyModel, budget: usize) -> Result<
 /// violating rows fit in `budget`, unsorted.
 fn minimal_choices(
     data: &Dataset,
+    rows: usize,
     qis: &[usize],
     attributes: &[Attribute],
     constraints: &[(Vec<usize>, usize)],
@@ -515,7 +543,7 @@ fn minimal_choices(
             for (j, &q) in qis.iter().enumerate() {
                 levels[q] = full.level(n, j);
             }
-            Choice::new(data, levels, suppressed)
+            Choice::new(data, rows, levels, suppressed)
         })
         .collect()
 }
@@ -532,14 +560,14 @@ struct Choice {
 }
 
 impl Choice {
-    fn new(data: &Dataset, levels: Vec<usize>, suppressed: usize) -> Choice {
+    fn new(data: &Dataset, rows: usize, levels: Vec<usize>, suppressed: usize) -> Choice {
         let heights: Vec<u128> = data
             .qis
             .iter()
             .map(|q| q.height().unwrap_or(1).max(1) as u128)
             .collect();
         let lcm = heights.iter().fold(1u128, |l, &h| l / gcd(l, h) * h);
-        let kept = (data.rows() - suppressed) as u128;
+        let kept = (rows - suppressed) as u128;
         let per_row: u128 = levels
             .iter()
             .zip(&heights)

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::config::{AlgorithmConfig, ConfigError};
 use crate::dataset::Dataset;
-use crate::privacy::{PrivacyModel, verify_release};
+use crate::privacy::{PrivacyModel, verify_release, verify_weighted};
 use crate::release::Release;
 use crate::{Error, Result};
 
@@ -197,6 +197,48 @@ pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Re
     Ok(outcome)
 }
 
+/// Anonymizes a frequency set with a full-domain algorithm (Datafly,
+/// Incognito): `data` holds one row per distinct QI tuple, standing for
+/// `weights[row]` rows of the table, so the search, its suppression budget
+/// and the final check see the table's counts without its rows (a
+/// distributed engine aggregates them, `karc.spark`). The levels and the
+/// suppressed tuples are those [`run`] picks on the rows. Models beyond k
+/// need every row's sensitive value: refused here.
+pub fn run_weighted(
+    data: &Dataset,
+    weights: &[u32],
+    model: &PrivacyModel,
+    config: &AlgorithmConfig,
+) -> Result<Outcome> {
+    let algorithm = Algorithm::from_name(&config.name)?;
+    if model.l_diversity.is_some() || model.models.any() {
+        return Err(Error::Options(format!(
+            "{}: a frequency set of the quasi-identifiers carries no sensitive values, so l-diversity and the models beyond k are not searched on one: use mondrian, basic-mondrian or topdown by fragments, or anonymize on one machine",
+            algorithm.name()
+        )));
+    }
+    let rows = weights.iter().map(|&w| w as usize).sum();
+    let budget = algorithm.suppression_budget(model, rows);
+    let outcome = match algorithm {
+        Algorithm::Datafly => datafly::datafly_weighted(data, weights, model, budget)?,
+        Algorithm::Incognito => incognito::incognito_weighted(data, weights, model, budget)?,
+        other => {
+            return Err(Error::Options(format!(
+                "{}: not searched on a frequency set; the full-domain algorithms are datafly and incognito",
+                other.name()
+            )));
+        }
+    };
+    let failures = weighted_failures(data, Some(weights), model, &outcome.release, budget);
+    if !failures.is_empty() {
+        return Err(Error::ReleaseCheck {
+            algorithm: algorithm.name().to_owned(),
+            detail: failures.join("; "),
+        });
+    }
+    Ok(outcome)
+}
+
 fn check(
     algorithm: Algorithm,
     data: &Dataset,
@@ -235,6 +277,34 @@ pub(crate) fn release_failures(
     budget: usize,
 ) -> Vec<String> {
     let report = verify_release(data, release, model);
+    let mut failures = report.failures();
+    if report.suppressed_rows > budget {
+        failures.push(format!(
+            "{} rows suppressed, the budget is {budget}",
+            report.suppressed_rows
+        ));
+    }
+    failures
+}
+
+/// [`release_failures`] of a release of `data` whose rows stand for
+/// `weights[row]` rows each (a frequency set, [`run_weighted`]; k and
+/// constraint sets only), or of the rows themselves when `weights` is `None`.
+pub(crate) fn weighted_failures(
+    data: &Dataset,
+    weights: Option<&[u32]>,
+    model: &PrivacyModel,
+    release: &Release,
+    budget: usize,
+) -> Vec<String> {
+    let Some(weights) = weights else {
+        return release_failures(data, model, release, budget);
+    };
+    let columns: Vec<_> = (0..data.qis.len())
+        .map(|q| release.qi_column(data, q))
+        .collect();
+    let refs: Vec<_> = columns.iter().collect();
+    let report = verify_weighted(&refs, weights, &model.constraints, model.policy);
     let mut failures = report.failures();
     if report.suppressed_rows > budget {
         failures.push(format!(

@@ -19,7 +19,7 @@ use crate::config::{ColumnConfig, Config, Role};
 use crate::io::{Access, Output};
 use crate::report::Report;
 
-pub use crate::archive::parts::{Merged, PartFile};
+pub use crate::archive::parts::{Merged, PartFile, Totals};
 
 /// Anonymizes and codes one fragment (an Arrow table) as a part sealed for
 /// `recipient` (from [`part_key`]); the first fragment's part holds the
@@ -163,9 +163,34 @@ pub fn merge_parts(
     output: &Path,
     params: &str,
 ) -> Result<Merged> {
+    merge_with(parts, identity, seal, output, params, None)
+}
+
+/// [`merge_parts`] for the parts of a global recoding
+/// (`crate::api::global`), whose classes span parts: `totals`, counted on
+/// the whole table's frequency set, replace the parts' sums.
+pub fn merge_recoded_parts(
+    parts: &[PartFile],
+    identity: &str,
+    seal: &Seal,
+    output: &Path,
+    params: &str,
+    totals: &Totals,
+) -> Result<Merged> {
+    merge_with(parts, identity, seal, output, params, Some(totals))
+}
+
+fn merge_with(
+    parts: &[PartFile],
+    identity: &str,
+    seal: &Seal,
+    output: &Path,
+    params: &str,
+    totals: Option<&Totals>,
+) -> Result<Merged> {
     let key = parts::part_identity(identity)?;
     let out = Output::new(output, Access::Private)?;
     let inputs: Vec<&Path> = parts.iter().map(|p| p.path.as_path()).collect();
     crate::io::refuse_same_files(&inputs, &[&out])?;
-    parts::merge(parts, &key, seal, &out, params)
+    parts::merge(parts, &key, seal, &out, params, totals)
 }

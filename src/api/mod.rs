@@ -67,6 +67,7 @@ pub mod stream {
 mod archive;
 mod compare;
 pub mod distributed;
+pub mod global;
 mod init;
 mod keys;
 mod pack;

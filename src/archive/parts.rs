@@ -20,10 +20,11 @@ use super::digest::PublicDigest;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
 use super::meta::{self, PrivatePart, PublicMeta};
+use super::models::ModelsClaim;
 use super::pipeline::{GroupWriter, Scratch};
 use super::seal::{self, Key, Seal};
 use super::writer::{self, Anonymization, PackOptions};
-use crate::anonymize::Outcome;
+use crate::anonymize::{Algorithm, Outcome};
 use crate::codec::DiffMode;
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
@@ -52,18 +53,66 @@ pub struct Domain {
 /// row only when `first`. Its metrics are measured against `domains`.
 pub fn encode_part(
     config: &Config,
-    mut table: Table,
+    table: Table,
     first: bool,
     domains: &[Domain],
     mode: DiffMode,
     seal: &Seal,
+) -> Result<(Vec<u8>, Report)> {
+    encode_with(config, table, first, mode, seal, |table| {
+        anonymize_fragment(config, table, domains)
+    })
+}
+
+/// Codes one fragment as a part (as [`encode_part`]) released by `release`
+/// instead of anonymized on its own: a global recoding chosen on the whole
+/// table (`crate::api::global`), whose `table_rows` the claim's k is
+/// checked against. Its metrics are measured against `domains`.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_released_part(
+    config: &Config,
+    table: Table,
+    first: bool,
+    domains: &[Domain],
+    mode: DiffMode,
+    seal: &Seal,
+    table_rows: usize,
+    release: impl FnOnce(&Dataset) -> Result<Outcome>,
+) -> Result<(Vec<u8>, Report)> {
+    encode_with(config, table, first, mode, seal, |table| {
+        let mut data = Dataset::bind(config, table)?;
+        widen_domains(&mut data, domains);
+        let model = PrivacyModel::from_config_rows(config, &data, table_rows)?;
+        let outcome = release(&data)?;
+        let algorithm = Algorithm::from_name(&config.algorithm.name)?;
+        let report = Report::new(
+            algorithm,
+            config.algorithm.seed,
+            &data,
+            &model,
+            &outcome,
+            0.0,
+        );
+        Ok((data, model, outcome, report))
+    })
+}
+
+/// The coding shared by both kinds of part: the fragment's canonical CSV
+/// (its header row only when `first`) and its release by `anonymize`.
+fn encode_with(
+    config: &Config,
+    mut table: Table,
+    first: bool,
+    mode: DiffMode,
+    seal: &Seal,
+    anonymize: impl FnOnce(Table) -> Result<(Dataset, PrivacyModel, Outcome, Report)>,
 ) -> Result<(Vec<u8>, Report)> {
     table.header = first;
     let mut layout = Layout::canonical(table.columns.len());
     layout.header = first;
     let mut csv = Vec::new();
     layout.render(&table, &mut csv);
-    let (data, model, outcome, report) = anonymize_fragment(config, table, domains)?;
+    let (data, model, outcome, report) = anonymize(table)?;
     let released = writer::released_columns(&data, &outcome);
     drop(outcome);
     let a = Anonymization {
@@ -117,6 +166,22 @@ pub struct PartFile {
     pub classes: u64,
 }
 
+/// The whole table's figures of a global recoding, counted on its
+/// frequency set (`crate::api::global`): a class of a global recoding
+/// spans parts, so the parts' own counts do not add up to them.
+#[derive(Debug, Clone, Copy)]
+pub struct Totals {
+    /// Rows the algorithm may suppress on the whole table.
+    pub suppression_budget: u64,
+    /// Rows that count as suppressed (none when the `*` rows stand as a
+    /// class of at least max k).
+    pub suppressed: u64,
+    /// Equivalence classes, suppressed rows left out.
+    pub classes: u64,
+    /// Σ |E|² over those classes (the discernibility metric's first term).
+    pub squares: f64,
+}
+
 /// What a merge wrote.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Merged {
@@ -141,41 +206,33 @@ pub struct Merged {
 /// Merges `parts`, in order, into `output`: their private parts opened
 /// with `key` (the one-off key they were sealed for) and sealed as `seal`
 /// says; `params` is the `META.algorithm.params` of the whole (how it was
-/// distributed).
+/// distributed); `totals` replaces the parts' sums where a class spans parts.
 pub fn merge(
     parts: &[PartFile],
     key: &Key,
     seal: &Seal,
     output: &Output,
     params: &str,
+    totals: Option<&Totals>,
 ) -> Result<Merged> {
     let Some(first) = parts.first() else {
         return Err(Error::Options("merge: no part to merge".to_owned()));
     };
     let mut writer: Option<GroupWriter> = None;
-    let mut head: Option<(PublicMeta, Vec<u8>)> = None;
+    let mut head: Option<Head> = None;
     let mut sum = MetricSums::default();
     for part in parts {
         let bytes = std::fs::read(&part.path).map_err(|e| Error::io(&part.path, e))?;
         let opened = open_part(&part.path, &bytes, key)?;
         match &head {
             None => {
-                if !opened.meta.dialect.header {
-                    return Err(not_a_part(&first.path, "the first part has no header row"));
-                }
-                let roles: Vec<Role> = opened.meta.columns.iter().map(|c| c.role).collect();
-                let scratch = Scratch::Beside(output);
-                writer = Some(GroupWriter::new(
-                    DiffMode::default(),
-                    seal,
-                    &roles,
-                    false,
-                    scratch,
-                    false,
-                )?);
-                head = Some((opened.meta.clone(), opened.hierarchies.to_vec()));
+                let (w, h) = start(&part.path, &opened, seal, output)?;
+                writer = Some(w);
+                head = Some(h);
             }
-            Some((meta0, hierarchies0)) => same_table(&part.path, meta0, hierarchies0, &opened)?,
+            Some((meta0, hierarchies0, models0)) => {
+                same_table(&part.path, meta0, hierarchies0, models0.as_deref(), &opened)?
+            }
         }
         sum.add(&opened.meta, part);
         let w = writer.as_mut().expect("made with the first part");
@@ -187,7 +244,10 @@ pub fn merge(
             opened.meta.rows,
         )?;
     }
-    let (meta0, hierarchies) = head.expect("at least one part");
+    if let Some(t) = totals {
+        sum.replace(t);
+    }
+    let (meta0, hierarchies, _) = head.expect("at least one part");
     let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
         .map_err(|e| not_a_part(&first.path, &format!("HIERARCHIES: {e}")))?;
     let (public, metrics) = sum.public_meta(meta0, params);
@@ -209,10 +269,45 @@ pub fn merge(
     })
 }
 
+/// What every later part must share with the first: its `META`, its
+/// `HIERARCHIES` and its `PRIVACY_MODELS` (bytes).
+type Head = (PublicMeta, Vec<u8>, Option<Vec<u8>>);
+
+/// The merged file's writer and [`Head`], from the first part (the one with
+/// the header row). Its claim beyond k, if any, is the whole's: each part
+/// holds distinct l class by class, so the union does, and every reader
+/// re-checks it.
+fn start(
+    path: &Path,
+    opened: &OpenedPart<'_>,
+    seal: &Seal,
+    output: &Output,
+) -> Result<(GroupWriter, Head)> {
+    if !opened.meta.dialect.header {
+        return Err(not_a_part(path, "the first part has no header row"));
+    }
+    let roles: Vec<Role> = opened.meta.columns.iter().map(|c| c.role).collect();
+    let scratch = Scratch::Beside(output);
+    let mut writer = GroupWriter::new(DiffMode::default(), seal, &roles, false, scratch, false)?;
+    if let Some(bytes) = opened.models {
+        let claim: ModelsClaim = meta::from_bytes(bytes)
+            .map_err(|e| not_a_part(path, &format!("PRIVACY_MODELS: {e}")))?;
+        writer.models(&claim);
+    }
+    let head = (
+        opened.meta.clone(),
+        opened.hierarchies.to_vec(),
+        opened.models.map(<[u8]>::to_vec),
+    );
+    Ok((writer, head))
+}
+
 /// A part, checked and opened.
 struct OpenedPart<'a> {
     meta: PublicMeta,
     hierarchies: &'a [u8],
+    /// Its `PRIVACY_MODELS` section, when its claim goes beyond k.
+    models: Option<&'a [u8]>,
     /// Its row group's sections: `QI_CLASSES`, then the `COLUMN`s.
     sections: Vec<(SectionKind, &'a [u8])>,
     /// Its private part's `PrivatePart` bytes (a frame of §7.4).
@@ -237,18 +332,24 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         bodies.push((kind, format::check_section(path, bytes, i, entry, None)?));
     }
     let kinds: Vec<SectionKind> = bodies.iter().map(|(k, _)| *k).collect();
-    let layout_ok = kinds.len() >= 4
+    // PRIVACY_MODELS, when present, sits between HIERARCHIES and the group.
+    let group = if kinds.get(2) == Some(&SectionKind::PrivacyModels) {
+        3
+    } else {
+        2
+    };
+    let layout_ok = kinds.len() >= group + 2
         && kinds[0] == SectionKind::Meta
         && kinds[1] == SectionKind::Hierarchies
-        && kinds[2] == SectionKind::QiClasses
+        && kinds[group] == SectionKind::QiClasses
         && kinds[kinds.len() - 1] == SectionKind::PrivateSealed
-        && kinds[3..kinds.len() - 1]
+        && kinds[group + 1..kinds.len() - 1]
             .iter()
             .all(|k| *k == SectionKind::Column);
     if !layout_ok {
         return Err(not_a_part(
             path,
-            "expected META, HIERARCHIES, QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
+            "expected META, HIERARCHIES, [PRIVACY_MODELS,] QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
         ));
     }
     let meta: PublicMeta =
@@ -276,7 +377,8 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
     Ok(OpenedPart {
         meta,
         hierarchies: bodies[1].1,
-        sections: bodies[2..bodies.len() - 1].to_vec(),
+        models: (group == 3).then_some(bodies[2].1),
+        sections: bodies[group..bodies.len() - 1].to_vec(),
         private,
         crc: part.digest,
         original_len: part.original_len,
@@ -288,6 +390,7 @@ fn same_table(
     path: &Path,
     meta0: &PublicMeta,
     hierarchies0: &[u8],
+    models0: Option<&[u8]>,
     part: &OpenedPart<'_>,
 ) -> Result<()> {
     let m = &part.meta;
@@ -300,6 +403,8 @@ fn same_table(
         Some("its privacy claim")
     } else if part.hierarchies != hierarchies0 {
         Some("its hierarchies")
+    } else if part.models != models0 {
+        Some("its privacy models")
     } else if m.dialect.header {
         Some("its header row (only the first part has one)")
     } else {
@@ -333,6 +438,14 @@ struct MetricSums {
 }
 
 impl MetricSums {
+    /// A global recoding's whole-table figures in place of the parts' sums.
+    fn replace(&mut self, t: &Totals) {
+        self.budget = t.suppression_budget;
+        self.suppressed = t.suppressed;
+        self.classes = t.classes;
+        self.squares = t.squares;
+    }
+
     fn add(&mut self, m: &PublicMeta, part: &PartFile) {
         let n = m.rows as f64;
         let x = &m.metrics;

@@ -225,6 +225,12 @@ impl PrivacyModel {
     /// Builds and checks the model for `data`: k >= 1, k <= rows, constraint
     /// columns are QIs.
     pub fn from_config(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
+        Self::from_config_rows(config, data, data.rows())
+    }
+
+    /// [`PrivacyModel::from_config`] for a table of `rows` rows that `data`
+    /// stands for (a frequency set: one row per distinct QI tuple).
+    pub fn from_config_rows(config: &Config, data: &Dataset, rows: usize) -> Result<PrivacyModel> {
         let p = &config.privacy;
         let qi_names = || {
             data.qis
@@ -265,7 +271,7 @@ impl PrivacyModel {
         };
         let numbered = constraints.len() > 1 || !p.constraints.is_empty();
         for (i, c) in constraints.iter().enumerate() {
-            check_k(c.k, data.rows(), numbered.then_some(i + 1))?;
+            check_k(c.k, rows, numbered.then_some(i + 1))?;
         }
         let sensitive = p
             .sensitive

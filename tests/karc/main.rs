@@ -17,6 +17,7 @@ mod constraints;
 mod decimals;
 mod files;
 mod forged;
+mod frequencies;
 mod fuzzed;
 mod incognito;
 mod init;

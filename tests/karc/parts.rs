@@ -324,3 +324,88 @@ fn generalizing_a_fragment_without_a_qi_is_refused_in_one_line() {
         "{message}"
     );
 }
+
+#[test]
+fn merged_parts_keep_the_distinct_l_they_enforce() {
+    // Adult with salary-class sensitive and distinct l = 2: each part's
+    // release holds l class by class, and the merged file claims it in its
+    // PRIVACY_MODELS section, which every open re-checks.
+    let dir = tempfile::tempdir().unwrap();
+    let (names, fragments) = adult_fragments(3);
+    let mut config = config(10);
+    for c in &mut config.columns {
+        if c.name == "salary-class" {
+            c.role = Some(karc::config::Role::Sensitive);
+        }
+    }
+    config.privacy.sensitive = vec!["salary-class".to_owned()];
+    config.privacy.l = Some(2);
+    let (identity, recipient) = distributed::part_key();
+    let mut parts = Vec::new();
+    for (i, rows) in fragments.iter().enumerate() {
+        let (schema, batch) = batch(&names, rows);
+        let (bytes, report) = distributed::encode_part(
+            &config,
+            &schema,
+            &[batch],
+            i == 0,
+            &[],
+            DiffMode::default(),
+            &recipient,
+        )
+        .unwrap();
+        let path = dir.path().join(format!("part-{i}.karc"));
+        std::fs::write(&path, bytes).unwrap();
+        parts.push(PartFile {
+            path,
+            suppressed: report.suppressed as u64,
+            classes: report.classes as u64,
+        });
+    }
+    let out = dir.path().join("adult-l.karc");
+    distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
+    let report = archive.verify().unwrap();
+    assert!(report.holds);
+    let models = report
+        .claim
+        .models
+        .expect("the merged file claims its models");
+    assert!(models.holds());
+    let o = karc(&["inspect", "--json", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("privacy models") || text.contains("PRIVACY_MODELS"),
+        "{text}"
+    );
+    // A part whose models differ from the first part's is refused.
+    let mut k_only = config.clone();
+    k_only.privacy.l = None;
+    k_only.privacy.sensitive.clear();
+    let (schema, batch) = batch(&names, &fragments[1]);
+    let (bytes, _) = distributed::encode_part(
+        &k_only,
+        &schema,
+        &[batch],
+        false,
+        &[],
+        DiffMode::default(),
+        &recipient,
+    )
+    .unwrap();
+    std::fs::write(&parts[1].path, bytes).unwrap();
+    let e = distributed::merge_parts(
+        &parts,
+        &identity,
+        &Seal::None,
+        &dir.path().join("bad.karc"),
+        "{}",
+    )
+    .unwrap_err();
+    assert!(
+        karc::error::message(&e).contains("not a karc part"),
+        "{}",
+        karc::error::message(&e)
+    );
+}
