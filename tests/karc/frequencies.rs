@@ -72,8 +72,7 @@ fn same_choice(config: &karc::config::Config, data: &Dataset, algorithm: &str) {
     let texts: Vec<_> = (0..data.qis.len())
         .map(|q| release.qi_column(data, q))
         .collect();
-    for r in 0..data.rows() {
-        let t = tuple_of[r];
+    for (r, &t) in tuple_of.iter().enumerate().take(data.rows()) {
         assert_eq!(release.is_star(r), suppressed[t], "{algorithm}: row {r}");
         if suppressed[t] {
             continue;
@@ -135,7 +134,7 @@ fn frequency_search_refuses_l_and_other_algorithms() {
     let (schema, batch, counts, _) = frequency_set(&data);
     let mut mondrian = config.clone();
     mondrian.algorithm.name = "mondrian".to_owned();
-    let err = global::search_frequencies(&mondrian, &schema, &[batch.clone()], &counts)
+    let err = global::search_frequencies(&mondrian, &schema, std::slice::from_ref(&batch), &counts)
         .err()
         .unwrap();
     assert!(
