@@ -794,7 +794,7 @@ impl<T: Texts> Halves<'_, T> {
     }
 }
 
-/// A render cut at records into pieces of about [`PIECE_BYTES`], each
+/// A render cut at records into pieces of about `PIECE_BYTES` (1 MiB), each
 /// rendered on its own into a buffer that is then reused
 /// ([`Layout::pieces_of`]): a restore hands each piece on while the next
 /// ones are rendered, instead of rendering the whole output into fresh
