@@ -30,20 +30,7 @@ impl FrequencySet {
         radices: &[u32],
         rows: usize,
     ) -> (FrequencySet, Vec<u32>) {
-        let mut group_of = Vec::with_capacity(rows);
-        let set = merge(
-            rows,
-            columns.len(),
-            radices,
-            |row, out| {
-                for (o, c) in out.iter_mut().zip(columns) {
-                    *o = c[row];
-                }
-            },
-            |_| 1,
-            Some(&mut group_of),
-        );
-        (set, group_of)
+        Self::of_rows(columns, radices, rows, |_| 1)
     }
 
     /// The frequency set of `rows` distinct tuples given with their row
@@ -55,6 +42,16 @@ impl FrequencySet {
         radices: &[u32],
         rows: usize,
     ) -> (FrequencySet, Vec<u32>) {
+        Self::of_rows(columns, radices, rows, |row| weights[row])
+    }
+
+    /// Rows of `columns` merged into tuples, each row counting `weight(row)`.
+    fn of_rows(
+        columns: &[&[u32]],
+        radices: &[u32],
+        rows: usize,
+        weight: impl Fn(usize) -> u32,
+    ) -> (FrequencySet, Vec<u32>) {
         let mut group_of = Vec::with_capacity(rows);
         let set = merge(
             rows,
@@ -65,7 +62,7 @@ impl FrequencySet {
                     *o = c[row];
                 }
             },
-            |row| weights[row],
+            weight,
             Some(&mut group_of),
         );
         (set, group_of)
