@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::config::{AlgorithmConfig, ConfigError};
 use crate::dataset::Dataset;
-use crate::privacy::{PrivacyModel, verify_release, verify_weighted};
+use crate::privacy::{ClaimReport, PrivacyModel, verify_release, verify_weighted};
 use crate::release::Release;
 use crate::{Error, Result};
 
@@ -277,14 +277,7 @@ pub(crate) fn release_failures(
     budget: usize,
 ) -> Vec<String> {
     let report = verify_release(data, release, model);
-    let mut failures = report.failures();
-    if report.suppressed_rows > budget {
-        failures.push(format!(
-            "{} rows suppressed, the budget is {budget}",
-            report.suppressed_rows
-        ));
-    }
-    failures
+    budget_failures(&report, budget)
 }
 
 /// [`release_failures`] of a release of `data` whose rows stand for
@@ -305,6 +298,11 @@ pub(crate) fn weighted_failures(
         .collect();
     let refs: Vec<_> = columns.iter().collect();
     let report = verify_weighted(&refs, weights, &model.constraints, model.policy);
+    budget_failures(&report, budget)
+}
+
+/// A claim report's failures, and the suppression budget's when it is passed.
+fn budget_failures(report: &ClaimReport, budget: usize) -> Vec<String> {
     let mut failures = report.failures();
     if report.suppressed_rows > budget {
         failures.push(format!(
