@@ -197,8 +197,6 @@ pub struct PrivatePart {
     /// `codec::encode_originals` of the QI columns (`spec/CODING.md`).
     #[serde(with = "serde_bytes")]
     pub originals: Vec<u8>,
-    /// Bytes of `originals` attributed to each QI, in claim order.
-    pub originals_columns: Vec<u64>,
     /// The identifier columns (`codec::encode_plain`), in column order.
     pub identifiers: Vec<IdentifierColumn>,
 }

@@ -188,7 +188,6 @@ impl GroupWriter {
             digest: coded.crc.clone().finalize(),
             original_len: group.bytes.len() as u64,
             layout,
-            originals_columns: originals.column_bytes.iter().map(|(_, b)| *b).collect(),
             originals: originals.bytes,
             identifiers: identifier_columns(table, &self.roles),
         });

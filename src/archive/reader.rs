@@ -1321,7 +1321,12 @@ impl Archive {
                                 .iter()
                                 .find(|id| id.column as usize == i)
                                 .map(|id| id.bytes.len() as u64),
-                            Role::Quasi => q.and_then(|q| p.originals_columns.get(q).copied()),
+                            Role::Quasi => q.and_then(|q| {
+                                codec::originals_column_bytes(&p.originals)
+                                    .ok()?
+                                    .get(q)
+                                    .copied()
+                            }),
                             _ => Some(0),
                         })
                         .sum::<Option<u64>>()

@@ -25,7 +25,7 @@ pub use classes::{
 };
 pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,
-    decode_originals_of, encode_originals,
+    decode_originals_of, encode_originals, originals_column_bytes,
 };
 pub use plain::{decode_plain, decode_plain_for, encode_plain};
 pub use released::{

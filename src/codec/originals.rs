@@ -756,6 +756,24 @@ pub fn encode_originals(
     }
 }
 
+/// The bytes of a blob of [`encode_originals`] each QI's section takes
+/// (its length varint included), read from the blob's frame alone: what
+/// `karc inspect` attributes to each QI, never stored beside the blob.
+pub fn originals_column_bytes(bytes: &[u8]) -> Result<Vec<u64>, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    DiffMode::from_id(r.byte("difference mode")?)?;
+    let q = r.count("QI count", 1)?;
+    let mut sizes = Vec::with_capacity(q);
+    for _ in 0..q {
+        let before = r.position();
+        let len = r.varint("QI section length")?;
+        r.take(len, "QI section")?;
+        sizes.push((r.position() - before) as u64);
+    }
+    r.finish("original QI columns")?;
+    Ok(sizes)
+}
+
 /// Decodes a blob of [`encode_originals`]: the original QI columns, in
 /// `qis` order, with the same text in every row as the originals.
 pub fn decode_originals(

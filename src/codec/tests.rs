@@ -357,6 +357,11 @@ proptest! {
             let enc = encode_all(mode, &g);
             prop_assert_eq!(enc.bytes[0], mode.id());
             prop_assert_eq!(enc.column_bytes.iter().map(|c| c.1).sum::<u64>() as usize + 2, enc.bytes.len());
+            // What inspect reads from the frame is what the encoder counted,
+            // and a blob cut short has no frame.
+            let sizes = super::originals_column_bytes(&enc.bytes).unwrap();
+            prop_assert_eq!(sizes, enc.column_bytes.iter().map(|c| c.1).collect::<Vec<_>>());
+            prop_assert!(super::originals_column_bytes(&enc.bytes[..enc.bytes.len() - 1]).is_err());
             let back = decode_all(&enc.bytes, &g).unwrap();
             for (b, g) in back.iter().zip(&g) {
                 prop_assert_eq!(texts(b), texts(&g.original));

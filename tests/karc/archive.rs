@@ -1108,7 +1108,8 @@ fn a_corrupt_section_fails_a_restore_on_two_threads() {
     let mut part: karc::archive::meta::PrivatePart = karc::archive::meta::from_bytes(part).unwrap();
     // The last QI (salary-class, released as is) codes no row and has no
     // stream: change the last byte of the QI before it (occupation).
-    let last = part.originals.len() - 1 - *part.originals_columns.last().unwrap() as usize;
+    let sections = karc::codec::originals_column_bytes(&part.originals).unwrap();
+    let last = part.originals.len() - 1 - *sections.last().unwrap() as usize;
     part.originals[last] ^= 0x01;
     let container = format::parse(Path::new("adult.karc"), &bytes).unwrap();
     let mut sections: Vec<(SectionKind, Vec<u8>)> = container
