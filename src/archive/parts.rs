@@ -122,7 +122,7 @@ fn encode_with(
         released: &released,
         report: &report,
     };
-    let bytes = writer::pack(&a, &csv, &PackOptions { mode, seal })?;
+    let bytes = writer::pack_part(&a, &csv, &PackOptions { mode, seal })?;
     Ok((bytes, report))
 }
 

@@ -13,9 +13,9 @@ use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
 use crate::arrow::ArrowLayout;
-use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
+use crate::codec::{DiffMode, QiOriginal, ReleasedColumn, ReleasedSymbol};
 use crate::config::Config;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::privacy::PrivacyModel;
 use crate::report::Report;
 use crate::table::{LineEnding, Table};
@@ -68,6 +68,43 @@ pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -
     pack_with_arrow(a, original, None, options)
 }
 
+/// [`pack`] of one part of a distributed pack: every configured hierarchy
+/// is kept, so that the parts of one table agree on `HIERARCHIES` (a
+/// fragment may release a numeric QI's hierarchy nodes where another does
+/// not) and the merge can take one copy for the whole file.
+pub fn pack_part(
+    a: &Anonymization<'_>,
+    original: &[u8],
+    options: &PackOptions<'_>,
+) -> Result<Vec<u8>> {
+    pack_group(a, original, None, options, Hierarchies::Configured)
+}
+
+/// Which configured hierarchies a file stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hierarchies {
+    /// Every one.
+    Configured,
+    /// Those its release needs ([`needs_hierarchy`]).
+    Used,
+}
+
+/// Whether the file must store QI `q`'s hierarchy: a categorical QI's
+/// always (its leaves are the values a private part may number, and its
+/// levels the domain a reader shows), a numeric QI's only when a released
+/// cell is one of its nodes. A numeric QI released as intervals and values
+/// (Mondrian, Top-down, a stream) does not need its hierarchy, whose leaves
+/// are then nothing but the column's distinct values: published, they would
+/// tell every exact value the release generalized (a built `intervals`
+/// hierarchy over 100,000 distinct decimals also took a quarter of the file).
+fn needs_hierarchy(qi: &QuasiIdentifier, released: &ReleasedColumn) -> bool {
+    !qi.value_type.is_numeric()
+        || released
+            .symbols
+            .iter()
+            .any(|s| matches!(s, ReleasedSymbol::Node { .. }))
+}
+
 /// [`pack`] of an Arrow input (Parquet, IPC): `original` is its canonical
 /// CSV ([`TableInput`]), `arrow` its exact layout, whose
 /// schema goes into the `ARROW_SCHEMA` section and whose null rows and NaN
@@ -78,10 +115,30 @@ pub fn pack_with_arrow(
     arrow: Option<&ArrowLayout>,
     options: &PackOptions<'_>,
 ) -> Result<Vec<u8>> {
+    pack_group(a, original, arrow, options, Hierarchies::Used)
+}
+
+fn pack_group(
+    a: &Anonymization<'_>,
+    original: &[u8],
+    arrow: Option<&ArrowLayout>,
+    options: &PackOptions<'_>,
+    hierarchies: Hierarchies,
+) -> Result<Vec<u8>> {
     let arrow = arrow
         .map(|l| arrow_sections(l, &a.data.table))
         .transpose()?;
     let data = a.data;
+    // The hierarchy each QI's coding and `HIERARCHIES` see.
+    let kept: Vec<bool> = (data.qis.iter().zip(a.released))
+        .map(|(qi, r)| hierarchies == Hierarchies::Configured || needs_hierarchy(qi, r))
+        .collect();
+    let mut qis = QiOriginal::of_dataset(data);
+    for (qi, &kept) in qis.iter_mut().zip(&kept) {
+        if !kept {
+            qi.hierarchy = None;
+        }
+    }
     let trim = a.config.input.trim;
     let mut writer = GroupWriter::new(
         options.mode,
@@ -94,10 +151,10 @@ pub fn pack_with_arrow(
     writer.write_group(&Group {
         bytes: original,
         table: &data.table,
-        qis: &QiOriginal::of_dataset(data),
+        qis: &qis,
         released: a.released,
     })?;
-    let (public, hierarchies) = public_meta(a);
+    let (public, hierarchies) = public_meta(a, &kept);
     if let Some(arrow) = arrow {
         writer.arrow(arrow);
     }
@@ -127,18 +184,20 @@ fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> 
     })
 }
 
-/// The public metadata of an anonymization, and its QIs' hierarchies.
-fn public_meta(a: &Anonymization<'_>) -> (PublicMeta, Vec<HierarchyRecord>) {
+/// The public metadata of an anonymization, and the hierarchies of its QIs
+/// that `kept` says (one flag per QI).
+fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<HierarchyRecord>) {
     let data = a.data;
     let table = &data.table;
     let (columns, hierarchies) =
         meta::columns_and_hierarchies(table.columns.iter().enumerate().map(|(i, c)| {
-            let qi = data.qis.iter().find(|q| q.column == i);
+            let qi = data.qis.iter().position(|q| q.column == i);
             (
                 c.name.clone(),
                 data.roles[i],
                 data.types[i],
-                qi.and_then(|q| q.hierarchy.as_ref()),
+                qi.filter(|&q| kept[q])
+                    .and_then(|q| data.qis[q].hierarchy.as_ref()),
             )
         }));
     let public = PublicMeta {
