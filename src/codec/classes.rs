@@ -278,17 +278,13 @@ const NUMBERED_SUPPRESSED: u64 = 3;
 /// texts, `numbers::canonical`); the others (`*` aside) are listed in
 /// full after them.
 fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
-    let scale = symbols
-        .iter()
-        .flat_map(|s| match s {
-            ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
-            ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
-            _ => [None, None],
-        })
-        .flatten()
-        .filter_map(numbers::decimals)
-        .max()?
-        .min(numbers::MAX_DECIMALS);
+    let scale = numbers::scale_of(symbols.iter().flat_map(|s| match s {
+        ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
+        ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
+        _ => [None, None],
+    }).flatten())?;
+    // Texts with more decimals than a scale holds are listed.
+    let scale = scale & numbers::COMMA | numbers::digits(scale).min(numbers::MAX_DECIMALS);
     let mut buf = String::new();
     // Each symbol's ends when it is numbered.
     let numbered: Vec<Option<(i64, i64)>> = symbols
@@ -378,14 +374,13 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
         what: "numbered released symbols",
         detail,
     };
-    let scale = r.varint("numbered symbols scale")?;
-    if scale > u64::from(numbers::MAX_DECIMALS) {
-        return Err(invalid(format!(
-            "scale {scale} above {}",
+    let field = r.varint("numbered symbols scale")?;
+    let scale = numbers::scale_field(field).ok_or_else(|| {
+        invalid(format!(
+            "scale {field} above {} (plus 32 for a comma)",
             numbers::MAX_DECIMALS
-        )));
-    }
-    let scale = scale as u32;
+        ))
+    })?;
     let count = r.count("numbered symbols ends", 1)?;
     let mut ends: Vec<i64> = Vec::with_capacity(count);
     for i in 0..count {

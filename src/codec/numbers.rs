@@ -13,32 +13,78 @@ use super::CodecError;
 /// The most decimals a scaled number may have: `10^18` fits an `i64`.
 pub(crate) const MAX_DECIMALS: u32 = 18;
 
-/// Decimals of a plain decimal text (`-`? digits (`.` digits)?), `None`
-/// for anything else.
-pub(crate) fn decimals(text: &str) -> Option<u32> {
+/// The flag of a *scale* (a count of decimals, 0 to [`MAX_DECIMALS`]) whose
+/// numbers are written with a decimal comma (`1234,56`, as much of Europe
+/// writes them) instead of a point: the scale field of a file holds the
+/// count of decimals, plus this for a comma (`spec/CODING.md` 6.6).
+pub(crate) const COMMA: u32 = 32;
+
+/// The count of decimals of a scale.
+pub(crate) fn digits(scale: u32) -> u32 {
+    scale & !COMMA
+}
+
+/// The decimal mark of a scale.
+fn mark(scale: u32) -> char {
+    if scale & COMMA == 0 { '.' } else { ',' }
+}
+
+/// A scale field as a file stores it, when valid: at most [`MAX_DECIMALS`]
+/// decimals, with or without [`COMMA`].
+pub(crate) fn scale_field(field: u64) -> Option<u32> {
+    let scale = u32::try_from(field).ok()?;
+    (scale & !(COMMA | 31) == 0 && digits(scale) <= MAX_DECIMALS).then_some(scale)
+}
+
+/// The decimals of a plain decimal text (`-`? digits (`.` or `,` digits)?)
+/// and its mark (`None` for an integer), `None` for anything else.
+fn decimals(text: &str) -> Option<(u32, Option<char>)> {
     let body = text.strip_prefix('-').unwrap_or(text);
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
+    let (int, frac) = match body.find(['.', ',']) {
+        Some(i) => (&body[..i], Some((&body[i + 1..], body.as_bytes()[i] as char))),
         None => (body, None),
     };
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+    if !digits(int) || frac.is_some_and(|(f, _)| !digits(f)) {
         return None;
     }
-    Some(frac.map_or(0, |f| f.len() as u32))
+    Some(frac.map_or((0, None), |(f, m)| (f.len() as u32, Some(m))))
 }
 
-/// The integer `text * 10^scale` for a plain decimal text with at most
-/// `scale` decimals (any spelling: `+`, leading zeros and trailing zeros
-/// are read, not checked).
+/// The scale of a column of `texts`: the mark most of its decimal texts use
+/// (a point on a tie), with the most decimals among the texts written with
+/// it (integers count as 0); `None` when no text is a plain number. Texts
+/// of the other mark are then not canonical: their callers' exceptions.
+pub(crate) fn scale_of<'t>(texts: impl Iterator<Item = &'t str>) -> Option<u32> {
+    // Per mark (point, comma): its texts and their most decimals; integers.
+    let (mut point, mut comma, mut integers) = ((0u64, 0u32), (0u64, 0u32), false);
+    for t in texts {
+        match decimals(t) {
+            Some((_, None)) => integers = true,
+            Some((d, Some('.'))) => point = (point.0 + 1, point.1.max(d)),
+            Some((d, _)) => comma = (comma.0 + 1, comma.1.max(d)),
+            None => {}
+        }
+    }
+    match (point.0, comma.0) {
+        (0, 0) if !integers => None,
+        (p, c) if c > p => Some(COMMA | comma.1),
+        _ => Some(point.1),
+    }
+}
+
+/// The integer `text * 10^digits` for a plain decimal text with at most
+/// `scale`'s decimals after its mark (any spelling: `+`, leading zeros and
+/// trailing zeros are read, not checked).
 pub(crate) fn parse_scaled(text: &str, scale: u32) -> Option<i64> {
     let t = text.trim();
     let (neg, body) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() || frac.len() as u32 > scale {
+    let decimals = digits(scale);
+    let (int, frac) = body.split_once(mark(scale)).unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() || frac.len() as u32 > decimals {
         return None;
     }
     let mut v: i64 = 0;
@@ -48,27 +94,28 @@ pub(crate) fn parse_scaled(text: &str, scale: u32) -> Option<i64> {
         }
         v = v.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
     }
-    v = v.checked_mul(10i64.checked_pow(scale - frac.len() as u32)?)?;
+    v = v.checked_mul(10i64.checked_pow(decimals - frac.len() as u32)?)?;
     Some(if neg { -v } else { v })
 }
 
-/// Appends the canonical text of `v / 10^scale`: `-` for a negative
-/// number, no leading zeros, exactly `scale` decimals. Digits through
-/// `itoa`, not `fmt`: a restore renders every cell of a numeric column,
-/// and `write!` took a fifth of it.
+/// Appends the canonical text of `v / 10^digits`: `-` for a negative
+/// number, no leading zeros, exactly `scale`'s decimals after its mark.
+/// Digits through `itoa`, not `fmt`: a restore renders every cell of a
+/// numeric column, and `write!` took a fifth of it.
 pub(crate) fn render(v: i64, scale: u32, out: &mut String) {
     let magnitude = v.unsigned_abs();
     if v < 0 {
         out.push('-');
     }
-    let mut digits = itoa::Buffer::new();
-    if scale == 0 {
-        out.push_str(digits.format(magnitude));
+    let mut text = itoa::Buffer::new();
+    let decimals = digits(scale);
+    if decimals == 0 {
+        out.push_str(text.format(magnitude));
     } else {
-        let unit = 10u64.pow(scale);
-        out.push_str(digits.format(magnitude / unit));
-        out.push('.');
-        push_padded(out, magnitude % unit, scale as usize);
+        let unit = 10u64.pow(decimals);
+        out.push_str(text.format(magnitude / unit));
+        out.push(mark(scale));
+        push_padded(out, magnitude % unit, decimals as usize);
     }
 }
 
@@ -267,8 +314,31 @@ mod tests {
         }
         assert_eq!(parse_scaled("3.5", 2), Some(350));
         assert_eq!(parse_scaled("30", 2), Some(3000));
-        assert_eq!(decimals("12.345"), Some(3));
+        assert_eq!(decimals("12.345"), Some((3, Some('.'))));
         assert_eq!(decimals("1e5"), None);
+    }
+
+    /// A column's scale takes the mark most of its decimal texts use, and
+    /// its texts of that mark render back at it; the scale field a file
+    /// stores takes only 0 to 18 decimals, with or without the comma.
+    #[test]
+    fn a_decimal_comma_is_a_scale_of_its_own() {
+        let mut buf = String::new();
+        let scale = scale_of(["1234,56", "-0,5", "7", "1.5"].into_iter()).unwrap();
+        assert_eq!(scale, COMMA | 2);
+        assert_eq!(canonical("1234,56", scale, &mut buf), Some(123456));
+        assert_eq!(canonical("-0,50", scale, &mut buf), Some(-50));
+        assert_eq!(canonical("1.5", scale, &mut buf), None);
+        assert_eq!(canonical("7,00", scale, &mut buf), Some(700));
+        assert_eq!(scale_of(["1,5", "2.5"].into_iter()), Some(1));
+        assert_eq!(scale_of(["12", "x"].into_iter()), Some(0));
+        assert_eq!(scale_of(["x", ""].into_iter()), None);
+        for (field, scale) in [(0, Some(0)), (18, Some(18)), (32, Some(COMMA)), (50, Some(COMMA | 18))] {
+            assert_eq!(scale_field(field), scale);
+        }
+        for field in [19, 31, 51, 64, 96, 1 << 40] {
+            assert_eq!(scale_field(field), None, "{field}");
+        }
     }
 
     #[test]

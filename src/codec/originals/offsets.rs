@@ -23,7 +23,7 @@ use crate::codec::CodecError;
 use crate::codec::bytes::{ByteReader, put_string, put_varint, unzigzag, zigzag};
 use crate::codec::cells::{ColumnRows, Purpose};
 use crate::codec::numbers::{
-    BitReader, BitWriter, MAX_DECIMALS, canonical, decimals, parse_scaled, render,
+    self, BitReader, BitWriter, MAX_DECIMALS, canonical, parse_scaled, render,
 };
 use crate::codec::released::{ReleasedSymbol, node_label};
 use crate::table::Column;
@@ -66,8 +66,8 @@ pub(super) fn encode(
     schema: &QiSchema<'_>,
 ) -> Option<Vec<u8>> {
     let col = qi.column;
-    let scale = col.dict.values().filter_map(decimals).max()?;
-    if scale > MAX_DECIMALS {
+    let scale = numbers::scale_of(col.dict.values())?;
+    if numbers::digits(scale) > MAX_DECIMALS {
         return None;
     }
     // Each distinct text once: its scaled integer when canonical.
@@ -186,13 +186,12 @@ pub(super) fn decode(
     rel: &ReleasedRows<'_>,
     s: &mut ByteReader<'_>,
 ) -> Result<Column, CodecError> {
-    let scale = s.varint("offsets scale")?;
-    if scale > u64::from(MAX_DECIMALS) {
-        return Err(invalid(format!(
-            "scale {scale} (expected at most {MAX_DECIMALS} decimals)"
-        )));
-    }
-    let scale = scale as u32;
+    let field = s.varint("offsets scale")?;
+    let scale = numbers::scale_field(field).ok_or_else(|| {
+        invalid(format!(
+            "scale {field} (expected at most {MAX_DECIMALS} decimals, plus 32 for a comma)"
+        ))
+    })?;
     let min = unzigzag(s.varint("offsets smallest number")?);
     let span = s.varint("offsets span")?;
     if span > MAX_SPAN || min.checked_add(span as i64).is_none() {

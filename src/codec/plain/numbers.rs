@@ -21,16 +21,20 @@ pub(super) const MAX_DECIMALS: u8 = 18;
 const SCALE_CONSTANT: u8 = 0;
 const SCALE_CODED: u8 = 1;
 
+/// The flag of the largest-decimals byte of a column written with a
+/// decimal comma (`spec/CODING.md` 5.3), as in `numbers::COMMA`.
+const COMMA: u8 = crate::codec::numbers::COMMA as u8;
+
 /// The mantissa and decimals of `s` when `s` is exactly their canonical
-/// rendering ([`render`]): optional `-`, the integer digits without leading
-/// zeros (`0` alone when zero), then `.` and the decimals when there are
-/// any. Zero has no sign.
-pub(super) fn parse(s: &str) -> Option<(i64, u8)> {
+/// rendering ([`render`]) with the decimal mark of `comma`: optional `-`,
+/// the integer digits without leading zeros (`0` alone when zero), then
+/// the mark and the decimals when there are any. Zero has no sign.
+pub(super) fn parse(s: &str, comma: bool) -> Option<(i64, u8)> {
     let (negative, body) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
     };
-    let (int, frac) = match body.split_once('.') {
+    let (int, frac) = match body.split_once(if comma { ',' } else { '.' }) {
         Some((i, f)) => (i, Some(f)),
         None => (body, None),
     };
@@ -55,9 +59,25 @@ pub(super) fn parse(s: &str) -> Option<(i64, u8)> {
     }
 }
 
-/// Appends the canonical text of `mantissa / 10^decimals`.
-pub(super) fn render(out: &mut String, mantissa: i64, decimals: u8) {
-    crate::codec::numbers::render(mantissa, u32::from(decimals), out);
+/// Appends the canonical text of `mantissa / 10^decimals`, with a decimal
+/// comma when `comma`.
+pub(super) fn render(out: &mut String, mantissa: i64, decimals: u8, comma: bool) {
+    let mark = if comma { COMMA } else { 0 };
+    crate::codec::numbers::render(mantissa, u32::from(decimals | mark), out);
+}
+
+/// Whether a column's decimal texts mostly use a comma for their mark
+/// (`1234,56`): a point wins a tie.
+fn comma_column(texts: &[&str]) -> bool {
+    let (mut points, mut commas) = (0usize, 0usize);
+    for t in texts {
+        if parse(t, false).is_some_and(|(_, d)| d > 0) {
+            points += 1;
+        } else if parse(t, true).is_some_and(|(_, d)| d > 0) {
+            commas += 1;
+        }
+    }
+    commas > points
 }
 
 /// A numeric column blob's fields after its layout byte, or `None` when
@@ -71,10 +91,11 @@ pub(super) fn encode(
     rows: &[u32],
     exceptions: impl FnOnce(&[&str], &[u32]) -> Vec<u8>,
 ) -> Option<Vec<u8>> {
+    let comma = format == Format::Decimal && comma_column(texts);
     let parsed: Vec<Option<(i64, u8)>> = texts
         .iter()
         .map(|t| match format {
-            Format::Decimal => parse(t),
+            Format::Decimal => parse(t, comma),
             _ => calendar::parse(format, t).map(|v| (v, 0)),
         })
         .collect();
@@ -118,7 +139,7 @@ pub(super) fn encode(
         put_varint(&mut out, nested.len() as u64);
         out.extend_from_slice(&nested);
     }
-    out.push(max);
+    out.push(if comma { max | COMMA } else { max });
     if decimals.iter().all(|&d| d == decimals[0]) {
         out.push(SCALE_CONSTANT);
         out.push(decimals[0] as u8);
@@ -178,11 +199,14 @@ pub(super) fn decode(
         let (dict, codes) = exceptions(nested, e)?;
         (at, dict, codes)
     };
-    let max = r.byte("largest decimals")?;
-    if max > MAX_DECIMALS {
+    let field = r.byte("largest decimals")?;
+    let (max, comma) = (field & !COMMA, field & COMMA != 0);
+    if max > MAX_DECIMALS || comma && format != Format::Decimal {
         return Err(CodecError::Invalid {
             what: "largest decimals",
-            detail: format!("{max} (expected at most {MAX_DECIMALS})"),
+            detail: format!(
+                "{field} (expected at most {MAX_DECIMALS}, plus {COMMA} for a decimal comma)"
+            ),
         });
     }
     let m = rows - e;
@@ -244,7 +268,7 @@ pub(super) fn decode(
                     0 => v,
                     shift => v / 10i64.pow(shift),
                 };
-                render(s, v, d as u8);
+                render(s, v, d as u8, comma);
             } else {
                 calendar::render(s, format, v).expect("checked above");
             }
@@ -259,14 +283,33 @@ mod tests {
 
     use super::*;
 
+    fn parse_point(s: &str) -> Option<(i64, u8)> {
+        parse(s, false)
+    }
+
+    /// With a decimal comma the same texts parse with `,` for `.`, and a
+    /// point is then not a mark: `1.234,5` (a thousands dot) is an
+    /// exception, as `1,000` is among points.
+    #[test]
+    fn a_comma_column_reads_its_own_mark_only() {
+        assert_eq!(parse("-0,5", true), Some((-5, 1)));
+        assert_eq!(parse("1234,56", true), Some((123456, 2)));
+        assert_eq!(parse("12", true), Some((12, 0)));
+        for bad in ["0.5", "1.234,5", "1,", ",5", "-0,0"] {
+            assert_eq!(parse(bad, true), None, "{bad:?}");
+        }
+        assert!(comma_column(&["1,5", "2,25", "3.5", "7"]));
+        assert!(!comma_column(&["1,5", "3.5", "7"]));
+    }
+
     #[test]
     fn only_canonical_texts_parse() {
-        assert_eq!(parse("0"), Some((0, 0)));
-        assert_eq!(parse("0.10"), Some((10, 2)));
-        assert_eq!(parse("0.1"), Some((1, 1)));
-        assert_eq!(parse("-0.5"), Some((-5, 1)));
-        assert_eq!(parse("-9223372036854775808"), Some((i64::MIN, 0)));
-        assert_eq!(parse("9223372036854775807"), Some((i64::MAX, 0)));
+        assert_eq!(parse_point("0"), Some((0, 0)));
+        assert_eq!(parse_point("0.10"), Some((10, 2)));
+        assert_eq!(parse_point("0.1"), Some((1, 1)));
+        assert_eq!(parse_point("-0.5"), Some((-5, 1)));
+        assert_eq!(parse_point("-9223372036854775808"), Some((i64::MIN, 0)));
+        assert_eq!(parse_point("9223372036854775807"), Some((i64::MAX, 0)));
         for bad in [
             "",
             "-",
@@ -287,23 +330,23 @@ mod tests {
             "0x1F",
             "١",
         ] {
-            assert_eq!(parse(bad), None, "{bad:?}");
+            assert_eq!(parse_point(bad), None, "{bad:?}");
         }
     }
 
     proptest! {
         #[test]
-        fn rendering_inverts_parsing(m in any::<i64>(), d in 0..=MAX_DECIMALS) {
+        fn rendering_inverts_parsing(m in any::<i64>(), d in 0..=MAX_DECIMALS, comma: bool) {
             let mut s = String::new();
-            render(&mut s, m, d);
-            prop_assert_eq!(parse(&s), Some((m, d)));
+            render(&mut s, m, d, comma);
+            prop_assert_eq!(parse(&s, comma), Some((m, d)));
         }
 
         #[test]
         fn parsing_inverts_rendering(s in "-?[0-9]{1,4}(\\.[0-9]{0,3})?") {
-            if let Some((m, d)) = parse(&s) {
+            if let Some((m, d)) = parse(&s, false) {
                 let mut back = String::new();
-                render(&mut back, m, d);
+                render(&mut back, m, d, false);
                 prop_assert_eq!(back, s);
             }
         }

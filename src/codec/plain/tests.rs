@@ -381,9 +381,9 @@ fn cell() -> impl Strategy<Value = String> {
     prop_oneof![
         (-1000i64..1000).prop_map(|v| v.to_string()),
         any::<i64>().prop_map(|v| v.to_string()),
-        (any::<i32>(), 0u32..6).prop_map(|(m, d)| {
+        (any::<i32>(), 0u32..6, any::<bool>()).prop_map(|(m, d, comma)| {
             let mut s = String::new();
-            numbers::render(&mut s, i64::from(m), d as u8);
+            numbers::render(&mut s, i64::from(m), d as u8, comma);
             s
         }),
         "0[0-9]{1,4}",
