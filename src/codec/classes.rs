@@ -278,11 +278,16 @@ const NUMBERED_SUPPRESSED: u64 = 3;
 /// texts, `numbers::canonical`); the others (`*` aside) are listed in
 /// full after them.
 fn numbered_symbols(symbols: &[ReleasedSymbol]) -> Option<Vec<u8>> {
-    let scale = numbers::scale_of(symbols.iter().flat_map(|s| match s {
-        ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
-        ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
-        _ => [None, None],
-    }).flatten())?;
+    let scale = numbers::scale_of(
+        symbols
+            .iter()
+            .flat_map(|s| match s {
+                ReleasedSymbol::Value(v) => [Some(v.as_str()), None],
+                ReleasedSymbol::Interval { lo, hi } => [Some(lo.as_str()), Some(hi.as_str())],
+                _ => [None, None],
+            })
+            .flatten(),
+    )?;
     // Texts with more decimals than a scale holds are listed.
     let scale = scale & numbers::COMMA | numbers::digits(scale).min(numbers::MAX_DECIMALS);
     let mut buf = String::new();

@@ -41,7 +41,10 @@ pub(crate) fn scale_field(field: u64) -> Option<u32> {
 fn decimals(text: &str) -> Option<(u32, Option<char>)> {
     let body = text.strip_prefix('-').unwrap_or(text);
     let (int, frac) = match body.find(['.', ',']) {
-        Some(i) => (&body[..i], Some((&body[i + 1..], body.as_bytes()[i] as char))),
+        Some(i) => (
+            &body[..i],
+            Some((&body[i + 1..], body.as_bytes()[i] as char)),
+        ),
         None => (body, None),
     };
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -333,7 +336,12 @@ mod tests {
         assert_eq!(scale_of(["1,5", "2.5"].into_iter()), Some(1));
         assert_eq!(scale_of(["12", "x"].into_iter()), Some(0));
         assert_eq!(scale_of(["x", ""].into_iter()), None);
-        for (field, scale) in [(0, Some(0)), (18, Some(18)), (32, Some(COMMA)), (50, Some(COMMA | 18))] {
+        for (field, scale) in [
+            (0, Some(0)),
+            (18, Some(18)),
+            (32, Some(COMMA)),
+            (50, Some(COMMA | 18)),
+        ] {
             assert_eq!(scale_field(field), scale);
         }
         for field in [19, 31, 51, 64, 96, 1 << 40] {

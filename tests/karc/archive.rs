@@ -1178,3 +1178,70 @@ fn many_valued_columns_restore_byte_identical_on_two_threads() {
     assert_eq!(restored.len(), csv.len());
     assert!(restored == csv.as_bytes(), "the restore differs");
 }
+
+/// A numeric QI's hierarchy is in the file only when its release uses a
+/// node of it: Mondrian's intervals do not, so the built `intervals`
+/// hierarchy (one leaf per distinct value of the column) is not published,
+/// nor its values; Datafly's levels are its nodes, so it is kept. Both
+/// restore the table.
+#[test]
+fn a_numeric_hierarchy_is_published_only_when_the_release_uses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("id,salary,town\n");
+    for i in 0..3000u64 {
+        let salary = 20_000 + (i * 7_919 % 61_001) * 3 + i % 7;
+        csv += &format!("{i},{salary},T{}\n", i % 9);
+    }
+    let input = dir.path().join("t.csv");
+    std::fs::write(&input, &csv).unwrap();
+    let config = dir.path().join("t.toml");
+    std::fs::write(
+        &config,
+        "[[columns]]\nname = \"id\"\nrole = \"insensitive\"\n\n\
+         [[columns]]\nname = \"salary\"\nrole = \"quasi\"\ntype = \"integer\"\n\
+         hierarchy = { intervals = [1000, 10000, 100000] }\n\n\
+         [[columns]]\nname = \"town\"\nrole = \"insensitive\"\n\n\
+         [privacy]\nk = 10\n",
+    )
+    .unwrap();
+    // A value of the column, as its leaf label would be stored.
+    let rare = csv
+        .lines()
+        .nth(1234)
+        .unwrap()
+        .split(',')
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    for (algorithm, kept) in [("mondrian", false), ("datafly", true)] {
+        let bytes = pack(
+            &config,
+            &input,
+            Some(algorithm),
+            None,
+            DiffMode::default(),
+            &Seal::None,
+        );
+        let archive = open(&bytes).unwrap();
+        let salary = &archive.meta.columns[1];
+        assert_eq!(salary.hierarchy.is_some(), kept, "{algorithm}");
+        let records = sections_of(&bytes)
+            .into_iter()
+            .find(|(k, _)| *k == SectionKind::Hierarchies)
+            .map(|(_, b)| karc::archive::meta::hierarchies_from_bytes(&b).unwrap())
+            .unwrap();
+        let leaves = records
+            .iter()
+            .flat_map(|r| r.levels[0].iter())
+            .any(|l| *l == rare);
+        assert_eq!(
+            leaves, kept,
+            "{algorithm}: the value {rare} among the leaves"
+        );
+        assert_eq!(
+            restore(&bytes, None).unwrap(),
+            csv.as_bytes(),
+            "{algorithm}"
+        );
+    }
+}
