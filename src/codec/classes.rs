@@ -16,6 +16,7 @@ use super::numbers;
 use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
 use super::rans;
 use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
+use super::runs::Runs;
 
 /// Row-classes coding: a Huffman-coded stream (fast to decode).
 const ROWS_HUFFMAN: u8 = 0;
@@ -26,6 +27,11 @@ const ROWS_RANGE: u8 = 1;
 /// coder's size once its frequency table is paid, and as fast to decode as
 /// Huffman.
 const ROWS_RANS: u8 = 2;
+/// Row-classes coding: runs, for rows sorted or grouped by their QIs (an
+/// export ordered by its columns): per row a bit for "the previous row's
+/// class" and one for "the next class not seen yet", else the class as in
+/// [`ROWS_RANGE`]; a sorted table's rows then cost a few bits a run.
+const ROWS_RUNS: u8 = 3;
 
 /// How the rows' classes of a QI-classes blob are coded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +42,9 @@ pub enum RowsCoding {
     Range,
     /// Static rANS under the classes' frequency table.
     Rans,
+    /// Runs of one class, and classes in their order of first appearance,
+    /// under adaptive binary range coding.
+    Runs,
 }
 
 impl RowsCoding {
@@ -44,6 +53,7 @@ impl RowsCoding {
             RowsCoding::Huffman => ROWS_HUFFMAN,
             RowsCoding::Range => ROWS_RANGE,
             RowsCoding::Rans => ROWS_RANS,
+            RowsCoding::Runs => ROWS_RUNS,
         }
     }
 }
@@ -185,13 +195,23 @@ impl ReleasedClasses {
 /// table column as a coded stream; the rows' classes in the coding
 /// `choose_rows_coding` picks.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
-    let codings = [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range]
-        .map(|coding| rows_coded(classes, coding));
+    let codings = [
+        RowsCoding::Huffman,
+        RowsCoding::Rans,
+        RowsCoding::Range,
+        RowsCoding::Runs,
+    ]
+    .map(|coding| rows_coded(classes, coding));
     let lengths = codings.each_ref().map(|c| c.as_ref().map(Vec::len));
+    let adaptive = match (lengths[2], lengths[3]) {
+        (Some(range), Some(runs)) if runs < range => (RowsCoding::Runs, runs),
+        (Some(range), _) => (RowsCoding::Range, range),
+        _ => unreachable!("the range coder codes any rows"),
+    };
     let chosen = choose_rows_coding(
         lengths[0].expect("Huffman codes any rows"),
         lengths[1],
-        lengths[2].expect("the range coder codes any rows"),
+        adaptive,
     );
     let rows = codings
         .into_iter()
@@ -209,13 +229,17 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
 /// spends a dozen cycles per *bit*, saves more than 1/32 of it. Every reader
 /// decodes the rows on open, so a few percent of their bytes buy most of
 /// the opening time.
-fn choose_rows_coding(huffman: usize, rans: Option<usize>, range: usize) -> RowsCoding {
+fn choose_rows_coding(
+    huffman: usize,
+    rans: Option<usize>,
+    (adaptive, adaptive_len): (RowsCoding, usize),
+) -> RowsCoding {
     let (fast, fast_len) = match rans {
         Some(r) if r < huffman => (RowsCoding::Rans, r),
         _ => (RowsCoding::Huffman, huffman),
     };
-    if range + fast_len / 32 < fast_len {
-        RowsCoding::Range
+    if adaptive_len + fast_len / 32 < fast_len {
+        adaptive
     } else {
         fast
     }
@@ -466,6 +490,15 @@ fn rows_coded(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> 
             }
             out.extend_from_slice(&enc.finish());
         }
+        RowsCoding::Runs => {
+            let size = classes.classes() as u32;
+            let mut enc = RangeEncoder::default();
+            let mut runs = Runs::new(size);
+            for &c in &classes.rows {
+                runs.encode(&mut enc, c);
+            }
+            out.extend_from_slice(&enc.finish());
+        }
     }
     Some(out)
 }
@@ -559,11 +592,24 @@ pub fn decode_classes_lazily(
             out
         }
         ROWS_RANS => rans::decode(&mut r, classes, rows)?,
+        ROWS_RUNS => {
+            let mut dec = RangeDecoder::new(r.rest());
+            let mut runs = Runs::new(classes as u32);
+            let mut out = Vec::with_capacity(rows.min(bytes.len() * 8));
+            for _ in 0..rows {
+                if dec.overrun() {
+                    break;
+                }
+                out.push(runs.decode(&mut dec));
+            }
+            dec.finish("row classes")?;
+            out
+        }
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: "0 Huffman, 1 range, 2 rANS",
+                known: "0 Huffman, 1 range, 2 rANS, 3 runs",
             });
         }
     };
@@ -616,11 +662,56 @@ mod tests {
     #[test]
     fn rows_coding_prefers_the_fast_codings() {
         use RowsCoding::*;
-        assert_eq!(choose_rows_coding(1000, Some(990), 970), Rans);
-        assert_eq!(choose_rows_coding(1000, Some(990), 950), Range);
-        assert_eq!(choose_rows_coding(1000, Some(1000), 990), Huffman);
-        assert_eq!(choose_rows_coding(1000, None, 968), Range);
-        assert_eq!(choose_rows_coding(1000, None, 969), Huffman);
+        assert_eq!(choose_rows_coding(1000, Some(990), (Range, 970)), Rans);
+        assert_eq!(choose_rows_coding(1000, Some(990), (Range, 950)), Range);
+        assert_eq!(choose_rows_coding(1000, Some(990), (Runs, 950)), Runs);
+        assert_eq!(choose_rows_coding(1000, Some(1000), (Range, 990)), Huffman);
+        assert_eq!(choose_rows_coding(1000, None, (Range, 968)), Range);
+        assert_eq!(choose_rows_coding(1000, None, (Range, 969)), Huffman);
+    }
+
+    /// Rows sorted by class (an export ordered by its columns) take coding
+    /// 3, runs, at a few bits a run where rANS pays the classes' entropy on
+    /// every row; the same rows shuffled do not; both decode to their rows.
+    #[test]
+    fn sorted_rows_are_coded_as_runs() {
+        let column = |rows: Vec<u32>, symbols: u32| ReleasedColumn {
+            symbols: (0..symbols)
+                .map(|s| ReleasedSymbol::Value(s.to_string()))
+                .collect(),
+            rows,
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rows: Vec<u32> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 300) as u32
+            })
+            .collect();
+        let shuffled = ReleasedClasses::from_columns(&[column(rows.clone(), 300)]);
+        rows.sort_unstable();
+        let sorted = ReleasedClasses::from_columns(&[column(rows, 300)]);
+        let (a, b) = (encode_classes(&sorted), encode_classes(&shuffled));
+        let coding = |bytes: &[u8], c: &ReleasedClasses| bytes[table_blob(c).len()];
+        assert_eq!(coding(&a, &sorted), ROWS_RUNS);
+        assert_ne!(coding(&b, &shuffled), ROWS_RUNS);
+        assert!(
+            a.len() * 4 < b.len(),
+            "sorted {} B, shuffled {} B",
+            a.len(),
+            b.len()
+        );
+        assert_eq!(decode_classes(&a, 1, 20_000).unwrap().0, sorted);
+        assert_eq!(decode_classes(&b, 1, 20_000).unwrap().0, shuffled);
+        // Cut anywhere, refused.
+        for cut in table_blob(&sorted).len()..a.len() {
+            assert!(
+                decode_classes(&a[..cut], 1, 20_000).is_err(),
+                "cut at {cut}"
+            );
+        }
     }
 
     /// Intervals of numbers, numbers and `*` are stored as positions among
@@ -701,14 +792,24 @@ mod tests {
             rows,
         };
         let one = ReleasedClasses::from_columns(&[column(vec![0; 6], 1)]);
-        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+        for coding in [
+            RowsCoding::Huffman,
+            RowsCoding::Rans,
+            RowsCoding::Range,
+            RowsCoding::Runs,
+        ] {
             let bytes = encode_classes_as(&one, coding).unwrap();
             let (lazy, _) = decode_classes_lazily(&bytes, 1, 1 << 31).unwrap();
             assert!(lazy.rows.is_empty() && lazy.classes() == 1, "{coding:?}");
             assert_eq!(decode_classes(&bytes, 1, 6).unwrap().0, one, "{coding:?}");
         }
         let two = ReleasedClasses::from_columns(&[column(vec![0, 1, 0, 1, 0, 1], 2)]);
-        for coding in [RowsCoding::Huffman, RowsCoding::Rans, RowsCoding::Range] {
+        for coding in [
+            RowsCoding::Huffman,
+            RowsCoding::Rans,
+            RowsCoding::Range,
+            RowsCoding::Runs,
+        ] {
             let bytes = encode_classes_as(&two, coding).unwrap();
             assert!(
                 decode_classes_lazily(&bytes, 1, 1 << 31).is_err(),

@@ -16,6 +16,7 @@ mod plain;
 mod range;
 mod rans;
 mod released;
+mod runs;
 
 pub use bytes::{ByteReader, put_varint};
 pub use cells::Purpose;
