@@ -126,6 +126,7 @@ fn originals() -> Vec<Forgeable> {
     let mut files: Vec<_> = [
         "plain_small.karc",
         "classes_rans_small.karc",
+        "classes_runs_small.karc",
         "published_small.karc",
         "streamed_small_groups.karc",
     ]
