@@ -118,6 +118,24 @@ def test_anonymize_refuses_a_column_without_role(spark, table):
         karc.spark.anonymize(df, config, k=10)
 
 
+def test_a_config_that_does_not_fit_fails_in_the_call_in_one_line(spark, table):
+    """The probe on the sample's rows, on the driver: a QI typed as an
+    integer whose cells are text fails when anonymize is called (its
+    release is lazy: no worker has run), in one line naming the column."""
+    path, _ = table
+    df = spark.read.parquet(path)
+    config = {
+        **CONFIG,
+        "columns": [
+            {"name": "workclass", "role": "quasi", "type": "integer"} if c["name"] == "workclass" else c
+            for c in CONFIG["columns"]
+        ],
+    }
+    with pytest.raises(karc.BadInputError, match='column "workclass": expected an integer') as failed:
+        karc.spark.anonymize(df, config, k=10)
+    assert "\n" not in str(failed.value)
+
+
 def test_anonymize_refuses_a_table_below_k(spark, table):
     path, _ = table
     df = spark.read.parquet(path).limit(5)
