@@ -285,7 +285,7 @@ def _probe(df: "DataFrame", sample: pa.Table, config: ConfigLike, algorithm: str
     if rows == 0:
         return
     columns = [
-        sample.column(f.name).slice(0, rows) if f.name in sample.column_names else pa.nulls(rows, f.type)
+        sample.column(f.name).slice(0, rows).cast(f.type) if f.name in sample.column_names else pa.nulls(rows, f.type)
         for f in schema
     ]
     probe = pa.Table.from_arrays(columns, schema=schema)
