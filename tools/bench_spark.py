@@ -2,7 +2,7 @@
 """karc on Spark against single-process karc and mosaicrown's Spark Mondrian.
 
     python tools/bench_spark.py --rows 1000000 [--mosaicrown DIR --mosaicrown-python PY] [--out DIR]
-        [--only mosaicrown] [--memory 2g] [--no-single] [--no-pack] [--fragments N]
+        [--only mosaicrown] [--memory 2g] [--no-single] [--no-pack] [--no-floor] [--fragments N]
 
 Generates ``--rows`` rows with ``target/release/adult-stream-gen`` (written
 once as CSV and as Parquet), then on Spark ``local[2]``:
@@ -15,10 +15,20 @@ once as CSV and as Parquet), then on Spark ``local[2]``:
   ``karc verify`` of the file, its release checked by an independent count
   (pyarrow) and its restore compared with the input rows;
 - ``karc anonymize -a mondrian -k 10`` and ``karc pack`` in one process;
+- Spark's floor (unless ``--no-floor``): the cheapest Spark program over
+  the same input, the input's Parquet read and written again unchanged,
+  and the same with a shuffle to as many partitions as karc's release has
+  (``repartition`` + write): what any Spark implementation pays before it
+  does any work, so ``mosaicrown session / floor session`` is the best
+  ratio any of them could reach against mosaicrown in this run;
 - mosaicrown/mondrian's ``distributed/anonymize.py`` (Mondrian cuts of a
   10 % sample, 4 fragments, its pandas Mondrian per fragment, no measure)
   when ``--mosaicrown`` names a checkout whose dependencies import, else the
   issue's figures are quoted.
+
+Every Spark run gets the same session settings, ``SESSION_CONF``, through
+the same mechanism (``PYSPARK_SUBMIT_ARGS``, which mosaicrown's
+``getOrCreate()`` honours as karc's does); none is set in code.
 
 Times, the same for every Spark run: ``wall`` is the whole process (JVM
 start included); ``session_s`` from before the Spark session is made to
@@ -59,6 +69,10 @@ CONFIG = {
     "privacy": {"k": K, "suppression_limit": 0.0},
     "algorithm": {"name": "mondrian"},
 }
+#: Session settings of every Spark run (karc's, the floor's, mosaicrown's),
+#: passed on the command line of each (``PYSPARK_SUBMIT_ARGS``): no web UI
+#: (its server and listeners start with the session and serve no one here).
+SESSION_CONF = {"spark.ui.enabled": "false"}
 ISSUE_MOSAICROWN = {"wall_s": "160-275", "peak_mb": 3250, "ncp": 0.0194, "source": "issue #22 (same machine, same rows)"}
 
 
@@ -158,7 +172,38 @@ def ncp(release_path: str, domains: dict) -> float:
     return total / cells
 
 
-def spark_job(kind: str, parquet: str, out: str, fragments, memory: str) -> list:
+def spark_env(memory: str, python: str) -> dict:
+    """The environment of every Spark run: local[2], the driver's memory and
+    ``SESSION_CONF`` on Spark's command line, ``python`` for the workers."""
+    conf = " ".join(f"--conf {k}={v}" for k, v in SESSION_CONF.items())
+    return dict(
+        os.environ,
+        PYSPARK_PYTHON=python,
+        PYSPARK_SUBMIT_ARGS=f"--master local[2] --driver-memory {memory} {conf} pyspark-shell",
+    )
+
+
+def floor_job(parquet: str, out: str, partitions) -> list:
+    """The command of Spark's floor in its own process: the session made,
+    the input's Parquet read and written again unchanged (with a shuffle to
+    ``partitions`` first unless None), timed as karc's ``session_s``."""
+    code = f"""
+import json, time
+began = time.perf_counter()
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+df = spark.read.parquet({parquet!r})
+if {partitions!r} is not None:
+    df = df.repartition({partitions!r})
+df.write.mode("overwrite").parquet({out!r})
+print(json.dumps({{"session_s": time.perf_counter() - began}}))
+spark.stop()
+"""
+    return [sys.executable, "-c", code]
+
+
+def spark_job(kind: str, parquet: str, out: str, fragments) -> list:
     """The command that runs one karc.spark job in its own process. It
     prints two times: `session_s` from before the Spark session is made to
     the output written (mosaicrown's own timer measures the same span), and
@@ -166,11 +211,9 @@ def spark_job(kind: str, parquet: str, out: str, fragments, memory: str) -> list
     code = f"""
 import json, os, sys, time
 began = time.perf_counter()
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 from pyspark.sql import SparkSession
 import karc.spark
-spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-         .config("spark.driver.memory", {memory!r}).getOrCreate())
+spark = SparkSession.builder.getOrCreate()
 spark.sparkContext.setLogLevel("ERROR")
 df = spark.read.parquet({parquet!r})
 config = json.loads({json.dumps(json.dumps(CONFIG))})
@@ -214,13 +257,22 @@ def mosaicrown_job(checkout: str, python: str, csv: str, work: str, memory: str)
     with open(path, "w") as f:
         json.dump(job, f)
     script = os.path.join(checkout, "distributed", "anonymize.py")
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.path.join(checkout, "distributed", "mondrian"),
-        PYSPARK_PYTHON=python,
-        PYSPARK_SUBMIT_ARGS=f"--master local[2] --driver-memory {memory} pyspark-shell",
-    )
+    env = dict(spark_env(memory, python), PYTHONPATH=os.path.join(checkout, "distributed", "mondrian"))
     return [python, script, path, "4", "0", "0"], env
+
+
+def ratios(results: dict, *runs: str) -> dict:
+    """mosaicrown's wall and session over each run's of this invocation: for
+    karc, its speed-up; for a floor, the best any Spark program could reach."""
+    mosaicrown = results["mosaicrown"]
+    found = {}
+    for run in runs:
+        if run in results:
+            found[run] = {
+                "wall": mosaicrown["wall_s"] / results[run]["wall_s"],
+                "session": mosaicrown["session_s"] / results[run]["session_s"] if mosaicrown["session_s"] else None,
+            }
+    return found
 
 
 def main() -> None:
@@ -234,6 +286,7 @@ def main() -> None:
     ap.add_argument("--memory", default="2g", help="Spark driver memory (local mode: the executors' too)")
     ap.add_argument("--no-single", action="store_true", help="skip the single-process karc runs")
     ap.add_argument("--no-pack", action="store_true", help="skip karc.spark.pack")
+    ap.add_argument("--no-floor", action="store_true", help="skip Spark's floor (the input read and written again)")
     args = ap.parse_args()
     work = args.out or tempfile.mkdtemp(prefix="bench-spark-")
     os.makedirs(work, exist_ok=True)
@@ -276,16 +329,25 @@ def main() -> None:
             "workers_peak_mb": workers,
             "ncp": ncp(os.path.join(work, "mosaicrown-out.csv"), domains),
         }
-        if results.get("spark_anonymize"):
-            karc_run = results["spark_anonymize"]
-            results["ratio"] = {
-                "wall": wall / karc_run["wall_s"],
-                "session": results["mosaicrown"]["session_s"] / karc_run["session_s"] if own else None,
-            }
+        results["ratio"] = ratios(results, "spark_anonymize", "floor", "floor_shuffle")
     else:
         results["mosaicrown"] = ISSUE_MOSAICROWN
     results["load_after"] = os.getloadavg()
     print(json.dumps(results, indent=2))
+
+
+def floor_runs(results, work, parquet, partitions, memory) -> None:
+    """Spark's floor: the input read and written again, without and with
+    the shuffle to karc's number of partitions, each in its own process."""
+    for name, shuffle in (("floor", None), ("floor_shuffle", partitions)):
+        out = os.path.join(work, f"{name}-out")
+        wall, peak, workers, printed = measured(floor_job(parquet, out, shuffle), env=spark_env(memory, sys.executable))
+        results[name] = {
+            "wall_s": wall,
+            "session_s": json.loads(printed.strip().splitlines()[-1])["session_s"],
+            "partitions": shuffle,
+            "peak_mb": peak,
+        }
 
 
 def karc_runs(results, work, csv, parquet, config_path, domains, table, args) -> None:
@@ -304,7 +366,9 @@ def karc_runs(results, work, csv, parquet, config_path, domains, table, args) ->
 
     # karc.spark.anonymize, written as Parquet; its release counted by pyarrow here.
     spark_out = os.path.join(work, "spark-release")
-    wall, peak, workers, out = measured(spark_job("anonymize", parquet, spark_out, args.fragments, args.memory))
+    wall, peak, workers, out = measured(
+        spark_job("anonymize", parquet, spark_out, args.fragments), env=spark_env(args.memory, sys.executable)
+    )
     inner = json.loads(out.strip().splitlines()[-1])
     released = _released(spark_out)
     sizes = released.group_by(QIS).aggregate([([], "count_all")]).column("count_all")
@@ -321,12 +385,18 @@ def karc_runs(results, work, csv, parquet, config_path, domains, table, args) ->
         "check_release_min_class": inner["check_release_min_class"],
     }
     del released
+    if not args.no_floor:
+        # As many partitions as karc's release wrote: one a fragment.
+        partitions = sum(1 for f in os.listdir(spark_out) if f.startswith("part-"))
+        floor_runs(results, work, parquet, partitions, args.memory)
     if args.no_pack:
         return
 
     # karc.spark.pack, verified, checked, restored.
     spark_karc = os.path.join(work, "spark.karc")
-    wall, peak, workers, out = measured(spark_job("pack", parquet, spark_karc, args.fragments, args.memory))
+    wall, peak, workers, out = measured(
+        spark_job("pack", parquet, spark_karc, args.fragments), env=spark_env(args.memory, sys.executable)
+    )
     report = json.loads(out.strip().splitlines()[-1])
     subprocess.run([karc_cli, "verify", spark_karc], check=True, capture_output=True)
     exported = os.path.join(work, "spark-export.csv")

@@ -12,7 +12,8 @@ arrays through beside the generalized QIs (no text round trip, no pandas).
 
 What it does that the reference does not:
 
-- the sample is seeded and only its QI columns reach the driver;
+- the sample is seeded and only its QI (and sensitive) columns reach the
+  driver;
 - fragments are counted on the whole table before anything is released, and
   a fragment below k rows (or below l distinct sensitive values) is merged
   with its sibling in the cut tree, never published as is;
@@ -88,6 +89,8 @@ class _Schema:
     l: Optional[int]  # noqa: E741 - the l of l-diversity
     constraints: List[Tuple[List[str], int]]
     columns: List[str] = field(default_factory=list)
+    #: The columns the anonymizer reads beside the QIs: the sensitive ones.
+    read: List[str] = field(default_factory=list)
     leaf_order: Dict[str, Dict[str, int]] = field(default_factory=dict)
 
 
@@ -120,6 +123,14 @@ def _leaf_order(path: str, delimiter: str = ";") -> Dict[str, int]:
     return order
 
 
+def _sensitive_columns(columns: List[Dict[str, Any]], privacy: Dict[str, Any]) -> List[str]:
+    """The sensitive columns: of role "sensitive", or named by
+    ``[privacy] sensitive`` (a name or a list)."""
+    named = privacy.get("sensitive") or []
+    named = [named] if isinstance(named, str) else list(named)
+    return [c["name"] for c in columns if c.get("role") == "sensitive" or c["name"] in named]
+
+
 def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
     table, base = _read_config(config)
     columns = table.get("columns", [])
@@ -144,6 +155,7 @@ def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
         l=privacy.get("l"),
         constraints=constraints if k is None else [],
         columns=[c["name"] for c in columns],
+        read=_sensitive_columns(columns, privacy),
         leaf_order=leaf_order,
     )
 
@@ -173,13 +185,22 @@ def plan_fragments(
     sample_rows: int = 20_000,
 ) -> Plan:
     """The cut tree of ``df``'s fragments, from a seeded sample of its QIs
-    (only the sample's QI columns reach the driver), before small fragments
-    are merged. ``fragments`` defaults to four per core, fewer when the
-    table is small (a fragment is planned for at least 50 k rows)."""
+    (only the sample's QI and sensitive columns reach the driver), before
+    small fragments are merged. ``fragments`` defaults to four per core,
+    fewer when the table is small (a fragment is planned for at least 50 k rows)."""
     return _plan(df, _schema(config, k), fragments, seed, sample_rows)[0]
 
 
 def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int, sample_rows: int) -> Tuple[Plan, int]:
+    plan, rows, _ = _planned(df, schema, fragments, seed, sample_rows)
+    return plan, rows
+
+
+def _planned(
+    df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int, sample_rows: int
+) -> Tuple[Plan, int, pa.Table]:
+    """The plan, the table's row count, and the sample it was cut from (its
+    QI and sensitive columns)."""
     missing = [q for q in schema.columns if q not in df.columns]
     if missing:
         raise BadInputError(f"the DataFrame has no column {missing[0]!r} (listed in the config); it has {df.columns}")
@@ -195,14 +216,16 @@ def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int,
     qis = [q for q, _ in schema.qis]
     keys = _keys_of(schema)
     # Two passes of Spark's own (no Python worker): the count (on Parquet,
-    # no column decoded) and a seeded Bernoulli sample of the QIs. One pass
-    # of a Python worker drawing both was measured slower (2.6-4 s against
-    # 1.7 s at 1M rows): its rows cross to Python and back.
+    # no column decoded) and a seeded Bernoulli sample of the QIs (and the
+    # sensitive columns, for the probe). One pass of a Python worker drawing
+    # both was measured slower (2.6-4 s against 1.7 s at 1M rows): its rows
+    # cross to Python and back.
     rows = df.count()
     if fragments is None:
         fragments = _default_fragments(df, rows, schema.k)
     fraction = min(1.0, sample_rows / rows) if rows else 1.0
-    sample = _collect_arrow(df.select(*[_column(q) for q in qis]).sample(withReplacement=False, fraction=fraction, seed=seed))
+    drawn = qis + [c for c in schema.read if c not in qis]
+    sample = _collect_arrow(df.select(*[_column(c) for c in drawn]).sample(withReplacement=False, fraction=fraction, seed=seed))
     columns: Dict[str, List[Any]] = {}
     for q in qis:
         raw = sample.column(q).combine_chunks()
@@ -215,7 +238,7 @@ def _plan(df: "DataFrame", schema: _Schema, fragments: Optional[int], seed: int,
     tree = _cut(columns, keys, qis, fragments, min_sample) if sample.num_rows else {"fragment": 0}
     if "fragment" not in tree and "qi" not in tree:
         tree = {"fragment": 0}
-    return Plan(tree, len(_leaves(tree)), sample.num_rows), rows
+    return Plan(tree, len(_leaves(tree)), sample.num_rows), rows, sample
 
 
 #: The most rows a default fragment is planned for: what one Python worker
@@ -246,16 +269,27 @@ def _collect_arrow(df: "DataFrame") -> pa.Table:
     return pa.Table.from_pylist([r.asDict() for r in df.collect()], schema=schema)
 
 
-def _probe(df: "DataFrame", config: ConfigLike, algorithm: str) -> None:
-    """Anonymizes the table's first rows (k = 1) on the driver: a config that
-    does not fit the table (a type, a hierarchy, a role) fails here, in one
-    line, before any worker starts."""
+#: The most sample rows the probe anonymizes on the driver.
+_PROBE_ROWS = 2_000
+
+
+def _probe(df: "DataFrame", sample: pa.Table, config: ConfigLike, algorithm: str) -> None:
+    """Anonymizes the sample's first rows (k = 1) on the driver, the columns
+    the anonymizer reads (QIs, sensitive) as drawn and the others null: a
+    config that does not fit the table (a type, a hierarchy) fails here, in
+    one line, before any worker starts, and without a Spark job of its own."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    rows = [r.asDict() for r in df.limit(16).collect()]
-    if rows:
-        probe = pa.Table.from_pylist(rows, schema=to_arrow_schema(df.schema))
-        _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
+    schema = to_arrow_schema(df.schema)
+    rows = min(sample.num_rows, _PROBE_ROWS)
+    if rows == 0:
+        return
+    columns = [
+        sample.column(f.name).slice(0, rows).cast(f.type) if f.name in sample.column_names else pa.nulls(rows, f.type)
+        for f in schema
+    ]
+    probe = pa.Table.from_arrays(columns, schema=schema)
+    _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
 
 
 def _fragment(
@@ -270,8 +304,8 @@ def _fragment(
     from pyspark.sql import functions as F
 
     schema = _schema(config, k)
-    plan, _ = _plan(df, schema, fragments, seed, sample_rows)
-    _probe(df, config, algorithm)
+    plan, _, sample = _planned(df, schema, fragments, seed, sample_rows)
+    _probe(df, sample, config, algorithm)
     keys = _keys_of(schema)
     tagged = df.withColumn(_FRAGMENT, fragment_column(plan.tree, keys))
     # One aggregation: the rows of each fragment (and its sensitive values,
@@ -365,8 +399,9 @@ def anonymize(
     sample and the anonymizer. The release has every column but the
     identifiers, QIs as generalized labels.
 
-    The call runs the plan's passes (one that samples and counts, a probe of
-    the config on 16 rows, one aggregation counting each fragment) and
+    The call runs the plan's passes (the count, the sample, a probe of the
+    config on the sample's rows on the driver, one aggregation counting each
+    fragment) and
     returns a *lazy* DataFrame: the fragments are anonymized when an action
     (a write, a count) runs it, and again by each action unless the caller
     caches it. Unless ``check=False``, each worker checks the fragment it

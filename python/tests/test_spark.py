@@ -110,12 +110,53 @@ def test_anonymize_union_is_k_anonymous(spark, table, algorithm):
     assert report["constraints"][0]["min_class"] == min(classes.values())
 
 
+def test_anonymize_with_distinct_l_on_the_sensitive_column(spark, table):
+    """With l, the sample draws the sensitive column for the probe beside
+    the QIs; every class of the union has k rows and l distinct sensitive
+    values, by an independent count."""
+    path, arrow = table
+    df = spark.read.parquet(path)
+    config = {
+        "columns": [{**c, "role": "sensitive"} if c["name"] == "salary-class" else c for c in CONFIG["columns"]],
+        "privacy": {"k": 5, "sensitive": "salary-class", "l": 2, "suppression_limit": 0.0},
+        "algorithm": {"name": "mondrian"},
+    }
+    _, _, sample = karc.spark._planned(df, karc.spark._schema(config, None), 3, 1, 500)
+    assert sorted(sample.column_names) == sorted(QIS + ["salary-class"])
+    rows = [r.asDict() for r in karc.spark.anonymize(df, config, fragments=3, seed=1).collect()]
+    assert len(rows) == arrow.num_rows
+    values = collections.defaultdict(set)
+    for r in rows:
+        if not all(r[c] == "*" for c in QIS):
+            values[tuple(r[c] for c in QIS)].add(r["salary-class"])
+    _check_k(rows, QIS, 5)
+    assert min(len(v) for v in values.values()) >= 2
+
+
 def test_anonymize_refuses_a_column_without_role(spark, table):
     path, _ = table
     df = spark.read.parquet(path)
     config = {**CONFIG, "columns": [c for c in CONFIG["columns"] if c["name"] != "race"]}
     with pytest.raises(karc.BadInputError, match='column "race" of the DataFrame is not listed in the config'):
         karc.spark.anonymize(df, config, k=10)
+
+
+def test_a_config_that_does_not_fit_fails_in_the_call_in_one_line(spark, table):
+    """The probe on the sample's rows, on the driver: a QI typed as an
+    integer whose cells are text fails when anonymize is called (its
+    release is lazy: no worker has run), in one line naming the column."""
+    path, _ = table
+    df = spark.read.parquet(path)
+    config = {
+        **CONFIG,
+        "columns": [
+            {"name": "workclass", "role": "quasi", "type": "integer"} if c["name"] == "workclass" else c
+            for c in CONFIG["columns"]
+        ],
+    }
+    with pytest.raises(karc.BadInputError, match='column "workclass": expected an integer') as failed:
+        karc.spark.anonymize(df, config, k=10)
+    assert "\n" not in str(failed.value)
 
 
 def test_anonymize_refuses_a_table_below_k(spark, table):
