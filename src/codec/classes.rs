@@ -8,6 +8,9 @@
 //! classes' tuples, pays the entropy of the class distribution instead,
 //! which is at most the sum of the columns' and usually far below it.
 
+// Long: the class table and the rows' four codings are one section of the format (CODING.md 4.2),
+// written and read in one order; the tests of its encoding choices sit beside them.
+
 use rustc_hash::FxHashMap;
 
 use super::CodecError;
