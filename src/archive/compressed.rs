@@ -96,7 +96,8 @@ pub fn decompress(stream: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         }
     }
     if in_left != 0 {
-        return Err(format!("{in_left} bytes after the Brotli stream"));
+        let s = if in_left == 1 { "" } else { "s" };
+        return Err(format!("{in_left} byte{s} after the Brotli stream"));
     }
     plain.truncate(out_at);
     Ok(plain)
@@ -131,7 +132,10 @@ mod tests {
         let stream = compress(&plain);
         for cut in [0, 1, stream.len() / 2, stream.len() - 1] {
             let e = decompress(&stream[..cut], plain.len()).unwrap_err();
-            assert!(e.contains("truncated") || e.contains("not a valid"), "{cut}: {e}");
+            assert!(
+                e.contains("truncated") || e.contains("not a valid"),
+                "{cut}: {e}"
+            );
         }
         let mut trailing = stream.clone();
         trailing.extend_from_slice(&[0, 0]);

@@ -568,9 +568,9 @@ mod tests {
         // Variant 2, 2 pairs: (15, 4), (5, 4).
         let wire = LevelLabels::of(&texts(&["15-19", "20-24"]));
         assert_eq!(to_bytes(&wire), vec![2, 2, 30, 8, 10, 8]);
-        // Variant 3, one string of 4 bytes; variant 0, an empty list.
+        // Variant 3, one string of 5 bytes; variant 0, an empty list.
         let wire = LevelLabels::of(&texts(&["ab", "", "c"]));
-        assert_eq!(to_bytes(&wire), b"\x03\x04ab\n\nc");
+        assert_eq!(to_bytes(&wire), b"\x03\x05ab\n\nc");
         assert_eq!(to_bytes(&LevelLabels::of(&[])), vec![0, 0]);
     }
 
@@ -643,7 +643,12 @@ mod tests {
             })
             .collect();
         let texts = compressed::compress(&to_bytes(&as_texts));
-        assert!(lines.len() + 40 < texts.len(), "{} {}", lines.len(), texts.len());
+        assert!(
+            lines.len() + 40 < texts.len(),
+            "{} {}",
+            lines.len(),
+            texts.len()
+        );
         assert!(lines.len() < 900, "{}", lines.len());
     }
 
@@ -669,7 +674,7 @@ mod tests {
         let mut trailing = h.clone();
         trailing.push(0);
         let e = hierarchies_from_bytes(&trailing).unwrap_err();
-        assert_eq!(e, "1 bytes after the Brotli stream");
+        assert_eq!(e, "1 byte after the Brotli stream");
         let e = hierarchies_from_bytes(&h[..h.len() - 3]).unwrap_err();
         assert!(e.contains("truncated") || e.contains("not a valid"), "{e}");
         // A META whose stream is whole but holds bytes after the postcard.

@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::compressed;
+use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::models::ModelsClaim;
