@@ -10,27 +10,35 @@
 use brotli::enc::{BrotliEncoderParams, StandardAlloc};
 use brotli::{BrotliDecompressStream, BrotliResult, BrotliState};
 
-/// Inputs up to this size are compressed at Brotli's best quality (11):
-/// 32 KiB of labels take about 30-40 ms there (1.6 ms for Adult's 1.8 KB
-/// of hierarchies), and q11 grows superlinearly (55 ms at 64 KiB, 340 ms at
-/// 256 KiB; `tools/BENCHMARKS.md`).
-const BEST_QUALITY_UP_TO: usize = 32 << 10;
+/// The quality karc writes, by the postcard's size: Brotli's best (11) up
+/// to 32 KiB, where it takes about 30 ms (2 ms on Adult's 1.8 KB of
+/// hierarchies); it grows faster than the input (100 ms at 95 KiB), so
+/// larger inputs take quality 5 (a few percent above quality 9's size, at
+/// 20 to 100 MB/s), and above 4 MiB quality 3 (a million-leaf hierarchy,
+/// 25 MB: 0.3 s, 8 % larger than quality 5 at a fifth of its time).
+/// Measured by `bench_sections` (`tools/BENCHMARKS.md`, "Brotli sections").
+pub const QUALITIES: [(usize, u32); 3] = [(32 << 10, 11), (4 << 20, 5), (usize::MAX, 3)];
 
-/// The quality of larger inputs (a hierarchy of a million leaves, the
-/// `META` of thousands of columns): about 20 MB/s, within 3-5 % of
-/// quality 9's size at a fifth of its time.
-const LARGE_QUALITY: i32 = 5;
+/// The quality of [`QUALITIES`] for `len` bytes.
+pub fn quality(len: usize) -> u32 {
+    QUALITIES
+        .iter()
+        .find(|&&(up_to, _)| len <= up_to)
+        .map_or(3, |&(_, q)| q)
+}
 
-/// `plain` as one Brotli stream: quality by size (above), the smallest
-/// window that covers it, so that a reader's ring buffer is no larger
-/// than the section needs.
+/// `plain` as one Brotli stream at the [`quality`] of its size, with the
+/// smallest window that covers it, so that a reader's ring buffer is no
+/// larger than the section needs.
 pub fn compress(plain: &[u8]) -> Vec<u8> {
+    compress_at(plain, quality(plain.len()))
+}
+
+/// `plain` at Brotli `quality` (0 to 11, mode generic: text mode gave the
+/// same bytes on Adult), with the window of [`compress`].
+pub fn compress_at(plain: &[u8], quality: u32) -> Vec<u8> {
     let params = BrotliEncoderParams {
-        quality: if plain.len() <= BEST_QUALITY_UP_TO {
-            11
-        } else {
-            LARGE_QUALITY
-        },
+        quality: quality.min(11) as i32,
         lgwin: window_bits(plain.len()),
         size_hint: plain.len(),
         ..BrotliEncoderParams::default()
@@ -108,12 +116,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips_at_both_qualities_with_the_smallest_window() {
+    fn round_trips_at_every_quality_with_the_smallest_window() {
         let small: Vec<u8> = b"Married-civ-spouse\nNever-married\nDivorced\n".repeat(10);
-        let large: Vec<u8> = (0..200_000u32)
-            .flat_map(|i| format!("{};", i.wrapping_mul(2_654_435_761) % 1000).into_bytes())
-            .collect();
-        for plain in [Vec::new(), b"x".to_vec(), small, large] {
+        let numbers = |n: u32| -> Vec<u8> {
+            (0..n)
+                .flat_map(|i| format!("{};", i.wrapping_mul(2_654_435_761) % 1000).into_bytes())
+                .collect()
+        };
+        let (large, huge) = (numbers(200_000), numbers(1_500_000));
+        assert_eq!(quality(small.len()), 11);
+        assert_eq!(quality(large.len()), 5);
+        assert_eq!(quality(huge.len()), 3);
+        assert_eq!(quality(32 << 10), 11);
+        assert_eq!(quality((32 << 10) + 1), 5);
+        assert_eq!(quality(4 << 20), 5);
+        assert_eq!(quality((4 << 20) + 1), 3);
+        for plain in [Vec::new(), b"x".to_vec(), small, large, huge] {
             let stream = compress(&plain);
             assert_eq!(decompress(&stream, plain.len()).unwrap(), plain);
             // WBITS in the stream's first bits: 10 to 24 by the length.

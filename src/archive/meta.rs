@@ -469,6 +469,12 @@ pub fn meta_from_bytes(bytes: &[u8]) -> Result<PublicMeta, String> {
 /// postcard, 816 compressed; 1,031 as raw DEFLATE before). Refused when it
 /// is larger than a reader accepts.
 pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Result<Vec<u8>, String> {
+    let plain = hierarchies_postcard(records);
+    section_to_bytes("hierarchies", &plain, MAX_HIERARCHIES_BYTES)
+}
+
+/// The postcard `HIERARCHIES` compresses (what `bench_sections` times).
+pub fn hierarchies_postcard(records: &[HierarchyRecord]) -> Vec<u8> {
     let wire: Vec<HierarchyWire> = records
         .iter()
         .map(|r| HierarchyWire {
@@ -476,7 +482,7 @@ pub fn hierarchies_to_bytes(records: &[HierarchyRecord]) -> Result<Vec<u8>, Stri
             parents: r.parents.clone(),
         })
         .collect();
-    section_to_bytes("hierarchies", &to_bytes(&wire), MAX_HIERARCHIES_BYTES)
+    to_bytes(&wire)
 }
 
 /// Reads a `HIERARCHIES` section (the stream as for `META`).
