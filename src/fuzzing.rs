@@ -100,7 +100,11 @@ pub fn hierarchy(data: &[u8]) {
         let section = meta::hierarchies_to_bytes(std::slice::from_ref(&record))
             .expect("a hierarchy read from memory fits the section");
         let stored = meta::hierarchies_from_bytes(&section).expect("the section reads back");
-        assert_eq!(stored, [record.clone()], "the section keeps the record");
+        assert_eq!(
+            stored,
+            std::slice::from_ref(&record),
+            "the section keeps the record"
+        );
         let back = record
             .into_hierarchy(path)
             .expect("a valid hierarchy's record rebuilds it");
