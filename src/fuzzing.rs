@@ -90,18 +90,27 @@ pub fn config(data: &[u8]) {
 }
 
 /// A hierarchy from ARX CSV bytes, then (when valid) through its archive
-/// record and back; and the same bytes as an archive's `HIERARCHIES`
-/// section.
+/// record and its `HIERARCHIES` section and back; and the same bytes as an
+/// archive's `HIERARCHIES` section.
 pub fn hierarchy(data: &[u8]) {
+    use crate::archive::meta;
     let path = Path::new("fuzz.csv");
     if let Ok(h) = Hierarchy::from_bytes(path, data) {
-        let record = crate::archive::meta::HierarchyRecord::from_hierarchy(&h);
+        let record = meta::HierarchyRecord::from_hierarchy(&h);
+        let section = meta::hierarchies_to_bytes(std::slice::from_ref(&record))
+            .expect("a hierarchy read from memory fits the section");
+        let stored = meta::hierarchies_from_bytes(&section).expect("the section reads back");
+        assert_eq!(
+            stored,
+            std::slice::from_ref(&record),
+            "the section keeps the record"
+        );
         let back = record
             .into_hierarchy(path)
             .expect("a valid hierarchy's record rebuilds it");
         assert_eq!(back.to_tree(), h.to_tree(), "the record keeps the tree");
     }
-    if let Ok(records) = crate::archive::meta::hierarchies_from_bytes(data) {
+    if let Ok(records) = meta::hierarchies_from_bytes(data) {
         for r in records {
             let _ = r.into_hierarchy(path);
         }

@@ -8,7 +8,8 @@
 //! sealed in an `age` envelope.
 //!
 //! Modules follow the format's structure: [`format`](mod@format) (magic, version,
-//! section table, CRC-32), [`meta`] (the postcard structures), [`layout`]
+//! section table, CRC-32), [`meta`] (the postcard structures),
+//! [`compressed`] (the Brotli streams of `META` and `HIERARCHIES`), [`layout`]
 //! (how the original CSV's bytes are re-rendered), [`seal`] (the age
 //! envelope), `pipeline` (row groups in, a file out: the one writer of
 //! both [`writer`], a batch pack, and [`stream_pack`], a streamed one) and
@@ -17,6 +18,7 @@
 //! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
 mod ahead;
+pub mod compressed;
 pub mod digest;
 pub mod format;
 mod handoff;

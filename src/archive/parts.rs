@@ -353,7 +353,7 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         ));
     }
     let meta: PublicMeta =
-        meta::from_bytes(bodies[0].1).map_err(|e| not_a_part(path, &format!("META: {e}")))?;
+        meta::meta_from_bytes(bodies[0].1).map_err(|e| not_a_part(path, &format!("META: {e}")))?;
     let mut digest = PublicDigest::new(container.major, container.minor);
     for (kind, body) in &bodies[..bodies.len() - 1] {
         digest.section(kind.code(), 0, body);

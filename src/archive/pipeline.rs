@@ -267,11 +267,15 @@ impl GroupWriter {
             self.group_rows.iter().sum::<u64>(),
             "META.rows is the rows of the groups written"
         );
+        let too_large = |e| Error::Options(format!("{}: {e}", self.name.display()));
         let mut head = vec![
-            (SectionKind::Meta, meta::to_bytes(public)),
+            (
+                SectionKind::Meta,
+                meta::meta_to_bytes(public).map_err(too_large)?,
+            ),
             (
                 SectionKind::Hierarchies,
-                meta::hierarchies_to_bytes(hierarchies),
+                meta::hierarchies_to_bytes(hierarchies).map_err(too_large)?,
             ),
         ];
         let arrow = self.arrow.take();

@@ -240,7 +240,7 @@ impl Archive {
             .into());
         }
         let meta_body = format::check_section(path, &bytes, 0, &entries[0], None)?;
-        let meta: PublicMeta = meta::from_bytes(meta_body)
+        let meta: PublicMeta = meta::meta_from_bytes(meta_body)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         validate_meta(&meta)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;

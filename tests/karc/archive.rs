@@ -671,10 +671,10 @@ const INVALID: &[(&str, Step, Expect)] = &[
         )
     }),
     // A development-era "1.0" file (same magic and major, another layout:
-    // QIs in column sections, hierarchies not deflated): refused cleanly.
+    // QIs in column sections, metadata not compressed): refused cleanly.
     ("version_development_1_0.karc", Step::Open, |e| {
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
-            if section == "section 1 (hierarchies)" && detail.contains("DEFLATE"))
+            if section == "section 0 (metadata)" && detail.starts_with("not a valid Brotli stream"))
     }),
     (
         "version_newer_minor_unknown_section.karc",
@@ -717,7 +717,19 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ),
     ("meta_trailing_bytes.karc", Step::Open, |e| {
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
-            if section == "section 0 (metadata)" && detail.contains("left after"))
+            if section == "section 0 (metadata)" && detail == "1 bytes left after the structure")
+    }),
+    ("meta_truncated.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 0 (metadata)" && detail.starts_with("truncated Brotli stream"))
+    }),
+    ("meta_over_limit.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 0 (metadata)" && detail.ends_with("more than 67108864 bytes"))
+    }),
+    ("hierarchies_trailing_bytes.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 1 (hierarchies)" && detail == "1 byte after the Brotli stream")
     }),
     (
         "columns_missing.karc",

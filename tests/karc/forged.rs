@@ -102,9 +102,9 @@ fn table_forged(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
 /// `bytes` with `META.rows` set to `rows` (CRCs recomputed).
 fn with_rows(bytes: &[u8], rows: u64) -> Vec<u8> {
     let mut sections = sections_of(bytes);
-    let mut m: PublicMeta = meta::from_bytes(&sections[0].1).unwrap();
+    let mut m: PublicMeta = meta::meta_from_bytes(&sections[0].1).unwrap();
     m.rows = rows;
-    sections[0].1 = meta::to_bytes(&m);
+    sections[0].1 = meta::meta_to_bytes(&m).unwrap();
     reassemble(&sections)
 }
 
@@ -204,7 +204,7 @@ fn every_forged_count_in_a_child_process() {
     {
         let key = key.as_ref();
         let original = original.as_deref();
-        let rows = meta::from_bytes::<PublicMeta>(&sections_of(&bytes)[0].1)
+        let rows = meta::meta_from_bytes(&sections_of(&bytes)[0].1)
             .unwrap()
             .rows;
         for v in forged(rows).into_iter().chain([0]) {

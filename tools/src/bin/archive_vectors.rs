@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use karc::archive::compressed;
 use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
@@ -298,9 +299,22 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     bad.extend_from_slice(b"garbage");
     write(&invalid, "section_trailing_bytes.karc", &bad)?;
 
+    // The META and HIERARCHIES Brotli streams: a postcard with a byte
+    // after it in a whole stream, a stream cut short, a byte after the
+    // stream, and a stream past the META bound (CRCs recomputed).
     let mut s = sections_of(&plain);
-    s[0].1.push(0);
+    let postcard = meta::to_bytes(&meta::meta_from_bytes(&s[0].1)?);
+    s[0].1 = compressed::compress(&[postcard.as_slice(), &[0]].concat());
     write(&invalid, "meta_trailing_bytes.karc", &reassemble(&s))?;
+    let mut s = sections_of(&plain);
+    s[0].1.pop();
+    write(&invalid, "meta_truncated.karc", &reassemble(&s))?;
+    let mut s = sections_of(&plain);
+    s[0].1 = compressed::compress(&vec![0; meta::MAX_META_BYTES + 1]);
+    write(&invalid, "meta_over_limit.karc", &reassemble(&s))?;
+    let mut s = sections_of(&plain);
+    s[1].1.push(0);
+    write(&invalid, "hierarchies_trailing_bytes.karc", &reassemble(&s))?;
     let mut s = sections_of(&plain);
     s.remove(3);
     write(&invalid, "columns_missing.karc", &reassemble(&s))?;
@@ -419,7 +433,7 @@ fn models_vectors(config: &Config, csv: &Path) -> Result<[Vec<u8>; 3], Box<dyn s
     rebind(&mut s);
     let claim_broken = reassemble(&s);
     let mut s = sections_of(&valid);
-    let rows = meta::from_bytes::<meta::PublicMeta>(&s[0].1)?.rows as usize;
+    let rows = meta::meta_from_bytes(&s[0].1)?.rows as usize;
     let note = at(&s)? + 2;
     let mut column = codec::decode_plain(&s[note].1, "note", rows)?;
     let first = column.codes[0];
