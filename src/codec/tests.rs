@@ -717,17 +717,14 @@ proptest! {
     }
 }
 
-/// A column of distinct decimals under narrow intervals: per-value-rans
-/// codes it as offsets (kind byte 2 after the frame), in fewer bytes than
-/// the numbers' text.
-#[test]
-fn distinct_decimals_are_coded_as_offsets() {
-    let n = 5000usize;
+/// `n` distinct 9-decimal numbers released as Mondrian would with k = 10:
+/// classes of ten neighbours in value order, each the interval from its
+/// smallest to its largest.
+fn ten_neighbours(n: usize) -> Generated {
     let values: Vec<String> = (0..n)
         .map(|r| format!("0.{:09}", (r * 7_919_993 + 12345) % 1_000_000_000))
         .collect();
     let original = column("q", &values);
-    // Classes of ten neighbours in value order.
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| values[a].cmp(&values[b]));
     let mut cells = vec![Cell::Suppressed; n];
@@ -737,7 +734,16 @@ fn distinct_decimals_are_coded_as_offsets() {
             cells[r] = Cell::interval(code(class[0]), code(class[class.len() - 1]));
         }
     }
-    let g = numbers_released(original, ValueType::Decimal, &cells);
+    numbers_released(original, ValueType::Decimal, &cells)
+}
+
+/// A column of distinct decimals under narrow intervals: per-value-rans
+/// codes it as offsets (kind byte 2 after the frame), in fewer bytes than
+/// the numbers' text.
+#[test]
+fn distinct_decimals_are_coded_as_offsets() {
+    let n = 5000usize;
+    let g = ten_neighbours(n);
     let g = std::slice::from_ref(&g);
     let bytes = encode_all(DiffMode::PerValueRans, g).bytes;
     // Mode id, QI count, section length (a varint), then the kind byte.
@@ -872,27 +878,13 @@ proptest! {
 }
 
 /// Rule 4 pays: classes of ten neighbours over a 9-decimal column name
-/// their two ends in about 7 bits instead of two 21-bit offsets, and a
-/// section with its rule bytes turned to 1 (the same offsets, both ends
-/// stored) still decodes but is larger; rule 4 on an interval of one
-/// value is refused.
+/// their two ends in about 7 bits instead of two 21-bit offsets (every
+/// symbol takes rule 4), and rule 4 on an interval of one value is
+/// refused.
 #[test]
 fn intervals_holding_their_ends_name_them_instead_of_coding_them() {
     let n = 5000usize;
-    let values: Vec<String> = (0..n)
-        .map(|r| format!("0.{:09}", (r * 7_919_993 + 12345) % 1_000_000_000))
-        .collect();
-    let original = column("q", &values);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| values[a].cmp(&values[b]));
-    let mut cells = vec![Cell::Suppressed; n];
-    for class in order.chunks(10) {
-        let code = |r: usize| original.dict.code(&values[r]).unwrap();
-        for &r in class {
-            cells[r] = Cell::interval(code(class[0]), code(class[class.len() - 1]));
-        }
-    }
-    let g = numbers_released(original, ValueType::Decimal, &cells);
+    let g = ten_neighbours(n);
     let g = std::slice::from_ref(&g);
     let bytes = encode_all(DiffMode::PerValueRans, g).bytes;
     assert_eq!(
