@@ -198,29 +198,35 @@ impl ReleasedClasses {
 /// table column as a coded stream; the rows' classes in the coding
 /// `choose_rows_coding` picks.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
-    let codings = [
-        RowsCoding::Huffman,
-        RowsCoding::Rans,
-        RowsCoding::Range,
-        RowsCoding::Runs,
-    ]
-    .map(|coding| rows_coded(classes, coding));
-    let lengths = codings.each_ref().map(|c| c.as_ref().map(Vec::len));
-    let adaptive = match (lengths[2], lengths[3]) {
-        (Some(range), Some(runs)) if runs < range => (RowsCoding::Runs, runs),
-        (Some(range), _) => (RowsCoding::Range, range),
-        _ => unreachable!("the range coder codes any rows"),
+    // The smaller of each pair only is kept while the next is coded: at
+    // 10M rows each coding of the rows is tens of megabytes.
+    let smaller = |a: Option<Vec<u8>>, b: Option<Vec<u8>>| match (a, b) {
+        (Some(a), Some(b)) if b.len() < a.len() => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
     };
-    let chosen = choose_rows_coding(
-        lengths[0].expect("Huffman codes any rows"),
-        lengths[1],
-        adaptive,
-    );
-    let rows = codings
-        .into_iter()
-        .flatten()
-        .find(|bytes| bytes[0] == chosen.id())
-        .expect("the chosen coding coded the rows");
+    let fast = smaller(
+        rows_coded(classes, RowsCoding::Huffman),
+        rows_coded(classes, RowsCoding::Rans),
+    )
+    .expect("Huffman codes any rows");
+    let adaptive = smaller(
+        rows_coded(classes, RowsCoding::Range),
+        rows_coded(classes, RowsCoding::Runs),
+    )
+    .expect("the range coder codes any rows");
+    let id = |bytes: &[u8]| match bytes[0] {
+        ROWS_HUFFMAN => RowsCoding::Huffman,
+        ROWS_RANS => RowsCoding::Rans,
+        ROWS_RANGE => RowsCoding::Range,
+        _ => RowsCoding::Runs,
+    };
+    let (huffman, rans) = match id(&fast) {
+        RowsCoding::Huffman => (fast.len(), None),
+        _ => (usize::MAX, Some(fast.len())),
+    };
+    let chosen = choose_rows_coding(huffman, rans, (id(&adaptive), adaptive.len()));
+    let rows = if chosen == id(&fast) { fast } else { adaptive };
     let mut out = table_blob(classes);
     out.extend_from_slice(&rows);
     out

@@ -99,7 +99,7 @@ pub(super) fn encode(
     let mut same = vec![true; m];
     let mut range = vec![(i64::MAX, i64::MIN); m];
     // Rows of each symbol holding a number (not an exception).
-    let mut numbered = vec![0u64; m];
+    let mut numbered = vec![0u32; m];
     let (mut min, mut max) = (i64::MAX, i64::MIN);
     let mut exceptions = 0usize;
     for (&g, &c) in rel.rows.iter().zip(&col.codes) {
@@ -136,7 +136,9 @@ pub(super) fn encode(
             _ if same[g] && symbol_code[g].is_some() => (RULE_UNCHANGED, (min, 1)),
             // Its ends held by its rows, and naming two of them costs less
             // than their offsets.
-            Some((a, b)) if (a, b) == (lo, hi) && a < b && (b - a) as u64 >= numbered[g] => {
+            Some((a, b))
+                if (a, b) == (lo, hi) && a < b && (b - a) as u64 >= u64::from(numbered[g]) =>
+            {
                 (RULE_TIGHT, (a, (b - a) as u64 + 1))
             }
             Some((a, b)) => (RULE_INTERVAL, (a, (b - a) as u64 + 1)),
@@ -172,7 +174,7 @@ pub(super) fn encode(
     let ends = tight_ends(rel, &col.codes, &numbers, &rules, &frames);
     let mut w = BitWriter::after(out);
     // Per symbol: its rows with a number so far.
-    let mut seen = vec![0u64; m];
+    let mut seen = vec![0u32; m];
     for (&g, &c) in rel.rows.iter().zip(&col.codes) {
         if let (true, Some(v)) = (coded(g), numbers[c as usize]) {
             let g = g as usize;
@@ -180,8 +182,9 @@ pub(super) fn encode(
             if rules[g] == RULE_TIGHT {
                 let (lo_at, hi_at) = ends[g];
                 if seen[g] == 0 {
-                    w.truncated(lo_at, numbered[g]);
-                    w.truncated(hi_at - u64::from(hi_at > lo_at), numbered[g] - 1);
+                    let n = u64::from(numbered[g]);
+                    w.truncated(u64::from(lo_at), n);
+                    w.truncated(u64::from(hi_at - u32::from(hi_at > lo_at)), n - 1);
                 }
                 seen[g] += 1;
                 if seen[g] - 1 == lo_at || seen[g] - 1 == hi_at {
@@ -203,19 +206,19 @@ fn tight_ends(
     numbers: &[Option<i64>],
     rules: &[u8],
     frames: &[(i64, u64)],
-) -> Vec<(u64, u64)> {
+) -> Vec<(u32, u32)> {
     let m = rules.len();
-    let mut ends = vec![(u64::MAX, u64::MAX); m];
-    let mut seen = vec![0u64; m];
+    let mut ends = vec![(u32::MAX, u32::MAX); m];
+    let mut seen = vec![0u32; m];
     for (&g, &c) in rel.rows.iter().zip(codes) {
         let g = g as usize;
         if let (RULE_TIGHT, Some(v)) = (rules[g], numbers[c as usize]) {
             let (lo, size) = frames[g];
             let e = &mut ends[g];
-            if v == lo && e.0 == u64::MAX {
+            if v == lo && e.0 == u32::MAX {
                 e.0 = seen[g];
             }
-            if v == lo + (size - 1) as i64 && e.1 == u64::MAX {
+            if v == lo + (size - 1) as i64 && e.1 == u32::MAX {
                 e.1 = seen[g];
             }
             seen[g] += 1;
