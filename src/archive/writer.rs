@@ -93,7 +93,7 @@ enum Hierarchies {
 /// always (its leaves are the values a private part may number, and its
 /// levels the domain a reader shows), a numeric QI's only when a released
 /// cell is one of its nodes. A numeric QI released as intervals and values
-/// (Mondrian, Top-down, a stream) does not need its hierarchy, whose leaves
+/// (Mondrian; Top-down without a hierarchy for it) does not need one, whose leaves
 /// are then nothing but the column's distinct values: published, they would
 /// tell every exact value the release generalized (a built `intervals`
 /// hierarchy over 100,000 distinct decimals also took a quarter of the file).
