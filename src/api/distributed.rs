@@ -7,12 +7,11 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 
-use super::{Anonymized, TableInput};
+use super::{Anonymized, arrow_table};
 use crate::Result;
 use crate::archive::parts;
 pub use crate::archive::parts::Domain;
 use crate::archive::seal::Seal;
-use crate::arrow::table_from_arrow;
 use crate::arrow::{ArrowLayout, ArrowTableError};
 use crate::codec::DiffMode;
 use crate::config::{ColumnConfig, Config, Role};
@@ -35,12 +34,7 @@ pub fn encode_part(
 ) -> Result<(Vec<u8>, Report)> {
     super::check_algorithm(config)?;
     refuse_models(config)?;
-    let (table, layout) = table_from_arrow(schema, batches)?;
-    let input = TableInput {
-        csv: Vec::new(),
-        arrow: Some(layout),
-    };
-    let config = input.config(config);
+    let (table, config, _) = arrow_table(config, schema, batches)?;
     parts::encode_part(
         &config,
         table,
@@ -62,19 +56,14 @@ pub fn anonymize_fragment(
 ) -> Result<(Anonymized, ArrowLayout)> {
     super::check_algorithm(config)?;
     refuse_models(config)?;
-    let (table, layout) = table_from_arrow(schema, batches)?;
-    let input = TableInput {
-        csv: Vec::new(),
-        arrow: Some(layout),
-    };
-    let (data, _, outcome, report) =
-        parts::anonymize_fragment(&input.config(config), table, domains)?;
+    let (table, config, layout) = arrow_table(config, schema, batches)?;
+    let (data, _, outcome, report) = parts::anonymize_fragment(&config, table, domains)?;
     let a = Anonymized {
         data,
         outcome,
         report,
     };
-    Ok((a, input.arrow.expect("set above")))
+    Ok((a, layout))
 }
 
 /// Refuses the models beyond distinct ℓ on fragments: t-closeness,

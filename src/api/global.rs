@@ -16,11 +16,11 @@
 use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 
-use super::TableInput;
+use super::arrow_table;
 use crate::Result;
 use crate::anonymize::{self, Outcome};
 use crate::archive::parts::{self, Domain};
-use crate::arrow::{ArrowTableError, table_from_arrow, to_arrow};
+use crate::arrow::{ArrowTableError, to_arrow};
 use crate::codec::DiffMode;
 use crate::config::{Config, HierarchySource, Role};
 use crate::dataset::Dataset;
@@ -80,12 +80,7 @@ fn bind(
     }
     let mut reduced = config.clone();
     reduced.columns.retain(|c| c.role == Some(Role::Quasi));
-    let (table, layout) = table_from_arrow(schema, batches)?;
-    let input = TableInput {
-        csv: Vec::new(),
-        arrow: Some(layout),
-    };
-    let config = input.config(&reduced);
+    let (table, config, _) = arrow_table(&reduced, schema, batches)?;
     let data = Dataset::bind(&config, table)?;
     if counts.len() != data.rows() {
         return Err(crate::Error::Options(format!(
@@ -218,12 +213,7 @@ pub fn encode_recoded_part(
     recoding: &Recoding,
 ) -> Result<(Vec<u8>, Report)> {
     super::check_algorithm(config)?;
-    let (table, layout) = table_from_arrow(schema, batches)?;
-    let input = TableInput {
-        csv: Vec::new(),
-        arrow: Some(layout),
-    };
-    let config = input.config(config);
+    let (table, config, _) = arrow_table(config, schema, batches)?;
     let release = |data: &Dataset| -> Result<Outcome> {
         if recoding.suppressed.len() != data.rows() || recoding.levels.len() != data.qis.len() {
             return Err(ArrowTableError::Layout {

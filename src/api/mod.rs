@@ -244,6 +244,23 @@ pub fn arrow_input(schema: &Schema, batches: &[RecordBatch]) -> Result<TableInpu
     })
 }
 
+/// An Arrow table in memory as its canonical CSV would be read, without
+/// that CSV: the table, the config that reads it so
+/// ([`TableInput::config`]) and the layout that types it back.
+pub(crate) fn arrow_table<'a>(
+    config: &'a Config,
+    schema: &Schema,
+    batches: &[RecordBatch],
+) -> Result<(Table, std::borrow::Cow<'a, Config>, ArrowLayout)> {
+    let (table, layout) = table_from_arrow(schema, batches)?;
+    let input = TableInput {
+        csv: Vec::new(),
+        arrow: Some(layout),
+    };
+    let config = input.config(config);
+    Ok((table, config, input.arrow.expect("set above")))
+}
+
 /// Anonymizes a table input (`name` names it in messages): a CSV file's
 /// bytes, read as the config says, or an Arrow table's canonical CSV.
 pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Anonymized> {
@@ -263,14 +280,8 @@ pub fn anonymize_arrow(
     batches: &[RecordBatch],
 ) -> Result<(Anonymized, ArrowLayout)> {
     check_algorithm(config)?;
-    let (table, layout) = table_from_arrow(schema, batches)?;
-    // The config reads the table as it reads an Arrow input's CSV.
-    let input = TableInput {
-        csv: Vec::new(),
-        arrow: Some(layout),
-    };
-    let a = anonymize_table(&input.config(config), table)?;
-    Ok((a, input.arrow.expect("set above")))
+    let (table, config, layout) = arrow_table(config, schema, batches)?;
+    Ok((anonymize_table(&config, table)?, layout))
 }
 
 /// Anonymizes a table already in memory.

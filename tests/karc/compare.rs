@@ -140,14 +140,13 @@ fn unknown_mode_and_algorithm_are_bad_usage() {
     }
 }
 
-/// `--models`: per algorithm and k, k alone first, then each set; t=0.2
-/// costs Mondrian information on Adult; a set no algorithm can meet (three
-/// distinct values of a two-valued column) is a row with the refusal.
-#[test]
-fn models_rows_show_each_models_cost_beside_k_alone() {
+/// `karc compare --models t=0.2 --models l=3` of Mondrian on Adult (8 QIs,
+/// salary-class sensitive) at `ks`, `more` arguments after, with `--json`:
+/// its JSON document (the command must succeed).
+fn compare_models(ks: &str, more: &[&str]) -> serde_json::Value {
     let config = fixture("adult/adult8.toml");
     let input = fixture("adult/adult.csv");
-    let o = karc(&[
+    let mut args = vec![
         "compare",
         "-c",
         config.to_str().unwrap(),
@@ -155,7 +154,7 @@ fn models_rows_show_each_models_cost_beside_k_alone() {
         "--algorithms",
         "mondrian",
         "--ks",
-        "5",
+        ks,
         "--mode",
         "per-value-rans",
         "--repeats",
@@ -166,11 +165,20 @@ fn models_rows_show_each_models_cost_beside_k_alone() {
         "l=3",
         "--sensitive",
         "salary-class",
-        "--json",
-    ]);
-    let (code, stdout, stderr) = outcome(&o);
+    ];
+    args.extend(more);
+    args.push("--json");
+    let (code, stdout, stderr) = outcome(&karc(&args));
     assert_eq!(code, 0, "{stderr}");
-    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// `--models`: per algorithm and k, k alone first, then each set; t=0.2
+/// costs Mondrian information on Adult; a set no algorithm can meet (three
+/// distinct values of a two-valued column) is a row with the refusal.
+#[test]
+fn models_rows_show_each_models_cost_beside_k_alone() {
+    let doc = compare_models("5", &[]);
     assert_eq!(doc["rows"].as_array().unwrap().len(), 1);
     let rows = doc["models"].as_array().unwrap();
     let sets: Vec<&str> = rows.iter().map(|r| r["models"].as_str().unwrap()).collect();
@@ -193,36 +201,10 @@ fn models_rows_show_each_models_cost_beside_k_alone() {
 fn models_rows_as_csv_are_the_json_rows() {
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("models.csv");
-    let config = fixture("adult/adult8.toml");
-    let input = fixture("adult/adult.csv");
-    let o = karc(&[
-        "compare",
-        "-c",
-        config.to_str().unwrap(),
-        input.to_str().unwrap(),
-        "--algorithms",
-        "mondrian",
-        "--ks",
+    let doc = compare_models(
         "5,10",
-        "--mode",
-        "per-value-rans",
-        "--repeats",
-        "1",
-        "--models",
-        "t=0.2",
-        "--models",
-        "l=3",
-        "--sensitive",
-        "salary-class",
-        "--format",
-        "csv",
-        "-o",
-        csv_path.to_str().unwrap(),
-        "--json",
-    ]);
-    let (code, stdout, stderr) = outcome(&o);
-    assert_eq!(code, 0, "{stderr}");
-    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        &["--format", "csv", "-o", csv_path.to_str().unwrap()],
+    );
     let rows = doc["models"].as_array().unwrap();
     assert_eq!(rows.len(), 6, "1 algorithm x 2 k x (k alone + 2 sets)");
     let mut reader = csv::Reader::from_path(&csv_path).unwrap();
