@@ -26,7 +26,7 @@ pub enum ConfigError {
         message: String,
     },
     /// `[input] delimiter` is not one ASCII character usable as a separator.
-    #[error("{}: [input] delimiter: expected one ASCII character, found {found:?}", path.display())]
+    #[error("{}: [input] delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {found:?}", path.display())]
     Delimiter {
         /// The config file.
         path: PathBuf,
@@ -470,7 +470,7 @@ impl Config {
             Some(d) => {
                 let d = if d == "\\t" { "\t" } else { d.as_str() };
                 match d.as_bytes() {
-                    [b] if b.is_ascii() && *b != b'"' && *b != b'\n' && *b != b'\r' => Ok(Some(*b)),
+                    [b] if crate::table::is_delimiter(*b) => Ok(Some(*b)),
                     _ => Err(ConfigError::Delimiter {
                         path: self.path.clone(),
                         found: d.to_owned(),

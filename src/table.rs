@@ -271,6 +271,121 @@ impl CsvError {
     }
 }
 
+/// Whether CSV bytes end inside a quoted field. The `csv` crate ends such a
+/// field at the end of the input without a word, so a stray quote would
+/// swallow every line after it into one cell (issue 32: `pack` read 4 rows
+/// of 6 lines). Fed the bytes as `csv` reads them (RFC 4180: a quote opens
+/// a quoted field only at a field's start, `""` inside one is a quote).
+#[derive(Debug, Clone)]
+pub struct QuoteState {
+    delimiter: u8,
+    in_quotes: bool,
+    /// A quote seen inside a quoted field: it closes it unless the next
+    /// byte is a quote too.
+    pending: bool,
+    field_start: bool,
+    line: u64,
+    opened_on: u64,
+}
+
+impl QuoteState {
+    /// The state at the start of a record on line `line` (1-based).
+    pub fn new(delimiter: u8, line: u64) -> QuoteState {
+        QuoteState {
+            delimiter,
+            in_quotes: false,
+            pending: false,
+            field_start: true,
+            line,
+            opened_on: line,
+        }
+    }
+
+    /// Reads on through `bytes`.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.in_quotes {
+                if self.pending {
+                    self.pending = false;
+                    if b == b'"' {
+                        continue;
+                    }
+                    self.in_quotes = false;
+                } else {
+                    if b == b'"' {
+                        self.pending = true;
+                    } else if b == b'\n' {
+                        self.line += 1;
+                    }
+                    continue;
+                }
+            }
+            if b == self.delimiter || b == b'\r' {
+                self.field_start = true;
+            } else if b == b'\n' {
+                self.field_start = true;
+                self.line += 1;
+            } else {
+                if b == b'"' && self.field_start {
+                    self.in_quotes = true;
+                    self.opened_on = self.line;
+                }
+                self.field_start = false;
+            }
+        }
+    }
+
+    /// At the end of the input: the line whose quote was never closed.
+    pub fn unclosed(&self) -> Option<u64> {
+        (self.in_quotes && !self.pending).then_some(self.opened_on)
+    }
+
+    /// The error for [`unclosed`](Self::unclosed)'s line.
+    pub fn error(path: &Path, line: u64) -> CsvError {
+        CsvError::Malformed {
+            path: path.to_owned(),
+            line,
+            message: "a quoted field opened on this line is never closed: expected a closing \
+                      quote (`\"`) before the end of the input"
+                .to_owned(),
+        }
+    }
+}
+
+/// A reader that runs a [`QuoteState`] over the bytes it passes on, for
+/// inputs read as a stream (standard input).
+pub struct QuoteChecked<R> {
+    inner: R,
+    /// The state over every byte read so far.
+    pub state: QuoteState,
+}
+
+impl<R> QuoteChecked<R> {
+    /// `inner`'s bytes, checked from its first line.
+    pub fn new(inner: R, delimiter: u8) -> QuoteChecked<R> {
+        QuoteChecked {
+            inner,
+            state: QuoteState::new(delimiter, 1),
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for QuoteChecked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.state.feed(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Whether `b` may separate fields, for every reader and writer of karc:
+/// one ASCII byte that is not the quote, a line ending or NUL, so that a
+/// field holding it can always be quoted and read back (a delimiter the
+/// packer refuses must not come back from a file's `META`).
+pub fn is_delimiter(b: u8) -> bool {
+    b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r' | 0)
+}
+
 /// Guesses the delimiter from the first line: the most frequent of `,` `;`
 /// tab and `|` outside quotes (`,` when none occurs).
 pub fn detect_delimiter(bytes: &[u8]) -> u8 {
@@ -340,6 +455,8 @@ impl Table {
         let mut width: Option<usize> = None;
         let mut rows = 0usize;
         let mut first = true;
+        // The last record's start: only it can end inside a quote.
+        let (mut last_start, mut last_line) = (0usize, 1u64);
         loop {
             let more = reader.read_byte_record(&mut record).map_err(|e| {
                 let line = e.position().map_or(0, |p| p.line());
@@ -353,6 +470,8 @@ impl Table {
                 break;
             }
             let line = record.position().map_or(0, |p| p.line());
+            last_start = record.position().map_or(0, |p| p.byte() as usize);
+            last_line = line;
             match width {
                 None => {
                     width = Some(record.len());
@@ -434,6 +553,11 @@ impl Table {
                 path: path.to_owned(),
             }
             .into());
+        }
+        let mut quotes = QuoteState::new(delimiter, last_line);
+        quotes.feed(&bytes[last_start.min(bytes.len())..]);
+        if let Some(line) = quotes.unclosed() {
+            return Err(QuoteState::error(path, line).into());
         }
         for (i, c) in columns.iter().enumerate() {
             if let Some(j) = columns[..i].iter().position(|d| d.name == c.name) {

@@ -52,7 +52,7 @@ impl SealOptions {
             return Ok(Seal::Recipients(all));
         }
         let passphrase = match (&self.passphrase, &self.passphrase_file) {
-            (Some(p), _) => Some(SecretString::from(p.clone())),
+            (Some(p), _) => Some(given_passphrase(p)?),
             (None, Some(f)) => Some(seal::read_passphrase_file(f)?),
             (None, None) => None,
         };
@@ -91,7 +91,7 @@ impl KeyOptions {
     /// The key offered, if any.
     pub fn key(&self) -> Result<Option<Key>> {
         if let Some(p) = &self.passphrase {
-            return Ok(Some(Key::Passphrase(SecretString::from(p.clone()))));
+            return Ok(Some(Key::Passphrase(given_passphrase(p)?)));
         }
         if let Some(f) = &self.passphrase_file {
             return Ok(Some(Key::Passphrase(seal::read_passphrase_file(f)?)));
@@ -113,6 +113,19 @@ impl KeyOptions {
             .cloned()
             .collect()
     }
+}
+
+/// A passphrase given as text (the Python package's `passphrase=`, the
+/// CLI's prompt and environment variable): refused when empty, as the CLI
+/// and a passphrase file refuse it, so that no archive is sealed with a
+/// passphrase no front end would accept to open it with.
+fn given_passphrase(p: &str) -> Result<SecretString> {
+    if p.is_empty() {
+        return Err(Error::Options(
+            "passphrase: expected at least one character, found an empty passphrase".to_owned(),
+        ));
+    }
+    Ok(SecretString::from(p.to_owned()))
 }
 
 /// A new X25519 identity, as `karc keygen` (and `age-keygen`) writes it.

@@ -56,7 +56,7 @@ pub use crate::error::{Error, message};
 pub use crate::io::{Access, Input, Output, input_name, is_std, refuse_same_files};
 pub use crate::privacy::{ClaimReport, Definitions, Models, ModelsReport};
 pub use crate::report::Report;
-pub use crate::table::{CsvError, detect_delimiter};
+pub use crate::table::{CsvError, QuoteChecked, QuoteState, detect_delimiter, is_delimiter};
 
 /// The chunked (streaming) anonymizers, for a front end that feeds them
 /// rows as they come.

@@ -458,7 +458,15 @@ pub fn meta_to_bytes(public: &PublicMeta) -> Result<Vec<u8>, String> {
 /// Reads a `META` section: one Brotli stream ending at the section's end,
 /// that decompresses to one postcard `PublicMeta` and nothing after it.
 pub fn meta_from_bytes(bytes: &[u8]) -> Result<PublicMeta, String> {
-    from_bytes(&compressed::decompress(bytes, MAX_META_BYTES)?)
+    let meta: PublicMeta = from_bytes(&compressed::decompress(bytes, MAX_META_BYTES)?)?;
+    let d = meta.dialect.delimiter;
+    if !crate::table::is_delimiter(d) {
+        return Err(format!(
+            "dialect: expected a delimiter that is one ASCII character other than a quote, CR, LF \
+             or NUL, found byte {d:#04x}"
+        ));
+    }
+    Ok(meta)
 }
 
 /// The `HIERARCHIES` section: the records with numeric levels as

@@ -189,7 +189,12 @@ pub fn unseal(path: &Path, sealed: &[u8], key: &Key) -> Result<Vec<u8>, ArchiveE
             if !scrypt {
                 return Err(ArchiveError::NeedsIdentity { path: path_buf() });
             }
-            let id = age::scrypt::Identity::new(p.clone());
+            // The work factor is read from the file: without a cap, age allows
+            // its own estimate + 4 (a fast machine's 26: 64 GiB), so a forged
+            // stanza would allocate before any check. karc never seals above
+            // WORK_FACTORS' end, so nothing above it is opened either.
+            let mut id = age::scrypt::Identity::new(p.clone());
+            id.set_max_work_factor(*WORK_FACTORS.end());
             decryptor.decrypt(std::iter::once(&id as &dyn age::Identity))
         }
     };
@@ -200,6 +205,11 @@ pub fn unseal(path: &Path, sealed: &[u8], key: &Key) -> Result<Vec<u8>, ArchiveE
         (age::DecryptError::DecryptionFailed, Key::Passphrase(_)) => {
             ArchiveError::WrongPassphrase { path: path_buf() }
         }
+        (age::DecryptError::ExcessiveWork { required, .. }, _) => envelope(format!(
+            "scrypt work factor: expected {}..={}, found {required} (2^{required} KiB of memory)",
+            WORK_FACTORS.start(),
+            WORK_FACTORS.end()
+        )),
         (e, _) => envelope(e.to_string()),
     })?;
     let mut plain = Vec::with_capacity(sealed.len());
@@ -275,5 +285,35 @@ mod tests {
             unseal(p, &sealed, &ok),
             Err(ArchiveError::NeedsPassphrase { .. })
         ));
+    }
+
+    #[test]
+    fn a_work_factor_above_the_cap_is_refused_before_scrypt_runs() {
+        // Issue 32: a stanza edited to work factor 23 made readers allocate
+        // 8 GiB (and abort) before any check.
+        let sealed = seal(
+            b"rows",
+            &Seal::Passphrase {
+                passphrase: SecretString::from("pw".to_owned()),
+                work_factor: Some(2),
+            },
+        )
+        .unwrap()
+        .unwrap();
+        let text = String::from_utf8_lossy(&sealed[..sealed.len().min(300)]).into_owned();
+        let line = text.lines().find(|l| l.starts_with("-> scrypt ")).unwrap();
+        let forged_line = format!("{} 23", line.rsplit_once(' ').unwrap().0);
+        let at = sealed
+            .windows(line.len())
+            .position(|w| w == line.as_bytes())
+            .unwrap();
+        let mut forged = sealed[..at].to_vec();
+        forged.extend_from_slice(forged_line.as_bytes());
+        forged.extend_from_slice(&sealed[at + line.len()..]);
+        let pass = Key::Passphrase(SecretString::from("pw".to_owned()));
+        let err = unseal(Path::new("x.karc"), &forged, &pass)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("expected 1..=22, found 23"), "{err}");
     }
 }

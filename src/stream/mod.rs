@@ -1220,11 +1220,20 @@ pub fn run_csv(
         stream.push(1, &first)?;
         drain(&mut stream);
     }
+    let mut last = first
+        .position()
+        .map_or((0, 1), |p| (p.byte() as usize, p.line()));
     for r in records {
         let r = r.map_err(malformed)?;
         let line = r.position().map_or(0, |p| p.line());
+        last = r.position().map_or(last, |p| (p.byte() as usize, line));
         stream.push(line, &r)?;
         drain(&mut stream);
+    }
+    let mut quotes = crate::table::QuoteState::new(delimiter, last.1);
+    quotes.feed(&bytes[last.0.min(bytes.len())..]);
+    if let Some(line) = quotes.unclosed() {
+        return Err(crate::table::QuoteState::error(std::path::Path::new(STDIN), line).into());
     }
     stream.finish();
     drain(&mut stream);

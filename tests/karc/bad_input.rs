@@ -11,6 +11,7 @@ use crate::common::{fixture, karc, outcome};
 const TESTED: &[&str] = &[
     "csv_ragged.csv",
     "csv_invalid_utf8.csv",
+    "csv_unclosed_quote.csv",
     "config_unknown_column.toml",
     "config_no_role.toml",
     "config_unlisted_column.toml",
@@ -128,6 +129,47 @@ fn csv_ragged() {
             "{csv}:3: ragged row: expected 3 fields (as the header), found 2"
         )],
     );
+}
+
+/// Issue 32: a quote never closed swallowed the lines after it into one
+/// cell (`pack` read 4 rows of 6 lines), silently; `stream` too.
+#[test]
+fn csv_unclosed_quote() {
+    let csv = invalid("csv_unclosed_quote.csv");
+    anonymize_fails(
+        &adult_config(),
+        &csv,
+        &[],
+        &[&format!(
+            "{csv}:3: malformed CSV: a quoted field opened on this line is never closed"
+        )],
+    );
+    // The stream reads standard input: a quote opened on line 7 (row 6) swallows line 8.
+    let small = fixture("archive/source/small.csv");
+    let mut bytes = std::fs::read(&small).unwrap();
+    let at = bytes.len() - b"6,Bonn,22,\"q\"\"q\"\r\n".len();
+    bytes.truncate(at);
+    bytes.extend_from_slice(b"6,Bonn,22,\"q\r\n7,Kiel,30,z\r\n");
+    let config = path(&fixture("archive/source/small.toml"));
+    let o = crate::common::karc_stdin(
+        &["stream", "-c", &config, "-a", "fads", "--delay", "4"],
+        &bytes,
+        &[],
+    );
+    let (code, _, stderr) = outcome(&o);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "<stdin>:7: malformed CSV: a quoted field opened on this line is never closed"
+        ),
+        "{stderr}"
+    );
+    // A quote closed at the very end, and quotes inside unquoted fields, are fine.
+    let mut state = karc::api::QuoteState::new(b';', 1);
+    state.feed(b"a;\"b\nc\"\"d\"\nx;5 ft 3\"\n");
+    assert_eq!(state.unclosed(), None);
+    state.feed(b"y;\"open");
+    assert_eq!(state.unclosed(), Some(4));
 }
 
 #[test]

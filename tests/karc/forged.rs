@@ -319,3 +319,57 @@ fn forged_row_counts_fail_every_command_cleanly() {
         }
     }
 }
+
+/// Issue 32: `export` wrote CSV that does not parse back, since the reader
+/// took from `META` delimiters the packer refuses (LF, CR, `"`, NUL, a
+/// byte above ASCII). Each is now refused on open, naming the section.
+#[test]
+fn a_forged_delimiter_the_packer_refuses_is_refused_on_open() {
+    let bytes = std::fs::read(fixture("archive/valid/published_small.karc")).unwrap();
+    for d in [b'\n', b'\r', b'"', 0, 0xE9] {
+        let mut sections = sections_of(&bytes);
+        let mut m: PublicMeta = meta::meta_from_bytes(&sections[0].1).unwrap();
+        m.dialect.delimiter = d;
+        sections[0].1 = meta::meta_to_bytes(&m).unwrap();
+        let forged = reassemble(&sections);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.karc");
+        std::fs::write(&file, &forged).unwrap();
+        let (code, _, err) = outcome(&crate::common::karc(&["verify", file.to_str().unwrap()]));
+        assert_eq!(code, 1, "delimiter {d:#04x}: {err}");
+        assert!(
+            err.contains("delimiter") && err.lines().count() == 1,
+            "{err}"
+        );
+        assert!(Archive::from_bytes(Path::new("f.karc"), forged, ClaimCheck::Enforce).is_err());
+    }
+}
+
+/// Issue 32: `inspect` and `verify` printed names from the public part raw,
+/// so a forged column name could redraw the terminal ("claim holds" over a
+/// "claim FAILS"). Every such text is shown escaped.
+#[test]
+fn a_forged_name_reaches_the_terminal_escaped() {
+    let bytes = std::fs::read(fixture("archive/valid/published_small.karc")).unwrap();
+    let mut sections = sections_of(&bytes);
+    let mut m: PublicMeta = meta::meta_from_bytes(&sections[0].1).unwrap();
+    let evil = "age\x1b[1A\x1b[2K\nclaim holds\u{202E}";
+    let q = m.qis[0] as usize;
+    m.columns[q].name = evil.to_owned();
+    m.algorithm.name = format!("datafly{evil}");
+    sections[0].1 = meta::meta_to_bytes(&m).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.karc");
+    std::fs::write(&file, reassemble(&sections)).unwrap();
+    for command in ["inspect", "verify"] {
+        let (code, out, err) = outcome(&crate::common::karc(&[command, file.to_str().unwrap()]));
+        assert_eq!(code, 0, "{command}: {err}");
+        assert!(
+            !out.contains('\x1b') && !out.contains('\u{202E}'),
+            "{command}: {out}"
+        );
+        let claims = out.lines().filter(|l| l.starts_with("claim holds")).count();
+        assert_eq!(claims, usize::from(command == "verify"), "{command}: {out}");
+        assert!(out.contains("\\u{1b}[1A"), "{command}: {out}");
+    }
+}

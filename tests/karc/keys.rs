@@ -223,3 +223,26 @@ fn a_passphrase_prompt_without_a_terminal_says_what_to_use() {
     assert!(err.contains("--passphrase: no terminal to ask on"), "{err}");
     assert!(err.contains("--passphrase-env"), "{err}");
 }
+
+#[test]
+fn an_empty_passphrase_is_refused_by_the_facade_as_by_the_cli() {
+    // Issue 32: the Python API sealed with "" an archive the CLI cannot open.
+    let seal = karc::api::SealOptions {
+        passphrase: Some(String::new()),
+        ..Default::default()
+    };
+    let err = seal
+        .seal()
+        .err()
+        .expect("an empty passphrase must be refused");
+    assert!(err.to_string().contains("empty passphrase"), "{err}");
+    let open = karc::api::KeyOptions {
+        passphrase: Some(String::new()),
+        ..Default::default()
+    };
+    let err = open
+        .key()
+        .err()
+        .expect("an empty passphrase must be refused");
+    assert!(err.to_string().contains("empty passphrase"), "{err}");
+}

@@ -9,6 +9,7 @@ use crate::cli::InspectArgs;
 use crate::files::open_archive;
 use crate::json::Json;
 use crate::keys::{claim_check, key_options};
+use crate::shown::{all_shown, shown};
 
 pub fn run(args: InspectArgs, json: Json) -> Result<ExitCode> {
     let key = key_options(&args.key)?.key()?;
@@ -63,7 +64,7 @@ fn print_text(i: &Inspection) {
     for c in &i.columns {
         println!(
             "{:<24} {:<12} {:>12} {:>12}",
-            c.name,
+            shown(&c.name),
             format!("{:?}", c.role).to_lowercase(),
             c.public_bytes,
             opt(c.private_bytes)
@@ -75,7 +76,7 @@ fn print_text(i: &Inspection) {
     let a = &m.algorithm;
     println!(
         "algorithm: {} seed {}{}{}",
-        a.name,
+        shown(&a.name),
         a.seed,
         a.levels
             .as_ref()
@@ -83,7 +84,7 @@ fn print_text(i: &Inspection) {
         if a.params.is_empty() {
             String::new()
         } else {
-            format!(", params {}", a.params)
+            format!(", params {}", shown(&a.params))
         }
     );
     let qi_names: Vec<&str> = m
@@ -92,13 +93,13 @@ fn print_text(i: &Inspection) {
         .map(|&c| m.columns[c as usize].name.as_str())
         .collect();
     for c in &m.claim.constraints {
-        let names: Vec<&str> = c.qis.iter().map(|&q| qi_names[q as usize]).collect();
+        let names = all_shown(c.qis.iter().map(|&q| qi_names[q as usize]));
         println!("claim: k={} on ({})", c.k, names.join(", "));
     }
     if let Some(models) = &i.models {
         println!(
             "claim: models beyond k on ({}), {:?} definitions",
-            models.names(m).join(", "),
+            all_shown(models.names(m)).join(", "),
             models.definitions
         );
     }
@@ -119,7 +120,9 @@ fn print_text(i: &Inspection) {
                     .map_or("unbounded".to_owned(), |v| format!("{v:.6}"));
                 println!(
                     "  {} ({}) on {}: {value}",
-                    c.model, c.parameter, c.sensitive
+                    c.model,
+                    c.parameter,
+                    shown(&c.sensitive)
                 );
             }
         }

@@ -15,6 +15,7 @@ mod pack;
 mod progress;
 mod publish;
 mod restore;
+mod shown;
 mod stream;
 mod verify;
 

@@ -56,7 +56,7 @@ pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
         .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
-        .from_reader(input);
+        .from_reader(karc::api::QuoteChecked::new(input, delimiter));
     let mut record = csv::StringRecord::new();
     let read = |reader: &mut csv::Reader<_>, record: &mut csv::StringRecord| -> Result<bool> {
         reader.read_record(record).map_err(|e| {
@@ -145,6 +145,10 @@ pub fn run(args: StreamArgs, json: Json) -> Result<ExitCode> {
         }
         stream.push(line, &record)?;
         emit(&mut stream, &mut writer)?;
+    }
+    if let Some(line) = reader.get_ref().state.unclosed() {
+        let path = std::path::Path::new(karc::api::stream::STDIN);
+        return Err(karc::api::Error::from(karc::api::QuoteState::error(path, line)).into());
     }
     stream.finish();
     emit(&mut stream, &mut writer)?;

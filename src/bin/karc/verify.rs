@@ -13,6 +13,7 @@ use karc::api::{Input, input_name};
 
 use crate::cli::VerifyArgs;
 use crate::json::Json;
+use crate::shown::{all_shown, shown};
 
 pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
     let name = input_name(&args.input);
@@ -30,8 +31,10 @@ pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
         );
     }
     let delimiter = match args.delimiter.filter(|_| csv) {
-        Some(d) if d.is_ascii() => Some(d as u8),
-        Some(d) => bail!("--delimiter: expected one ASCII character, found {d:?}"),
+        Some(d) if d.is_ascii() && karc::api::is_delimiter(d as u8) => Some(d as u8),
+        Some(d) => bail!(
+            "--delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {d:?}"
+        ),
         None => None,
     };
     let table = api::read_release(&name, bytes.into_vec(), delimiter)?;
@@ -85,7 +88,7 @@ fn print_report(source: &str, r: &ClaimReport) {
         println!(
             "  k={} on ({}): {} classes, smallest {}: {}",
             c.k,
-            c.qi.join(", "),
+            all_shown(c.qi.iter().map(String::as_str)).join(", "),
             c.classes,
             c.min_class.map_or("-".to_owned(), |m| m.to_string()),
             if c.holds { "holds" } else { "FAILS" }
@@ -96,7 +99,8 @@ fn print_report(source: &str, r: &ClaimReport) {
                 c.violating_classes, c.violating_rows
             );
             for v in &c.examples {
-                println!("      {} rows: {}", v.size, v.values.join(" | "));
+                let values = all_shown(v.values.iter().map(String::as_str));
+                println!("      {} rows: {}", v.size, values.join(" | "));
             }
         }
     }
@@ -104,7 +108,7 @@ fn print_report(source: &str, r: &ClaimReport) {
         println!(
             "  distinct l={} on {}: fewest {} distinct: {}",
             l.l,
-            l.sensitive,
+            shown(&l.sensitive),
             l.min_distinct.map_or("-".to_owned(), |m| m.to_string()),
             if l.holds { "holds" } else { "FAILS" }
         );
@@ -120,7 +124,7 @@ fn print_report(source: &str, r: &ClaimReport) {
 fn print_models(m: &karc::api::ModelsReport) {
     let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.6}"));
     let int = |v: Option<usize>| v.map_or("-".to_owned(), |v| v.to_string());
-    let names: Vec<&str> = m.sensitive.iter().map(|s| s.sensitive.as_str()).collect();
+    let names = all_shown(m.sensitive.iter().map(|s| s.sensitive.as_str()));
     println!(
         "  models on ({}), {:?} definitions:",
         names.join(", "),
@@ -156,7 +160,7 @@ fn print_models(m: &karc::api::ModelsReport) {
             "  {} ({}) on {}: {} {}",
             c.model,
             c.parameter,
-            c.sensitive,
+            shown(&c.sensitive),
             num(c.value),
             if c.holds { "holds" } else { "FAILS" }
         );
