@@ -116,3 +116,18 @@ pub fn hierarchy(data: &[u8]) {
         }
     }
 }
+
+/// A Parquet or Arrow IPC table (the first byte picks which, the rest is the
+/// file) read as karc reads a `.parquet` or `.arrow` input: every outcome is
+/// a table or an error, never a panic or an abort (issue 32).
+pub fn arrow_table(data: &[u8]) {
+    let Some((&first, bytes)) = data.split_first() else {
+        return;
+    };
+    let format = if first & 1 == 0 {
+        crate::arrow::TableFormat::Ipc
+    } else {
+        crate::arrow::TableFormat::Parquet
+    };
+    let _ = crate::arrow::read_table_bytes(Path::new("fuzz.arrow"), bytes.to_vec(), format);
+}

@@ -45,6 +45,7 @@ pub mod classes;
 pub mod codec;
 pub mod compare;
 pub mod config;
+pub mod contain;
 pub mod dataset;
 pub mod dictionary;
 pub mod error;

@@ -5,7 +5,7 @@
 //! Arrow form of the whole table is never in memory at once.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -89,20 +89,24 @@ pub fn read_table(path: &Path) -> Result<(Table, ArrowLayout)> {
         let format = TableFormat::sniff(&bytes);
         return read_table_bytes(path, bytes, format);
     }
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     match TableFormat::from_path(path) {
         TableFormat::Parquet => {
-            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
-                .map_err(|e| file_error(path, e))?;
+            let file = File::open(path).map_err(|e| Error::io(path, e))?;
+            let reader = contained_open(path, || {
+                ParquetRecordBatchReaderBuilder::try_new(file)
+                    .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+            })?;
             build(path, reader)
         }
         _ => {
-            let mut magic = [0u8; 6];
-            let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
-            file.seek(SeekFrom::Start(0))
-                .map_err(|e| Error::io(path, e))?;
-            read_ipc(path, std::io::BufReader::new(file), &magic[..n])
+            // Mapped, so that its sizes are checked before arrow-ipc reads it.
+            let input = Input::open_arg(path)?;
+            check_ipc(path, &input)?;
+            read_ipc(
+                path,
+                std::io::Cursor::new(&input[..]),
+                &input[..input.len().min(6)],
+            )
         }
     }
 }
@@ -115,12 +119,14 @@ pub fn read_table_bytes(
 ) -> Result<(Table, ArrowLayout)> {
     match format {
         TableFormat::Parquet => {
-            let reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
-                .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
-                .map_err(|e| file_error(path, e))?;
+            let reader = contained_open(path, || {
+                ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+                    .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+            })?;
             build(path, reader)
         }
         TableFormat::Ipc => {
+            check_ipc(path, &bytes)?;
             let head = bytes[..bytes.len().min(6)].to_vec();
             read_ipc(path, std::io::Cursor::new(bytes), &head)
         }
@@ -134,21 +140,45 @@ pub fn read_table_bytes(
 /// An IPC file (which starts `ARROW1`) or stream.
 fn read_ipc<R: Read + Seek>(path: &Path, reader: R, head: &[u8]) -> Result<(Table, ArrowLayout)> {
     if head.starts_with(b"ARROW1") {
-        let reader = arrow_ipc::reader::FileReader::try_new(reader, None)
-            .map_err(|e| file_error(path, e))?;
+        let reader = contained_open(path, || {
+            arrow_ipc::reader::FileReader::try_new(reader, None)
+        })?;
         build(path, reader)
     } else {
-        let reader = arrow_ipc::reader::StreamReader::try_new(reader, None)
-            .map_err(|e| file_error(path, e))?;
+        let reader = contained_open(path, || {
+            arrow_ipc::reader::StreamReader::try_new(reader, None)
+        })?;
         build(path, reader)
     }
 }
 
-fn build(path: &Path, reader: impl RecordBatchReader) -> Result<(Table, ArrowLayout)> {
+/// [`super::guard::check_ipc`], as this file's error.
+fn check_ipc(path: &Path, bytes: &[u8]) -> Result<()> {
+    super::guard::check_ipc(bytes).map_err(|m| file_error(path, format!("corrupt Arrow data: {m}")))
+}
+
+/// Opens a reader with `open`, a dependency's error or panic (a corrupt
+/// footer or schema) ending as this file's error.
+fn contained_open<T, E: std::fmt::Display>(
+    path: &Path,
+    open: impl FnOnce() -> std::result::Result<T, E>,
+) -> Result<T> {
+    crate::contain::contained(open)
+        .map_err(|m| file_error(path, format!("corrupt Arrow data: {m}")))?
+        .map_err(|e| file_error(path, e))
+}
+
+fn build(path: &Path, mut reader: impl RecordBatchReader) -> Result<(Table, ArrowLayout)> {
     let name = input_name(path).display().to_string();
     let mut builder = TableBuilder::new(reader.schema(), &name)?;
-    for batch in reader {
-        builder.push(&batch.map_err(|e| file_error(path, e))?)?;
+    // A corrupt file can make the Arrow decoders panic (issue 32): every
+    // batch is read and taken in under `contained`, so it ends as an error.
+    let corrupt = |message: String| file_error(path, format!("corrupt Arrow data: {message}"));
+    loop {
+        let next = crate::contain::contained(|| reader.next()).map_err(corrupt)?;
+        let Some(batch) = next else { break };
+        let batch = batch.map_err(|e| file_error(path, e))?;
+        crate::contain::contained(|| builder.push(&batch)).map_err(corrupt)??;
     }
     let (mut table, layout) = builder.finish();
     table.source = path.to_owned();

@@ -21,6 +21,7 @@
 // can be read per type; tests and file I/O live apart already
 
 mod files;
+mod guard;
 pub mod text;
 
 use std::sync::Arc;
