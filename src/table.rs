@@ -523,8 +523,9 @@ impl Table {
                     path: path.to_owned(),
                     line,
                     column: i + 1,
+                    // The header's own field has no name to show yet.
                     name: if header_row {
-                        String::new()
+                        "its name in the header".to_owned()
                     } else {
                         columns[i].name.clone()
                     },

@@ -175,6 +175,21 @@ impl Algorithm {
 /// the release (claim and suppression budget) before returning it.
 pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Result<Outcome> {
     let algorithm = Algorithm::from_name(&config.name)?;
+    let beyond_l = crate::privacy::Models {
+        l: None,
+        ..model.models.clone()
+    };
+    if algorithm.suppresses_leftovers() && (beyond_l.any() || model.sensitive.len() > 1) {
+        // Classfly's blocks are built and refined for k and distinct l only
+        // (paper 002): t, alpha, delta, beta, entropy or recursive l were
+        // never searched, and the release failed its final check.
+        return Err(Error::Options(format!(
+            "{}: builds its classes for k and distinct l on one sensitive column only, not for \
+             the models beyond (t, alpha, delta, beta, entropy or recursive l) or several \
+             sensitive columns: use datafly, incognito, mondrian, basic-mondrian or topdown",
+            algorithm.name()
+        )));
+    }
     let budget = algorithm.suppression_budget(model, data.rows());
     model.check_reachable(data, budget)?;
     let outcome = match algorithm {

@@ -128,6 +128,13 @@ pub struct Overrides {
 /// Loads the config and applies the overrides.
 pub fn load_config(source: &ConfigSource, overrides: &Overrides) -> Result<Config> {
     let mut config = match source {
+        ConfigSource::File(path) if crate::io::is_std(path) => {
+            return Err(Error::Options(
+                "config `-`: a config is read from a named file (standard input is for the \
+                 table): give its path, e.g. `-c config.toml`"
+                    .to_owned(),
+            ));
+        }
         ConfigSource::File(path) => Config::load(path)?,
         ConfigSource::Text { path, text } => Config::parse(path, text)?,
         ConfigSource::Parsed(config) => config.as_ref().clone(),
@@ -304,6 +311,8 @@ fn privacy_model(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
     PrivacyModel::from_config(config, data).map_err(|e| {
         let place = match e.area() {
             Some(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
+            // Messages that name the section already (`[privacy]: ...`).
+            _ if e.to_string().starts_with("[privacy]") => config.path.display().to_string(),
             _ => format!("{}: [privacy]", config.path.display()),
         };
         Error::Located {

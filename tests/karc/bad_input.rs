@@ -183,6 +183,78 @@ fn csv_invalid_utf8() {
     );
 }
 
+/// Issue 32: a header that is not UTF-8 said `column 2 ():`; `-c -` said
+/// `-: No such file or directory`.
+#[test]
+fn a_header_not_utf8_and_a_config_from_standard_input_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("h.csv");
+    std::fs::write(&csv, b"sex;a\xffe;race\nMale;39;White\n").unwrap();
+    let csv = path(&csv);
+    anonymize_fails(
+        &adult_config(),
+        &csv,
+        &[],
+        &[&format!(
+            "{csv}:1: column 2 (its name in the header): invalid UTF-8 after 1 valid bytes"
+        )],
+    );
+    let o = crate::common::karc_stdin(
+        &["pack", "-c", "-", "-", "--no-encryption", "-o", "-"],
+        b"",
+        &[],
+    );
+    let (code, _, stderr) = outcome(&o);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("config `-`: a config is read from a named file"),
+        "{stderr}"
+    );
+    // A model without its sensitive column: the section is named once.
+    let message = anonymize_fails(
+        &adult_config(),
+        &adult_csv(),
+        &["--t", "0.2"],
+        &["[privacy]: give `sensitive`"],
+    );
+    assert!(!message.contains("[privacy]: [privacy]"), "{message}");
+}
+
+/// Issue 32: Classfly with `--t` ended in "internal check failed" (it never
+/// searched t); it is refused before anything runs, naming what does.
+#[test]
+fn classfly_with_a_model_it_does_not_search_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let adult = std::fs::read_to_string(fixture("adult/adult.toml")).unwrap();
+    let at = adult.find("name = \"salary-class\"").unwrap();
+    let role = at + adult[at..].find("role = \"quasi\"").unwrap();
+    let hierarchies = path(&fixture("adult/hierarchies"));
+    let text = format!(
+        "{}role = \"sensitive\"{}",
+        &adult[..role],
+        &adult[role + 14..]
+    )
+    .replace("\"hierarchies/", &format!("\"{hierarchies}/"));
+    let config = dir.path().join("c.toml");
+    std::fs::write(&config, text).unwrap();
+    anonymize_fails(
+        &path(&config),
+        &adult_csv(),
+        &[
+            "-a",
+            "classfly",
+            "--t",
+            "0.2",
+            "--sensitive",
+            "salary-class",
+        ],
+        &[
+            "classfly: builds its classes for k and distinct l",
+            "use datafly",
+        ],
+    );
+}
+
 #[test]
 fn config_unknown_column() {
     let config = invalid("config_unknown_column.toml");
