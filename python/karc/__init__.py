@@ -24,6 +24,7 @@ message and exit code.
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -58,8 +59,31 @@ ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _non_finite(value: Any, where: str) -> Optional[str]:
+    """The key path of the first NaN or infinite number in a config dict."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where}: expected a finite number, found {value}"
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = ((f"[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for key, v in items:
+        key = key if str(key).startswith("[") else f".{key}" if where else str(key)
+        found = _non_finite(v, f"{where}{key}")
+        if found:
+            return found
+    return None
+
+
 def _config_args(config: ConfigLike) -> Dict[str, Any]:
     if isinstance(config, Mapping):
+        # TOML has no NaN a config could mean; JSON would write `NaN`, which
+        # the reader then refused at a column of its own text (issue 32).
+        bad = _non_finite(config, "")
+        if bad:
+            raise BadInputError(f"config: {bad}")
         return {"config_json": json.dumps(config)}
     if isinstance(config, (str, os.PathLike)):
         return {"config_path": os.fspath(config)}

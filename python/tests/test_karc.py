@@ -156,6 +156,20 @@ def test_config_dict_equals_config_file(tmp_path):
     assert dict_report == file_report
 
 
+def test_config_dict_with_nan_names_its_key():
+    # Issue 32: NaN became `NaN` in the JSON, refused as "expected value at line 1 column 256".
+    config = dict(GENERATED_CONFIG, privacy={"k": 5, "suppression_limit": float("nan")})
+    with pytest.raises(karc.BadInputError, match=r"config: privacy.suppression_limit: expected a finite number, found nan"):
+        karc.anonymize(generated(50), config=config)
+
+
+def test_empty_passphrase_is_refused(tmp_path):
+    # Issue 32: the API sealed with "" what the CLI cannot open.
+    with pytest.raises(karc.BadInputError, match="empty passphrase"):
+        karc.pack(generated(50), tmp_path / "e.karc", config=GENERATED_CONFIG, passphrase="")
+    assert not (tmp_path / "e.karc").exists()
+
+
 # --- pack, open, restore -----------------------------------------------------
 
 
