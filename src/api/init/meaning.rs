@@ -12,21 +12,33 @@ use crate::hierarchy::builder::parse_date;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Meaning {
+    /// An age (or age group).
     Age,
+    /// A date, year or month of birth.
     BirthDate,
+    /// Sex or gender.
     Sex,
+    /// A zip or postal code.
     ZipCode,
     /// City, county, coordinates: a small area.
     Place,
     /// State, region, country: a large area.
     Region,
+    /// Race, ethnicity, Hispanic origin.
     Race,
+    /// Marital status.
     MaritalStatus,
+    /// Education (level, years, degree).
     Education,
+    /// Occupation, job, work class.
     Occupation,
+    /// Nationality, native country, foreign birth.
     Nationality,
+    /// Language spoken.
     Language,
+    /// Religion.
     Religion,
+    /// Relationship in the household.
     Relationship,
     /// The date of an admission, visit, discharge or death.
     EventDate,
