@@ -343,8 +343,12 @@ fn patients(rows: usize, reverse: bool) -> String {
         "education",
         "dob",
     ];
-    let first = ["Ann", "Bob", "Carla", "Dmitri", "Eve", "Farid", "Gina", "Hugo"];
-    let last = ["Smith", "Jones", "Rossi", "Müller", "Khan", "Garcia", "Chen", "Novak"];
+    let first = [
+        "Ann", "Bob", "Carla", "Dmitri", "Eve", "Farid", "Gina", "Hugo",
+    ];
+    let last = [
+        "Smith", "Jones", "Rossi", "Müller", "Khan", "Garcia", "Chen", "Novak",
+    ];
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut lines = Vec::new();
     for i in 0..rows {
@@ -459,13 +463,31 @@ fn init_proposes_the_demographics_and_flags_identifiers_in_any_column_order() {
         assert_eq!(with_role(&roles, "identifier"), identifiers, "{config}");
         assert_eq!(with_role(&roles, "insensitive"), measurements, "{config}");
         let comment = |name: &str| &roles.iter().find(|(n, _, _)| n == name).unwrap().2;
-        assert!(comment("age").starts_with("name says an age; distinction 0.0"), "{config}");
+        assert!(
+            comment("age").starts_with("name says an age; distinction 0.0"),
+            "{config}"
+        );
         assert!(comment("age").contains("QI "), "{config}");
-        assert!(comment("dob").contains("name says a date (or year, month) of birth"), "{config}");
-        assert!(comment("email").contains("name says an e-mail address; 100.0 % distinct"), "{config}");
-        assert!(comment("contact").contains("values look like phone"), "{config}");
-        assert!(comment("record_id").contains("name says a record id"), "{config}");
-        assert!(comment("ldl").starts_with("name says a measurement (ldl)"), "{config}");
+        assert!(
+            comment("dob").contains("name says a date (or year, month) of birth"),
+            "{config}"
+        );
+        assert!(
+            comment("email").contains("name says an e-mail address; 100.0 % distinct"),
+            "{config}"
+        );
+        assert!(
+            comment("contact").contains("values look like phone"),
+            "{config}"
+        );
+        assert!(
+            comment("record_id").contains("name says a record id"),
+            "{config}"
+        );
+        assert!(
+            comment("ldl").starts_with("name says a measurement (ldl)"),
+            "{config}"
+        );
     }
     round_trip(dir.path(), &dir.path().join("patients.csv"), &[]);
 }
@@ -494,7 +516,10 @@ fn init_explains_its_ranking_as_text_and_json() {
     // To standard error when the config goes to standard output.
     let (code, out, err) = outcome(&karc(&["init", table, "--explain"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("# karc config") && err.contains("sampled rows"), "{err}");
+    assert!(
+        out.starts_with("# karc config") && err.contains("sampled rows"),
+        "{err}"
+    );
     // --json carries the same ranking.
     let (code, out, err) = outcome(&karc(&["init", table, "-o", config, "--force", "--json"]));
     assert_eq!(code, 0, "{err}");
@@ -506,7 +531,10 @@ fn init_explains_its_ranking_as_text_and_json() {
     for (at, c) in columns.iter().take(7).enumerate() {
         assert_eq!(c["role"], "quasi", "{c}");
         assert_eq!(c["rank"], at + 1, "{c}");
-        let (d, s) = (c["distinction"].as_f64().unwrap(), c["separation"].as_f64().unwrap());
+        let (d, s) = (
+            c["distinction"].as_f64().unwrap(),
+            c["separation"].as_f64().unwrap(),
+        );
         assert!((0.0..=1.0).contains(&d) && (0.0..=1.0).contains(&s), "{c}");
         // Each QI picked splits at least as finely as those before it.
         if at > 0 {
@@ -538,8 +566,18 @@ fn birth_weights(rows: usize) -> String {
         let mut row = vec![bweight];
         row.extend((0..6).map(|i| rng.below([2, 2, 2, 2, 2, 4][i])));
         row.extend([mage, rng.below(18), fage, rng.below(18), rng.below(41)]);
-        row.extend([rng.below(270), 1 + rng.below(12), rng.below(4), rng.below(2)]);
-        row.extend([1 + rng.below(3), 1 + rng.below(3), rng.below(4), 1 + rng.below(12)]);
+        row.extend([
+            rng.below(270),
+            1 + rng.below(12),
+            rng.below(4),
+            rng.below(2),
+        ]);
+        row.extend([
+            1 + rng.below(3),
+            1 + rng.below(3),
+            rng.below(4),
+            1 + rng.below(12),
+        ]);
         row.extend([u64::from(bweight < 2500), rng.below(2), mage * mage]);
         let row: Vec<String> = row.iter().map(u64::to_string).collect();
         let _ = writeln!(t, "{}", row.join(","));
@@ -555,7 +593,15 @@ fn init_on_a_birth_weight_table_proposes_the_mothers_demographics() {
     let config = init_config(dir.path(), &table);
     let roles = roles_in(&config);
     let quasi = with_role(&roles, "quasi");
-    for name in ["mage", "medu", "mrace", "birthmonth", "mmarried", "foreign", "mage2"] {
+    for name in [
+        "mage",
+        "medu",
+        "mrace",
+        "birthmonth",
+        "mmarried",
+        "foreign",
+        "mage2",
+    ] {
         assert!(quasi.contains(&name.to_owned()), "{name} in\n{config}");
     }
     // Not the first columns by position: the weights are measurements.
@@ -563,7 +609,10 @@ fn init_on_a_birth_weight_table_proposes_the_mothers_demographics() {
         assert!(!quasi.contains(&name.to_owned()), "{name} in\n{config}");
     }
     let mage2 = &roles.iter().find(|(n, _, _)| n == "mage2").unwrap().2;
-    assert!(mage2.contains("one-to-one recoding of QI \"mage\""), "{config}");
+    assert!(
+        mage2.contains("one-to-one recoding of QI \"mage\""),
+        "{config}"
+    );
     let bweight = &roles.iter().find(|(n, _, _)| n == "bweight").unwrap().2;
     assert!(bweight.contains("measurement"), "{config}");
     // At most eight picked by meaning and power, plus the recoding.
@@ -589,7 +638,11 @@ fn init_proposes_sensible_qis_on_the_real_tables() {
             ],
             &[],
         ),
-        ("italia/italia.csv", &["age", "city_birth", "zip_code"], &["ID"]),
+        (
+            "italia/italia.csv",
+            &["age", "city_birth", "zip_code"],
+            &["ID"],
+        ),
         ("arx-toy/test.csv", &["age", "gender", "zipcode"], &[]),
         ("arx-toy/test2.csv", &["ZIPCode", "Age"], &[]),
         (
@@ -611,7 +664,11 @@ fn init_proposes_sensible_qis_on_the_real_tables() {
     for (table, quasi, identifiers) in cases {
         let config = init_config(dir.path(), &fixture(table));
         let roles = roles_in(&config);
-        assert_eq!(with_role(&roles, "quasi"), sorted(quasi), "{table}:\n{config}");
+        assert_eq!(
+            with_role(&roles, "quasi"),
+            sorted(quasi),
+            "{table}:\n{config}"
+        );
         assert_eq!(
             with_role(&roles, "identifier"),
             sorted(identifiers),
@@ -620,7 +677,10 @@ fn init_proposes_sensible_qis_on_the_real_tables() {
     }
     // The salary class and the disease are what an attack would learn.
     let config = init_config(dir.path(), &fixture("italia/italia.csv"));
-    assert!(config.contains("name = \"disease\"\nrole = \"sensitive\""), "{config}");
+    assert!(
+        config.contains("name = \"disease\"\nrole = \"sensitive\""),
+        "{config}"
+    );
     assert!(config.contains("# sensitive = \"disease\""), "{config}");
     round_trip(dir.path(), &fixture("adult/adult.csv"), &[]);
 }
@@ -673,13 +733,31 @@ fn init_on_awkward_and_tiny_tables() {
         let (_, role, comment) = roles.iter().find(|(n, _, _)| n == name).unwrap();
         (role.as_str(), comment.as_str())
     };
-    assert!(matches!(role("ts"), ("insensitive", c) if c.starts_with("timestamps")), "{config}");
-    assert!(matches!(role("reading"), ("insensitive", c) if c.contains("measurement")), "{config}");
-    assert!(matches!(role("note"), ("identifier", c) if c.starts_with("free text")), "{config}");
-    assert!(matches!(role("flag"), ("insensitive", c) if c.starts_with("one value")), "{config}");
-    assert!(matches!(role("when"), ("quasi", c) if c.starts_with("dates")), "{config}");
+    assert!(
+        matches!(role("ts"), ("insensitive", c) if c.starts_with("timestamps")),
+        "{config}"
+    );
+    assert!(
+        matches!(role("reading"), ("insensitive", c) if c.contains("measurement")),
+        "{config}"
+    );
+    assert!(
+        matches!(role("note"), ("identifier", c) if c.starts_with("free text")),
+        "{config}"
+    );
+    assert!(
+        matches!(role("flag"), ("insensitive", c) if c.starts_with("one value")),
+        "{config}"
+    );
+    assert!(
+        matches!(role("when"), ("quasi", c) if c.starts_with("dates")),
+        "{config}"
+    );
     // Nothing names code and grp: they fill the draft, ranked by power, and say so.
-    assert!(matches!(role("code"), ("quasi", c) if c.starts_with("nothing says")), "{config}");
+    assert!(
+        matches!(role("code"), ("quasi", c) if c.starts_with("nothing says")),
+        "{config}"
+    );
     round_trip(dir.path(), &table, &[]);
     // A few-KB table: 60 rows of unnamed columns, no header.
     let tiny = dir.path().join("tiny.csv");
@@ -693,6 +771,10 @@ fn init_on_awkward_and_tiny_tables() {
     std::fs::write(&tiny, text).unwrap();
     let config = init_config(dir.path(), &tiny);
     assert!(config.contains("header = false"), "{config}");
-    assert_eq!(with_role(&roles_in(&config), "quasi"), sorted(&["1", "2"]), "{config}");
+    assert_eq!(
+        with_role(&roles_in(&config), "quasi"),
+        sorted(&["1", "2"]),
+        "{config}"
+    );
     round_trip(dir.path(), &tiny, &[]);
 }

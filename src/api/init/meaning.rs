@@ -150,9 +150,9 @@ const NAME_WORDS: &[&str] = &[
 
 /// Words that may stand beside `name` in a person's name column.
 const PERSON_WORDS: &[&str] = &[
-    "first", "last", "full", "given", "family", "middle", "maiden", "patient", "person", "customer",
-    "client", "user", "employee", "member", "mother", "father", "contact", "owner", "nick", "sur",
-    "display", "student", "name",
+    "first", "last", "full", "given", "family", "middle", "maiden", "patient", "person",
+    "customer", "client", "user", "employee", "member", "mother", "father", "contact", "owner",
+    "nick", "sur", "display", "student", "name",
 ];
 
 const QUASI_WORDS: &[(&str, Meaning)] = {
@@ -484,7 +484,9 @@ fn looks_like_email(v: &str) -> bool {
 /// phone punctuation, which a date, a decimal or a plain number has not.
 fn looks_like_phone(v: &str) -> bool {
     let digits = v.bytes().filter(u8::is_ascii_digit).count();
-    let punctuated = v.bytes().any(|b| matches!(b, b'-' | b' ' | b'(' | b')' | b'+'));
+    let punctuated = v
+        .bytes()
+        .any(|b| matches!(b, b'-' | b' ' | b'(' | b')' | b'+'));
     (7..=15).contains(&digits)
         && punctuated
         && v.bytes()
@@ -579,6 +581,10 @@ mod tests {
         for (name, meaning) in quasi {
             assert_eq!(by_name(name), NameSays::Quasi(meaning), "{name}");
         }
+    }
+
+    #[test]
+    fn names_say_who_a_person_is_and_what_is_measured() {
         for name in [
             "name",
             "first_name",
@@ -593,23 +599,52 @@ mod tests {
         ] {
             assert!(matches!(by_name(name), NameSays::Identifier(_)), "{name}");
         }
-        for name in ["id", "ID", "user_id", "PatientId", "record-ID", "record", "Key"] {
+        for name in [
+            "id",
+            "ID",
+            "user_id",
+            "PatientId",
+            "record-ID",
+            "record",
+            "Key",
+        ] {
             assert_eq!(by_name(name), NameSays::RecordId, "{name}");
         }
-        for name in ["weight", "bweight", "fnlwgt", "birth_weight", "capital-gain", "hours-per-week", "ldl", "price"] {
+        for name in [
+            "weight",
+            "bweight",
+            "fnlwgt",
+            "birth_weight",
+            "capital-gain",
+            "hours-per-week",
+            "ldl",
+            "price",
+        ] {
             assert!(matches!(by_name(name), NameSays::Measurement(_)), "{name}");
         }
         for name in ["disease", "Diagnosis", "salary-class", "income"] {
             assert!(matches!(by_name(name), NameSays::Sensitive(_)), "{name}");
         }
-        for name in ["idea", "valid", "width", "page", "usage", "mileage", "ward", "foo", "city_name2"] {
+        for name in [
+            "idea",
+            "valid",
+            "width",
+            "page",
+            "usage",
+            "mileage",
+            "ward",
+            "foo",
+            "city_name2",
+        ] {
             assert!(
                 !matches!(by_name(name), NameSays::Identifier(_) | NameSays::RecordId),
                 "{name}: {:?}",
                 by_name(name)
             );
         }
-        for name in ["idea", "valid", "width", "page", "usage", "mileage", "ward", "comment"] {
+        for name in [
+            "idea", "valid", "width", "page", "usage", "mileage", "ward", "comment",
+        ] {
             assert_eq!(by_name(name), NameSays::Nothing, "{name}");
         }
         assert_eq!(by_name("city_name"), NameSays::Quasi(Place));
@@ -619,7 +654,12 @@ mod tests {
     fn values_say_what_they_are() {
         let emails = ["ann@example.org", "bo.b@mail.example.com", "n/a"];
         assert!(identifier_shape(&emails[..2]).unwrap().contains("e-mail"));
-        let phones = ["+1 617 555 0101", "(617) 555-0102", "617-555-0103", "123-45-6789"];
+        let phones = [
+            "+1 617 555 0101",
+            "(617) 555-0102",
+            "617-555-0103",
+            "123-45-6789",
+        ];
         assert!(identifier_shape(&phones).unwrap().contains("phone"));
         for plain in [
             &["2023-01-02", "2024-11-30"][..],
@@ -635,10 +675,18 @@ mod tests {
         assert_eq!(quasi_shape(&["M", "L"], None), None);
         assert_eq!(quasi_shape(&["yes", "no"], None), None);
         let years = ["1950", "1960"];
-        assert!(quasi_shape(&years, Some((1950.0, 1960.0))).unwrap().contains("years"));
+        assert!(
+            quasi_shape(&years, Some((1950.0, 1960.0)))
+                .unwrap()
+                .contains("years")
+        );
         let ages: Vec<String> = (17..40).map(|a| a.to_string()).collect();
         let ages: Vec<&str> = ages.iter().map(String::as_str).collect();
-        assert!(quasi_shape(&ages, Some((17.0, 39.0))).unwrap().contains("ages"));
+        assert!(
+            quasi_shape(&ages, Some((17.0, 39.0)))
+                .unwrap()
+                .contains("ages")
+        );
         assert_eq!(quasi_shape(&ages[..5], Some((17.0, 21.0))), None);
         assert_eq!(quasi_shape(&ages, Some((17.0, 300.0))), None);
     }

@@ -226,7 +226,10 @@ fn pick(
             .map(|(at, &(i, m))| {
                 let refined = classes.refine(&codes[i]);
                 let risk = refined.risk();
-                let round = chosen.iter().filter(|(_, c)| m.is_some() && *c == m).count();
+                let round = chosen
+                    .iter()
+                    .filter(|(_, c)| m.is_some() && *c == m)
+                    .count();
                 let tier = m.map_or(4, Meaning::tier);
                 (at, refined, risk, (tier >= 3, round, tier))
             })
@@ -322,9 +325,9 @@ fn flag_recodings(columns: &mut [Column], codes: &[Vec<u32>], options: &InitOpti
 fn one_to_one(a: &[u32], b: &[u32]) -> bool {
     let mut forth: HashMap<u32, u32> = HashMap::new();
     let mut back: HashMap<u32, u32> = HashMap::new();
-    a.iter().zip(b).all(|(&x, &y)| {
-        *forth.entry(x).or_insert(y) == y && *back.entry(y).or_insert(x) == x
-    })
+    a.iter()
+        .zip(b)
+        .all(|(&x, &y)| *forth.entry(x).or_insert(y) == y && *back.entry(y).or_insert(x) == x)
 }
 
 impl Column {
