@@ -418,12 +418,23 @@ def init(
     sensitive: Optional[str] = None,
     l: Optional[int] = None,  # noqa: E741 - l of l-diversity
     k: int = 5,
-) -> str:
+    explain: bool = False,
+) -> Union[str, Tuple[str, List[Dict[str, Any]]]]:
     """Draft a commented config (TOML text) for the CSV, Parquet or Arrow file ``table``.
 
     As ``karc init``: the delimiter, header, types and roles are sniffed
     (or ``qi`` and ``sensitive`` given) and each quasi-identifier gets a
     hierarchy built from its values, so the text packs as it is once written
-    to a file: ``pack(table, out, config=path, ...)``. See docs/CONFIG.md.
+    to a file: ``pack(table, out, config=path, ...)``. Quasi-identifiers are
+    picked by what the column names and values say an adversary knows, then
+    by ARX's distinction and separation; identifiers are flagged. With
+    ``explain=True``, returns ``(config, columns)``: the ranking as
+    ``karc init --explain`` prints it, one dict per column (``name``,
+    ``role``, ``reason``, ``meaning``, ``distinction``, ``separation``,
+    ``rank``, ``joint_distinction``, ``joint_separation``; docs/JSON.md).
+    See docs/CONFIG.md.
     """
-    return _karc.init(os.fspath(table), list(qi or []), sensitive, l, k)
+    config, columns = _karc.init(os.fspath(table), list(qi or []), sensitive, l, k)
+    if explain:
+        return config, json.loads(columns)
+    return config

@@ -553,7 +553,8 @@ fn keygen(path: PathBuf, force: bool) -> PyResult<String> {
 }
 
 /// The config `karc init` drafts for the table at `path` (TOML text, with
-/// inline hierarchy builders).
+/// inline hierarchy builders), and its ranking of the columns as JSON text
+/// (the `columns` of `karc init --json`).
 #[pyfunction]
 #[pyo3(signature = (path, qi = Vec::new(), sensitive = None, l = None, k = 5))]
 fn init(
@@ -563,7 +564,7 @@ fn init(
     sensitive: Option<String>,
     l: Option<usize>,
     k: usize,
-) -> PyResult<String> {
+) -> PyResult<(String, String)> {
     let options = api::InitOptions {
         qi,
         sensitive,
@@ -571,7 +572,10 @@ fn init(
         k,
         hierarchies_dir: None,
     };
-    detached(py, move || api::init(&path, &options).map(|o| o.config))
+    detached(py, move || {
+        let output = api::init(&path, &options)?;
+        Ok((output.config, json(&output.columns)?))
+    })
 }
 
 #[pymodule]

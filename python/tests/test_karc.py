@@ -411,3 +411,28 @@ def test_init_keygen_pack_restore_on_a_new_table(tmp_path):
         archive = tmp_path / f"{algorithm}.karc"
         karc.pack(table, archive, config=config, recipients=[recipient], algorithm=algorithm)
         assert karc.open(archive).restore_bytes(identity=identity) == table.read_bytes()
+
+
+def test_init_explains_its_choice(tmp_path):
+    # Measurements first, demographics after, identifiers around them.
+    rows = ["id,glucose,age,sex,zip,email"]
+    for i in range(300):
+        rows.append(f"{1000 + i},{80 + i % 50}.{i % 10},{20 + i % 60},{'MF'[i % 2]},{2139 + i % 5:05d},p{i}@example.org")
+    table = tmp_path / "patients.csv"
+    table.write_text("\n".join(rows) + "\n")
+    config, columns = karc.init(table, explain=True)
+    assert karc.init(table) == config
+    roles = {c["name"]: c["role"] for c in columns}
+    assert roles == {
+        "id": "identifier",
+        "glucose": "insensitive",
+        "age": "quasi",
+        "sex": "quasi",
+        "zip": "quasi",
+        "email": "identifier",
+    }
+    assert [c["rank"] for c in columns[:3]] == [1, 2, 3]
+    assert all(0 <= c["distinction"] <= 1 and 0 <= c["separation"] <= 1 for c in columns)
+    email = next(c for c in columns if c["name"] == "email")
+    assert "e-mail" in email["reason"] and email["distinction"] == 1.0
+    assert 'name = "age"\nrole = "quasi"  # name says an age; distinction' in config

@@ -8,26 +8,21 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+mod meaning;
+mod roles;
+
+pub use meaning::Meaning;
+
 use crate::archive::TableInput;
 use crate::config::ValueType;
 use crate::hierarchy::builder::{Builder, parse_date};
 use crate::number::NumberFormat;
+use crate::privacy::attribute_risk::AttributeRisk;
 use crate::table::{CsvOptions, Table, detect_delimiter};
 use crate::{Error, Result};
 
-/// Quasi-identifiers chosen without `--qi`, at most (in file order): more
-/// make every k-anonymous release coarse, and Incognito's lattice huge.
-pub const MAX_CHOSEN_QIS: usize = 6;
-
-/// A category column with more than this share of distinct values is not
-/// chosen as a QI: value -> * would suppress it whole.
-const MANY_DISTINCT: f64 = 0.5;
-
 /// The missing-value tokens of a config's default `[input] missing`.
 const MISSING: [&str; 2] = ["", "?"];
-
-/// An integer column with at least this share of distinct values is id-like.
-const NEAR_UNIQUE: f64 = 0.9;
 
 /// What `init` is told.
 #[derive(Debug, Clone, Default)]
@@ -51,7 +46,15 @@ pub struct InitOutput {
     pub config: String,
     /// Hierarchy files (file name inside the directory, ARX CSV text).
     pub hierarchies: Vec<(String, String)>,
+    /// Each column's role and why, ranked: the QIs in the order picked, then
+    /// the other candidates, then the rest in file order.
+    pub columns: Vec<ColumnChoice>,
+    /// Rows the scores were measured on (evenly spaced, at most
+    /// [`SAMPLE_ROWS`]).
+    pub sampled_rows: usize,
 }
+
+pub use roles::SAMPLE_ROWS;
 
 /// What a column looks like.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +89,38 @@ struct Column {
     missing: usize,
     role: &'static str,
     why: String,
+    /// What its name or values say an adversary knows.
+    meaning: Option<Meaning>,
+    /// Its own distinction and separation on the sampled rows.
+    risk: AttributeRisk,
+    /// Its place among the QIs picked (1: first), and the picked set's risk
+    /// with it.
+    rank: Option<usize>,
+    joint: Option<AttributeRisk>,
+}
+
+/// Why `init` gave a column its role: one row of `init --explain`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ColumnChoice {
+    /// The column's name.
+    pub name: String,
+    /// `quasi`, `identifier`, `sensitive` or `insensitive`.
+    pub role: String,
+    /// Why, as the config's comment says it.
+    pub reason: String,
+    /// What its name or values say an adversary knows (`null`: nothing).
+    pub meaning: Option<Meaning>,
+    /// Distinct values / sampled rows (ARX's distinction of the column alone).
+    pub distinction: f64,
+    /// Share of sampled row pairs the column tells apart (ARX's separation).
+    pub separation: f64,
+    /// Its place among the QIs picked by meaning and power (1: first;
+    /// `null`: not picked so, as a given or recoded QI).
+    pub rank: Option<usize>,
+    /// Distinction of the QIs picked up to and with this one.
+    pub joint_distinction: Option<f64>,
+    /// Separation of the QIs picked up to and with this one.
+    pub joint_separation: Option<f64>,
 }
 
 /// The config (and hierarchy files) for the table at `input`.
@@ -122,7 +157,7 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
     for name in options.qi.iter().chain(&options.sensitive) {
         known(name)?;
     }
-    choose_roles(&mut columns, table.rows, options);
+    roles::choose_roles(&mut columns, &table, options);
     let qis: Vec<&Column> = columns.iter().filter(|c| c.role == "quasi").collect();
     if qis.is_empty() {
         return Err(Error::Options(format!(
@@ -134,6 +169,8 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
     let mut out = InitOutput {
         config: String::new(),
         hierarchies: Vec::new(),
+        columns: ranking(&columns),
+        sampled_rows: table.rows.min(SAMPLE_ROWS),
     };
     let config = &mut out.config;
     write_input(
@@ -146,7 +183,7 @@ pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
     for c in &columns {
         write_column(config, c, options, &table, &mut out.hierarchies)?;
     }
-    write_privacy(config, table.rows, options);
+    write_privacy(config, table.rows, options, &columns);
     write_stream_note(config, &columns, options);
     Ok(out)
 }
@@ -212,6 +249,10 @@ fn sniff_columns(table: &Table) -> Vec<Column> {
                 missing: missing_cells,
                 role: "insensitive",
                 why: String::new(),
+                meaning: None,
+                risk: roles::UNMEASURED,
+                rank: None,
+                joint: None,
             }
         })
         .collect()
@@ -287,78 +328,31 @@ fn sniff_kind(values: &[&str], missing: &[&str], format: NumberFormat) -> Kind {
     }
 }
 
-/// Sets each column's role and the reason, as the comments will say.
-fn choose_roles(columns: &mut [Column], rows: usize, options: &InitOptions) {
-    let mut chosen = 0;
-    for c in columns.iter_mut() {
-        let share = c.distinct as f64 / rows as f64;
-        let text = matches!(c.kind, Kind::Text { .. });
-        let (role, why) = if options.sensitive.as_deref() == Some(c.name.as_str()) {
-            ("sensitive", "--sensitive: released as it is".to_owned())
-        } else if !options.qi.is_empty() {
-            if options.qi.contains(&c.name) {
-                ("quasi", "--qi".to_owned())
-            } else {
-                ("insensitive", "not in --qi: released as it is".to_owned())
-            }
-        } else if matches!(c.kind, Kind::Text { free: true }) {
-            (
-                "identifier",
-                "free text (long, several words): may name people, so kept in the private \
-                 part only; set role = \"insensitive\" to release it"
-                    .to_owned(),
-            )
-        } else if id_named(&c.name)
-            || (rows >= 20 && share >= NEAR_UNIQUE && matches!(c.kind, Kind::Integer { .. }))
-        {
-            (
-                "identifier",
-                format!(
-                    "id-like ({} distinct values in {rows} rows): kept in the private part only",
-                    c.distinct
-                ),
-            )
-        } else if c.distinct <= 1 && rows > 1 {
-            ("insensitive", "one value only: tells nothing".to_owned())
-        } else if text && rows >= 20 && share > MANY_DISTINCT {
-            (
-                "identifier",
-                format!(
-                    "{} distinct categories in {rows} rows: a value -> * hierarchy would suppress \
-                     them all, and released as they are they would single people out, so kept in \
-                     the private part only; give it a hierarchy file and make it quasi",
-                    c.distinct
-                ),
-            )
-        } else if chosen >= MAX_CHOSEN_QIS {
-            (
-                "insensitive",
-                format!(
-                    "released as it is: {MAX_CHOSEN_QIS} QIs were chosen already, in file order \
-                     (more make every release coarse); make it quasi if an attacker could know it"
-                ),
-            )
-        } else {
-            chosen += 1;
-            ("quasi", format!("{} distinct values", c.distinct))
-        };
-        c.role = role;
-        c.why = why;
-    }
-}
-
-/// `id`, `ID`, `user_id`, `PatientId`, `ssn`: named as an identifier.
-fn id_named(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words
-        .iter()
-        .any(|w| matches!(*w, "id" | "ssn" | "uuid" | "guid"))
-        || (name.ends_with("Id") && name.len() > 2)
-        || name.ends_with("ID")
+/// The columns as `--explain` ranks them: the QIs in the order picked,
+/// then the other candidates and the given or recoded QIs, then the rest, in
+/// file order.
+fn ranking(columns: &[Column]) -> Vec<ColumnChoice> {
+    let mut order: Vec<&Column> = columns.iter().collect();
+    order.sort_by_key(|c| {
+        (
+            c.rank.unwrap_or(usize::MAX),
+            c.role != "quasi" && c.meaning.is_none(),
+            c.index,
+        )
+    });
+    (order.into_iter())
+        .map(|c| ColumnChoice {
+            name: c.name.clone(),
+            role: c.role.to_owned(),
+            reason: c.why.clone(),
+            meaning: c.meaning,
+            distinction: c.risk.distinction,
+            separation: c.risk.separation,
+            rank: c.rank,
+            joint_distinction: c.joint.map(|j| j.distinction),
+            joint_separation: c.joint.map(|j| j.separation),
+        })
+        .collect()
 }
 
 /// The builder for a QI of this kind.
@@ -473,7 +467,7 @@ fn write_column(
         }
     );
     let _ = writeln!(config, "name = {}", toml_string(&c.name));
-    let _ = writeln!(config, "role = \"{}\"  # {}", c.role, c.why);
+    let _ = writeln!(config, "role = \"{}\"  # {}", c.role, roles::comment(c));
     if c.role != "quasi" {
         config.push('\n');
         return Ok(());
@@ -539,7 +533,7 @@ fn file_stem(name: &str, index: usize) -> String {
     }
 }
 
-fn write_privacy(config: &mut String, rows: usize, options: &InitOptions) {
+fn write_privacy(config: &mut String, rows: usize, options: &InitOptions, columns: &[Column]) {
     let k = options.k.max(1);
     config.push_str("[privacy]\n");
     if k > rows {
@@ -563,6 +557,13 @@ fn write_privacy(config: &mut String, rows: usize, options: &InitOptions) {
             config,
             "# sensitive = {}\n# l = 2  # distinct l-diversity of the sensitive column",
             toml_string(s)
+        );
+    } else if let Some(c) = columns.iter().find(|c| c.role == "sensitive") {
+        let _ = writeln!(
+            config,
+            "# sensitive = {}  # its name says so: uncomment to claim l-diversity of it\n\
+             # l = 2  # distinct l-diversity of the sensitive column",
+            toml_string(&c.name)
         );
     }
     config.push_str(
@@ -710,16 +711,6 @@ mod tests {
         );
         assert_eq!(kind(&["1234,56", "7"]), Kind::Text { free: false });
         assert!(!sniff_header(b"45,3;DE\n", b';'));
-    }
-
-    #[test]
-    fn id_names_are_recognized() {
-        for name in ["id", "ID", "user_id", "PatientId", "record-ID", "ssn"] {
-            assert!(id_named(name), "{name}");
-        }
-        for name in ["idea", "valid", "width", "Ida", "age"] {
-            assert!(!id_named(name), "{name}");
-        }
     }
 
     #[test]

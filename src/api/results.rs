@@ -298,6 +298,10 @@ pub struct InitResult {
     pub config: String,
     /// The hierarchy files written (`--hierarchies-dir`), as named.
     pub hierarchy_files: Vec<String>,
+    /// Rows the scores in `columns` were measured on.
+    pub sampled_rows: usize,
+    /// Each column's role and why, ranked as `--explain` prints them.
+    pub columns: Vec<super::ColumnChoice>,
 }
 
 impl Versioned for InitResult {

@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 pub(crate) mod alpha_k;
+pub mod attribute_risk;
 pub(crate) mod beta_likeness;
 pub(crate) mod constraint;
 pub mod definitions;

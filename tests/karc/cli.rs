@@ -233,6 +233,7 @@ impl Place {
             }
             ("verify", "--definitions") => strings(&[flag, "literature"]),
             ("init", "--qi") => strings(&[flag, "city,age"]),
+            ("init", "--explain") => strings(&[flag]),
             ("init", "--hierarchies-dir") => strings(&[flag, &self.path("hierarchies")]),
             ("verify", "--delimiter") => strings(&[flag, ","]),
             ("compare", "--format") => strings(&[flag, "csv"]),

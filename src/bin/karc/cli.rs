@@ -438,6 +438,10 @@ pub struct InitArgs {
     /// Write the hierarchies as ARX CSV files in this directory (one per QI) instead of inline.
     #[arg(long, value_name = "DIR")]
     pub hierarchies_dir: Option<PathBuf>,
+    /// Print the ranking: each column's role, reason, distinction and separation (standard error
+    /// when the config goes to standard output).
+    #[arg(long)]
+    pub explain: bool,
     /// Where to write the config (`-`: standard output).
     #[arg(long, short = 'o', default_value = "-")]
     pub output: PathBuf,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use karc::api::Error;
 use karc::api::{Access, Output, is_std};
-use karc::api::{InitOptions, InitResult};
+use karc::api::{InitOptions, InitOutput, InitResult};
 
 use crate::cli::InitArgs;
 use crate::json::Json;
@@ -64,8 +64,20 @@ pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
             input: args.input.display().to_string(),
             config: args.output.display().to_string(),
             hierarchy_files,
+            sampled_rows: output.sampled_rows,
+            columns: output.columns,
         })?;
-    } else if !to_stdout {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.explain {
+        let text = explanation(&output);
+        if to_stdout {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+    if !to_stdout {
         eprintln!(
             "karc: wrote {}{}: review its roles, then `karc pack -c {} {} -o out.karc -r age1...`",
             args.output.display(),
@@ -90,4 +102,44 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
         return rest.to_owned();
     }
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// The ranking `--explain` prints: one line a column, QIs in the order
+/// picked. Names come from the table: control characters are escaped.
+fn explanation(output: &InitOutput) -> String {
+    let mut text = format!(
+        "columns ranked by meaning, then power (ARX's distinction: distinct values / rows; \
+         separation: share of row pairs told apart; on {} sampled rows)\n\
+         {:>4}  {:<11}  {:>11}  {:>10}  {:>11}  column: reason\n",
+        output.sampled_rows, "rank", "role", "distinction", "separation", "with before"
+    );
+    for c in &output.columns {
+        let rank = c.rank.map_or("-".to_owned(), |r| r.to_string());
+        let joint = c
+            .joint_distinction
+            .map_or("-".to_owned(), |j| format!("{j:.4}"));
+        text.push_str(&format!(
+            "{rank:>4}  {:<11}  {:>11.4}  {:>10.4}  {joint:>11}  {}: {}\n",
+            c.role,
+            c.distinction,
+            c.separation,
+            printable(&c.name),
+            printable(&c.reason)
+        ));
+    }
+    text
+}
+
+/// `text` with control characters escaped, for a terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|ch| {
+            let escaped: Vec<char> = if ch.is_control() {
+                ch.escape_default().collect()
+            } else {
+                vec![ch]
+            };
+            escaped
+        })
+        .collect()
 }
