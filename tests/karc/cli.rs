@@ -510,7 +510,7 @@ fn errors_with_json_are_documents_with_their_exit_code() {
     );
     // A claim that fails is a result, not an error.
     let (code, out, _) = outcome(&karc(&["verify", &bad, "--json"]));
-    let v = check_document(&out, "karc.verify/1", "verify failing");
+    let v = check_document(&out, "karc.verify/2", "verify failing");
     assert_eq!(
         (code, v["holds"].as_bool(), v["kind"].as_str()),
         (1, Some(false), Some("archive"))
