@@ -229,8 +229,14 @@ impl Place {
             ("anonymize" | "verify" | "pack", _) if model_args(flag).is_some() => {
                 let mut extra = strings(&["--sensitive", "note"]);
                 extra.extend(strings(&model_args(flag).unwrap()));
+                if command == "verify" {
+                    // The release's empty note is a value here, not a
+                    // missing one: its class then holds two (recursive l = 2).
+                    extra.extend(strings(&["--missing", "?"]));
+                }
                 extra
             }
+            ("verify", "--missing") => strings(&["--sensitive", "note", flag, "?"]),
             ("verify", "--definitions") => strings(&[flag, "literature"]),
             ("init", "--qi") => strings(&[flag, "city,age"]),
             ("init", "--hierarchies-dir") => strings(&[flag, &self.path("hierarchies")]),
@@ -427,6 +433,7 @@ fn every_command_prints_its_documented_json() {
         };
         let schema = match command.as_str() {
             "completions" | "man" => "karc.generated/1".to_owned(),
+            c @ ("verify" | "inspect") => format!("karc.{c}/2"),
             c => format!("karc.{c}/1"),
         };
         let v = check_document(doc, &schema, &command);
