@@ -5,6 +5,10 @@ use rustc_hash::FxHashMap;
 /// Marks a row that belongs to no class (an exempt suppressed row).
 pub const NO_CLASS: u32 = u32::MAX;
 
+/// A sensitive cell that holds no value (a missing-value token): counted
+/// in no distribution and no diversity (`privacy::sensitive`).
+pub const MISSING_VALUE: u32 = u32::MAX;
+
 /// A partition of the rows into equivalence classes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
@@ -118,13 +122,13 @@ impl Partition {
 
     /// How many distinct `codes` (a sensitive column's, one per entry) each
     /// class holds: what distinct l-diversity counts. Entries outside every
-    /// class are left out.
+    /// class, and [`MISSING_VALUE`] cells, are left out.
     pub fn distinct_per_class(&self, codes: &[u32]) -> Vec<usize> {
         let mut pairs: Vec<(u32, u32)> = self
             .class_of
             .iter()
             .zip(codes)
-            .filter(|&(&c, _)| c != NO_CLASS)
+            .filter(|&(&c, &v)| c != NO_CLASS && v != MISSING_VALUE)
             .map(|(&c, &v)| (c, v))
             .collect();
         pairs.sort_unstable();

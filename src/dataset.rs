@@ -131,6 +131,9 @@ pub struct Dataset {
     pub qis: Vec<QuasiIdentifier>,
     /// Missing-value tokens.
     pub missing: Vec<String>,
+    /// The hierarchy of each sensitive column the config gives one (by
+    /// table column): t-closeness's hierarchical distance.
+    pub sensitive_hierarchies: Vec<(usize, Hierarchy)>,
 }
 
 impl Dataset {
@@ -232,7 +235,7 @@ impl Dataset {
                 }
             };
             let leaf_of = match &hierarchy {
-                Some(h) => leaves_of_column(&table, column, h)?,
+                Some(h) => leaves_of_column(&table, column, h, &[])?,
                 None => Vec::new(),
             };
             qis.push(QuasiIdentifier {
@@ -247,12 +250,14 @@ impl Dataset {
         if qis.is_empty() {
             return Err(DataError::NoQuasiIdentifier.into());
         }
+        let sensitive_hierarchies = bind_sensitive(config, &table, &missing, format)?;
         Ok(Dataset {
             table,
             roles,
             types,
             qis,
             missing,
+            sensitive_hierarchies,
         })
     }
 
@@ -318,13 +323,54 @@ pub(crate) fn load_hierarchy(config: &Config, name: &str, path: &Path) -> Result
     })
 }
 
+/// Checks a sensitive column's values against its declaration, as the
+/// models beyond k read them (missing-value tokens hold no value): a
+/// numeric column's values are numbers; a column given a hierarchy has
+/// each value as a leaf, and keeps the hierarchy (`Dataset::sensitive_hierarchies`).
+fn bind_sensitive(
+    config: &Config,
+    table: &Table,
+    missing: &[String],
+    format: NumberFormat,
+) -> Result<Vec<(usize, Hierarchy)>> {
+    let mut hierarchies = Vec::new();
+    for c in &config.columns {
+        if c.role != Some(Role::Sensitive) {
+            continue;
+        }
+        let column = table.column_index(&c.name).expect("checked above");
+        let hierarchy = match config.hierarchy_source(c) {
+            Some(HierarchySource::File(path)) => load_hierarchy(config, &c.name, &path)?,
+            Some(HierarchySource::Build(builder)) => {
+                let values: Vec<&str> = table.columns[column].dict.values().collect();
+                let what = format!("{}: column {:?}", config.path.display(), c.name);
+                builder.build(&what, &values, c.value_type, format, missing)?
+            }
+            None => {
+                if c.value_type.is_numeric() {
+                    parse_numbers(table, column, c.value_type, missing, format)?;
+                }
+                continue;
+            }
+        };
+        leaves_of_column(table, column, &hierarchy, missing)?;
+        hierarchies.push((column, hierarchy));
+    }
+    Ok(hierarchies)
+}
+
 /// Maps each dictionary code of `column` to its hierarchy leaf, naming the
-/// values the hierarchy lacks.
-fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy) -> Result<Vec<u32>> {
+/// values the hierarchy lacks (`u32::MAX` for the `skip` tokens, which
+/// need none).
+fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy, skip: &[String]) -> Result<Vec<u32>> {
     let col = &table.columns[column];
     let mut leaf_of = Vec::with_capacity(col.dict.len());
     let mut absent = Vec::new();
     for value in col.dict.values() {
+        if skip.iter().any(|m| m == value) {
+            leaf_of.push(u32::MAX);
+            continue;
+        }
         match h.leaf(value) {
             Some(leaf) => leaf_of.push(leaf),
             None => {

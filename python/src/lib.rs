@@ -411,6 +411,7 @@ fn verify_options(
     suppressed: &str,
     sensitive: Vec<String>,
     models: Option<String>,
+    missing: Option<Vec<String>>,
 ) -> karc::api::Result<VerifyOptions> {
     let suppressed: SuppressionPolicy = suppressed
         .parse()
@@ -431,13 +432,14 @@ fn verify_options(
         suppressed,
         sensitive,
         models,
+        missing: missing.unwrap_or_else(api::default_missing),
     })
 }
 
 /// Checks the privacy claim of a release (a file's path, or a pyarrow
 /// Table): the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=Vec::new(), models=None, delimiter=None))]
+#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=Vec::new(), models=None, delimiter=None, missing=None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -449,10 +451,11 @@ fn verify(
     sensitive: Vec<String>,
     models: Option<String>,
     delimiter: Option<char>,
+    missing: Option<Vec<String>>,
 ) -> PyResult<String> {
     let suppressed = suppressed.to_owned();
     detached(py, || {
-        let options = verify_options(qi, k, constraints, &suppressed, sensitive, models)?;
+        let options = verify_options(qi, k, constraints, &suppressed, sensitive, models, missing)?;
         let delimiter = match delimiter {
             Some(d) if d.is_ascii() => Some(d as u8),
             Some(d) => {

@@ -150,3 +150,86 @@ def test_claimed_models_hold_or_fail_as_their_values_say():
     assert [c["model"] for c in bad["models"]["checks"]] == ["t_closeness"]
     with pytest.raises(karc.BadInputError, match="--sensitive"):
         karc.verify(release, qi=qi, t=0.5)
+
+
+def _skewed_table(n=300, seed=4, missing=False):
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 70, n)
+    zip_ = rng.choice(["10001", "10002", "10003", "20001", "20002"], n)
+    young = rng.choice([1, 2, 3], n, p=[0.6, 0.1, 0.3])
+    old = rng.choice([1, 2, 3], n, p=[0.1, 0.3, 0.6])
+    method = np.where(age < 40, young, old).astype(object)
+    if missing:
+        method[rng.random(n) < 0.15] = None
+        zip_ = np.where(rng.random(n) < 0.05, "?", zip_)
+    return pd.DataFrame({"age": age.astype(str), "zip": zip_, "method": method})
+
+
+def _config(t):
+    return {
+        "columns": [
+            {"name": "age", "role": "quasi", "type": "integer"},
+            {"name": "zip", "role": "quasi", "hierarchy": {"mask": 5}},
+            {"name": "method", "role": "sensitive", "type": "categorical"},
+        ],
+        "privacy": {"k": 5, "sensitive": "method", "t": t},
+        "algorithm": {"name": "mondrian"},
+    }
+
+
+def test_t_of_a_categorical_column_of_numbers_is_pycanons_equal_distance():
+    """Issue 30: a sensitive column declared categorical whose values are
+    1, 2, 3 was measured with the ordered distance, so a release packed
+    under t = 0.3 had t = 0.39 by pyCANON's categorical t-closeness.
+    pyCANON 1.3 (pycanon/anonymity/_t_closeness.py, ``t_closeness``) takes
+    the ordered distance (``aux_t_closeness_num``) for a column of numeric
+    dtype and the equal distance (``aux_t_closeness_str``) for a string
+    one: the declared type is the dtype given to it here."""
+    table = _skewed_table()
+    table["method"] = table["method"].astype(str)
+    release, _ = karc.anonymize(table, _config(0.3))
+    qi = ["age", "zip"]
+    as_text = release.copy()
+    as_text["method"] = as_text["method"].astype(str)
+    t = pycanon.t_closeness(as_text, qi, ["method"])
+    assert t <= 0.3
+    m = karc.verify(release, qi=qi, sensitive={"method": "categorical"}, t=0.3)
+    assert m["holds"]
+    assert close(m["models"]["t_closeness"], t)
+    assert m["models"]["sensitive"][0]["distance"] == "equal"
+    as_numbers = release.copy()
+    as_numbers["method"] = as_numbers["method"].astype(int)
+    ordered = karc.verify(release, qi=qi, sensitive="method:numeric")["models"]
+    assert ordered["sensitive"][0]["distance"] == "ordered"
+    assert close(ordered["t_closeness"], pycanon.t_closeness(as_numbers, qi, ["method"]))
+
+
+def test_missing_sensitive_cells_hold_no_value_as_pycanon_on_the_known_rows():
+    """A missing sensitive cell is in no distribution: every model beyond k
+    is pyCANON's on the rows whose sensitive value is known (pyCANON itself
+    would count NaN as a category in l and drop it from p in t), while k
+    and the risk count every row, a missing QI label (`?`) forming its own
+    classes (pyCANON would leave a NaN QI out of every class: it is given
+    the label as a string)."""
+    table = _skewed_table(400, seed=7, missing=True)
+    table["method"] = table["method"].map(lambda v: "" if v is None else str(v))
+    qi = ["age", "zip"]
+    # Coarse classes: ages by decade.
+    table["age"] = (table["age"].astype(int) // 10 * 10).astype(str)
+    report = karc.verify(table, qi=qi, sensitive={"method": "categorical"})
+    m = report["models"]
+    known = table[table["method"] != ""].reset_index(drop=True)
+    a = pycanon
+    assert m["l_diversity"] == a.l_diversity(known, qi, ["method"])
+    assert close(m["entropy_l_diversity"], a.entropy_l_diversity(known, qi, ["method"]))
+    assert close(m["alpha_k_anonymity"]["alpha"], a.alpha_k_anonymity(known, qi, ["method"])[0])
+    assert close(m["t_closeness"], a.t_closeness(known, qi, ["method"]))
+    assert close(m["delta_disclosure"], a.delta_disclosure(known, qi, ["method"]))
+    assert close(m["basic_beta_likeness"], a.basic_beta_likeness(known, qi, ["method"]))
+    assert m["k_anonymity"] == a.k_anonymity(table, qi)
+    assert close(m["risk"]["max_rir"], max_rir(table, qi))
+    # Counted as a category (pyCANON on every row), a class of one value
+    # and a missing cell would be 2-diverse.
+    two = pd.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", "", "x", "y"]})
+    assert a.l_diversity(two, ["q"], ["s"]) == 2
+    assert karc.verify(two, qi=["q"], sensitive="s")["models"]["l_diversity"] == 1

@@ -140,7 +140,8 @@ fn move_out_undiverse(columns: &[Vec<u32>], codes: &[u32], l: usize, out: &mut [
     let mut moved = false;
     for (i, o) in out.iter_mut().enumerate() {
         let c = p.class_of[i];
-        if c != crate::classes::NO_CLASS && distinct[c as usize] < l {
+        // A class of missing cells alone (no distinct value) discloses none.
+        if c != crate::classes::NO_CLASS && (1..l).contains(&distinct[c as usize]) {
             *o = true;
             moved = true;
         }
@@ -535,9 +536,8 @@ fn recode(
     may_suppress: bool,
 ) -> Option<Outcome> {
     let n = data.rows();
-    let sensitive = model
-        .l_diversity
-        .map(|(col, l)| (&data.table.columns[col].codes[..], l));
+    let known = model.l_codes(data);
+    let sensitive = known.as_ref().map(|(c, l)| (&c[..], *l));
     let mut suppressed = vec![false; n];
     let mut suppressed_count = 0usize;
     let mut runs: Vec<ComponentRun> = components

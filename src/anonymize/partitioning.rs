@@ -35,8 +35,9 @@ use std::ops::Range;
 
 use crate::cell::Cell;
 use crate::dataset::{Dataset, QuasiIdentifier};
-use crate::privacy::PrivacyModel;
+use crate::classes::MISSING_VALUE;
 use crate::privacy::constraint::ClassConstraint;
+use crate::privacy::{PrivacyModel, sensitive};
 use crate::release::Release;
 
 /// One QI's total order.
@@ -134,7 +135,8 @@ impl Axis {
 /// with l-diversity, at least `l` distinct sensitive values.
 pub(crate) struct Admission<'a> {
     pub k: usize,
-    sensitive: Option<(&'a [u32], usize)>,
+    /// Distinct l's codes ([`MISSING_VALUE`] for a missing cell) and l.
+    sensitive: Option<(Vec<u32>, usize)>,
     /// Per sensitive code, the epoch it was last seen in (no clearing).
     seen: Vec<u32>,
     epoch: u32,
@@ -144,10 +146,7 @@ pub(crate) struct Admission<'a> {
 
 impl<'a> Admission<'a> {
     pub fn new(data: &'a Dataset, model: &PrivacyModel) -> Self {
-        let sensitive = model.l_diversity.map(|(col, l)| {
-            let c = &data.table.columns[col];
-            (&c.codes[..], l)
-        });
+        let sensitive = model.l_codes(data);
         let seen = model.l_diversity.map_or(Vec::new(), |(col, _)| {
             vec![0; data.table.columns[col].dict.len()]
         });
@@ -155,7 +154,7 @@ impl<'a> Admission<'a> {
             let columns: Vec<_> = model
                 .sensitive
                 .iter()
-                .map(|&c| &data.table.columns[c])
+                .map(|&c| sensitive::of_dataset(data, c))
                 .collect();
             ClassConstraint::new(&columns, &model.models)
         });
@@ -179,7 +178,7 @@ impl<'a> Admission<'a> {
         if len < self.k {
             return false;
         }
-        let Some((codes, l)) = self.sensitive else {
+        let Some((codes, l)) = &self.sensitive else {
             return true;
         };
         self.epoch = self.epoch.wrapping_add(1);
@@ -189,16 +188,21 @@ impl<'a> Admission<'a> {
         }
         let mut distinct = 0;
         for r in rows {
-            let s = &mut self.seen[codes[r as usize] as usize];
+            let code = codes[r as usize];
+            if code == MISSING_VALUE {
+                continue;
+            }
+            let s = &mut self.seen[code as usize];
             if *s != self.epoch {
                 *s = self.epoch;
                 distinct += 1;
-                if distinct >= l {
+                if distinct >= *l {
                     return true;
                 }
             }
         }
-        false
+        // A class of missing cells alone discloses no value (vacuous).
+        distinct == 0
     }
 
     /// Whether `rows` may be cut at `at` into two classes.

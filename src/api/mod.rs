@@ -54,7 +54,7 @@ pub use crate::compare::{CompareRow, size_chart};
 pub use crate::config::{Config, PrivacyConfig, SuppressionPolicy};
 pub use crate::error::{Error, message};
 pub use crate::io::{Access, Input, Output, input_name, is_std, refuse_same_files};
-pub use crate::privacy::{ClaimReport, Definitions, Models, ModelsReport};
+pub use crate::privacy::{ClaimReport, Definitions, Distance, Models, ModelsReport};
 pub use crate::report::Report;
 pub use crate::table::{CsvError, QuoteChecked, QuoteState, detect_delimiter, is_delimiter};
 
@@ -91,7 +91,8 @@ pub use results::{
     format_name, seal_name,
 };
 pub use verify::{
-    ConstraintSpec, VerifyOptions, read_release, verify_archive_models, verify_table,
+    ConstraintSpec, SensitiveType, VerifyOptions, default_missing, parse_sensitive, read_release,
+    verify_archive_models, verify_table,
 };
 
 /// Where a config comes from.

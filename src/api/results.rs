@@ -183,7 +183,7 @@ impl Versioned for PublishResult {
 pub struct InspectResult(pub Inspection);
 
 impl Versioned for InspectResult {
-    const SCHEMA: &'static str = "karc.inspect/1";
+    const SCHEMA: &'static str = "karc.inspect/2";
 }
 
 /// What only an archive's verification has.
@@ -216,7 +216,7 @@ pub struct VerifyResult {
 }
 
 impl Versioned for VerifyResult {
-    const SCHEMA: &'static str = "karc.verify/1";
+    const SCHEMA: &'static str = "karc.verify/2";
 }
 
 /// `karc stream`: a stream's summary.

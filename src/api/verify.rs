@@ -1,11 +1,15 @@
 //! Checking the privacy claim of a release made by anyone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::arrow::{TableFormat, read_table_bytes};
 use crate::config::SuppressionPolicy;
-use crate::privacy::{ClaimReport, Constraint, Models, check_k, models, verify_columns};
-use crate::table::{Column, CsvOptions, Table};
+use crate::hierarchy::Hierarchy;
+use crate::number::NumberFormat;
+use crate::privacy::{
+    ClaimReport, Constraint, Declared, Models, Sensitive, check_k, models, verify_columns,
+};
+use crate::table::{Column, CsvOptions, Table, ValueType};
 use crate::{Error, Result};
 
 /// A privacy claim to check on a release made by anyone: k over `qi`,
@@ -21,10 +25,85 @@ pub struct VerifyOptions {
     pub constraints: Vec<ConstraintSpec>,
     /// How all-`*` rows count.
     pub suppressed: SuppressionPolicy,
-    /// Sensitive columns: every model is measured on each.
+    /// Sensitive columns: every model is measured on each. `NAME` reads
+    /// a table's column as pandas would (numbers ordered, else categories;
+    /// a `.karc` file's as it declares it), `NAME:categorical`,
+    /// `NAME:numeric` and `NAME:hierarchy=FILE` as said: the ground
+    /// distance of t-closeness ([`SensitiveType`]).
     pub sensitive: Vec<String>,
     /// The models claimed beyond k (distinct l, entropy l, ...).
     pub models: Models,
+    /// The tokens that stand for a missing sensitive value: a cell holding
+    /// one holds no value for the models (`privacy::sensitive`).
+    pub missing: Vec<String>,
+}
+
+/// The tokens a config's `[input] missing` defaults to.
+pub fn default_missing() -> Vec<String> {
+    vec![String::new(), "?".to_owned()]
+}
+
+/// How `--sensitive NAME:TYPE` reads a sensitive column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SensitiveType {
+    /// Categories: equal distance.
+    Categorical,
+    /// Numbers: ordered distance.
+    Numeric,
+    /// Leaves of an ARX hierarchy file: hierarchical distance.
+    Hierarchy(PathBuf),
+}
+
+/// Splits `--sensitive` text into a column name and its type: the whole
+/// text when `is_column` says it names one, else `NAME:categorical`,
+/// `NAME:numeric` or `NAME:hierarchy=FILE` (split at the first `:` that
+/// such a type follows).
+pub fn parse_sensitive(
+    text: &str,
+    is_column: impl Fn(&str) -> bool,
+) -> Result<(String, Option<SensitiveType>)> {
+    if is_column(text) {
+        return Ok((text.to_owned(), None));
+    }
+    for (at, _) in text.match_indices(':') {
+        let (name, kind) = (&text[..at], &text[at + 1..]);
+        let kind = match kind {
+            "categorical" => SensitiveType::Categorical,
+            "numeric" => SensitiveType::Numeric,
+            _ => match kind.strip_prefix("hierarchy=") {
+                Some(file) if !file.is_empty() => SensitiveType::Hierarchy(file.into()),
+                _ => continue,
+            },
+        };
+        return Ok((name.to_owned(), Some(kind)));
+    }
+    if text.contains(':') {
+        return Err(Error::Options(format!(
+            "--sensitive {text:?}: expected NAME, NAME:categorical, NAME:numeric or NAME:hierarchy=FILE"
+        )));
+    }
+    Ok((text.to_owned(), None))
+}
+
+/// `column` read as `kind` says (`missing`: the tokens of no value).
+fn typed<'t>(
+    column: &'t Column,
+    kind: &SensitiveType,
+    missing: &[String],
+    delimiter: u8,
+) -> Result<Sensitive<'t>> {
+    Ok(match kind {
+        SensitiveType::Categorical => Sensitive::new(column, missing, Declared::Categorical)?,
+        SensitiveType::Numeric => Sensitive::new(
+            column,
+            missing,
+            Declared::Numeric(ValueType::Decimal, NumberFormat::for_delimiter(delimiter)),
+        )?,
+        SensitiveType::Hierarchy(file) => {
+            let h = Hierarchy::load(file)?;
+            Sensitive::new(column, missing, Declared::Hierarchy(&h))?
+        }
+    })
 }
 
 /// One k over some columns.
@@ -76,8 +155,21 @@ pub fn read_release(name: &Path, bytes: Vec<u8>, delimiter: Option<u8>) -> Resul
     )
 }
 
-/// Checks a release's privacy claim, whoever made it.
+/// Checks a release's privacy claim, whoever made it. A sensitive column
+/// named without a type reads as pandas would read it (pyCANON's choice).
 pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
+    verify_with(table, o, &|column| {
+        Ok(Sensitive::new(column, &o.missing, Declared::Inferred)?)
+    })
+}
+
+/// [`verify_table`], the sensitive columns named without a type read by
+/// `undeclared`.
+fn verify_with<'t>(
+    table: &'t Table,
+    o: &VerifyOptions,
+    undeclared: &dyn Fn(&'t Column) -> Result<Sensitive<'t>>,
+) -> Result<ClaimReport> {
     let mut names: Vec<String> = o.qi.clone();
     let mut specs: Vec<(Vec<String>, usize)> = Vec::new();
     for c in &o.constraints {
@@ -132,10 +224,21 @@ pub fn verify_table(table: &Table, o: &VerifyOptions) -> Result<ClaimReport> {
             "the models beyond k need --sensitive: name the sensitive column(s)".to_owned(),
         ));
     }
-    let sensitive: Vec<&Column> = o.sensitive.iter().map(|n| find(n)).collect::<Result<_>>()?;
+    let sensitive: Vec<Sensitive> = o
+        .sensitive
+        .iter()
+        .map(|text| {
+            let (name, kind) = parse_sensitive(text, |n| table.column(n).is_some())?;
+            let column = find(&name)?;
+            match kind {
+                Some(kind) => typed(column, &kind, &o.missing, table.delimiter),
+                None => undeclared(column),
+            }
+        })
+        .collect::<Result<_>>()?;
     // Distinct l on the first attribute also decides whether the all-`*`
     // rows stand as a class (FORMAT §5); the models report covers them all.
-    let legacy_l = sensitive.first().copied().zip(o.models.l);
+    let legacy_l = sensitive.first().zip(o.models.l);
     let mut report = verify_columns(&qi, &constraints, o.suppressed, legacy_l);
     if !sensitive.is_empty() {
         let classes: Vec<&Column> = if o.qi.is_empty() {
@@ -159,7 +262,8 @@ pub fn verify_archive_models(
     sensitive: &[String],
     models: &Models,
 ) -> Result<ClaimReport> {
-    let meta = &archive.reader().meta;
+    let reader = archive.reader();
+    let meta = &reader.meta;
     let qi: Vec<String> = meta
         .qis
         .iter()
@@ -175,15 +279,20 @@ pub fn verify_archive_models(
         header: true,
         line_ending: crate::table::LineEnding::Lf,
     };
-    verify_table(
-        &table,
-        &VerifyOptions {
-            qi,
-            k: None,
-            constraints: Vec::new(),
-            suppressed: meta.claim.policy,
-            sensitive: sensitive.to_vec(),
-            models: models.clone(),
-        },
-    )
+    let options = VerifyOptions {
+        qi,
+        k: None,
+        constraints: Vec::new(),
+        suppressed: meta.claim.policy,
+        sensitive: sensitive.to_vec(),
+        models: models.clone(),
+        missing: meta.missing.clone(),
+    };
+    // A column named without a type reads as the file declares it.
+    verify_with(&table, &options, &|column| {
+        let at = (meta.columns.iter())
+            .position(|c| c.name == column.name)
+            .expect("a released column of the file");
+        reader.sensitive(at, column)
+    })
 }

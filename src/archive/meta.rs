@@ -178,6 +178,40 @@ impl HierarchyRecord {
         HierarchyRecord { levels, parents }
     }
 
+    /// The record of `h` over the given leaves (ascending leaf numbers) and
+    /// their ancestors alone, the height kept: what a sensitive column's
+    /// release shows of its hierarchy (`spec/FORMAT.md` §6). Levels between
+    /// keep their nodes that are above a kept leaf, each level numbered by
+    /// first appearance in leaf order, as `Hierarchy::from_tree` requires.
+    pub fn over_leaves(h: &Hierarchy, leaves: &[u32]) -> HierarchyRecord {
+        let mut levels = vec![
+            leaves
+                .iter()
+                .map(|&l| h.label(0, l).to_owned())
+                .collect::<Vec<_>>(),
+        ];
+        let mut parents = Vec::with_capacity(h.height());
+        let mut nodes: Vec<u32> = leaves.to_vec();
+        for level in 0..h.height() {
+            let mut renumbered: rustc_hash::FxHashMap<u32, u32> = Default::default();
+            let mut above = Vec::new();
+            let list = nodes
+                .iter()
+                .map(|&n| {
+                    let p = h.parent(level, n);
+                    *renumbered.entry(p).or_insert_with(|| {
+                        above.push(p);
+                        above.len() as u32 - 1
+                    })
+                })
+                .collect();
+            parents.push(list);
+            levels.push(above.iter().map(|&n| h.label(level + 1, n).to_owned()).collect());
+            nodes = above;
+        }
+        HierarchyRecord { levels, parents }
+    }
+
     /// Rebuilds the hierarchy (node numbers as in the original, since both
     /// number nodes by first appearance in leaf order). `source` names it
     /// in messages.

@@ -9,7 +9,29 @@ use serde::{Deserialize, Serialize};
 
 use super::meta::PublicMeta;
 use crate::config::Role;
-use crate::privacy::{Definitions, Models};
+use crate::privacy::{Definitions, Distance, Models};
+
+/// t-closeness's ground distance on one sensitive column (postcard: the
+/// variant index), as its declaration in `META` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DistanceMeta {
+    /// Categories, one apart ([`Distance::Equal`]).
+    Equal,
+    /// Numbers in order ([`Distance::Ordered`]).
+    Ordered,
+    /// Leaves of the column's hierarchy ([`Distance::Hierarchical`]).
+    Hierarchical,
+}
+
+impl From<Distance> for DistanceMeta {
+    fn from(d: Distance) -> DistanceMeta {
+        match d {
+            Distance::Equal => DistanceMeta::Equal,
+            Distance::Ordered => DistanceMeta::Ordered,
+            Distance::Hierarchical => DistanceMeta::Hierarchical,
+        }
+    }
+}
 
 /// Whose definitions the claim is checked by (postcard: the variant index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,11 +65,14 @@ pub struct ModelsClaim {
     pub enhanced_beta: bool,
     /// Whose definitions the values follow.
     pub definitions: DefinitionsMeta,
+    /// t-closeness's ground distance on each of `sensitive` (2.0).
+    pub distances: Vec<DistanceMeta>,
 }
 
 impl ModelsClaim {
-    /// The claim of `models` on the table columns `sensitive`.
-    pub fn new(sensitive: &[usize], models: &Models) -> ModelsClaim {
+    /// The claim of `models` on the table columns `sensitive`, measured
+    /// with `distances` (one each).
+    pub fn new(sensitive: &[usize], models: &Models, distances: &[Distance]) -> ModelsClaim {
         ModelsClaim {
             sensitive: sensitive.iter().map(|&c| c as u32).collect(),
             l: models.l.map(|l| l as u64),
@@ -62,6 +87,7 @@ impl ModelsClaim {
                 Definitions::PyCanon => DefinitionsMeta::PyCanon,
                 Definitions::Literature => DefinitionsMeta::Literature,
             },
+            distances: distances.iter().map(|&d| d.into()).collect(),
         }
     }
 
@@ -110,6 +136,26 @@ impl ModelsClaim {
                 ));
             }
         }
+        if self.distances.len() != self.sensitive.len() {
+            return Err(format!(
+                "{} distances for {} sensitive columns: expected one each",
+                self.distances.len(),
+                self.sensitive.len()
+            ));
+        }
+        for (&c, &d) in self.sensitive.iter().zip(&self.distances) {
+            let m = &meta.columns[c as usize];
+            let declared = Distance::declared(m.value_type, m.hierarchy.is_some());
+            if DistanceMeta::from(declared) != d {
+                return Err(format!(
+                    "column {:?}: distance {d:?}, but its declaration ({:?}{}) gives {}",
+                    m.name,
+                    m.value_type,
+                    if m.hierarchy.is_some() { ", a hierarchy" } else { "" },
+                    declared.name()
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -120,4 +166,22 @@ impl ModelsClaim {
             .map(|&c| meta.columns[c as usize].name.as_str())
             .collect()
     }
+}
+
+/// A sensitive column's hierarchy is public only for the hierarchical
+/// distance of a claim on it: refuses one that no claim lists.
+pub fn check_sensitive_hierarchies(
+    meta: &PublicMeta,
+    claim: Option<&ModelsClaim>,
+) -> Result<(), String> {
+    for (i, c) in meta.columns.iter().enumerate() {
+        let listed = claim.is_some_and(|m| m.sensitive.contains(&(i as u32)));
+        if c.role == Role::Sensitive && c.hierarchy.is_some() && !listed {
+            return Err(format!(
+                "sensitive column {:?} has a hierarchy but no PRIVACY_MODELS claim measures it",
+                c.name
+            ));
+        }
+    }
+    Ok(())
 }

@@ -26,7 +26,11 @@ use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
 use crate::privacy::risk::{self, Risk};
-use crate::privacy::{ClaimReport, Constraint, models, verify_columns, verify_weighted};
+use crate::number::NumberFormat;
+use crate::privacy::{
+    ClaimReport, Constraint, Declared, Distance, Models, Sensitive, models, verify_columns,
+    verify_weighted,
+};
 use crate::release::write_columns_csv;
 use crate::table::{Column, CsvOptions, LineEnding};
 use arrow_array::RecordBatch;
@@ -530,11 +534,38 @@ impl Archive {
                 .collect();
             return Ok(verify_weighted(&refs, &sizes, &constraints, claim.policy));
         }
-        let l = claim.l_diversity.map(|(c, l)| (column_of(c), l as usize));
-        let mut report = verify_columns(&refs, &constraints, claim.policy, l);
-        if let Some(m) = &self.models {
+        let attribute = |c: u32| self.sensitive(c as usize, column_of(c));
+        let l = claim
+            .l_diversity
+            .map(|(c, l)| Ok::<_, crate::Error>((attribute(c)?, l as usize)))
+            .transpose()?;
+        let mut report = verify_columns(
+            &refs,
+            &constraints,
+            claim.policy,
+            l.as_ref().map(|(s, l)| (s, *l)),
+        );
+        // Distinct l alone (META's claim without PRIVACY_MODELS) is
+        // reported as the models report it, so that it has one key.
+        let models = self.models.clone().or_else(|| {
+            claim.l_diversity.map(|(c, l)| {
+                ModelsClaim::new(
+                    &[c as usize],
+                    &Models {
+                        l: Some(l as usize),
+                        ..Models::default()
+                    },
+                    &[self.declared_distance(c as usize)],
+                )
+            })
+        });
+        if let Some(m) = &models {
             let exempt = claim.policy == SuppressionPolicy::Mask && report.suppressed_rows > 0;
-            let columns: Vec<&Column> = m.sensitive.iter().map(|&c| column_of(c)).collect();
+            let columns: Vec<Sensitive> = m
+                .sensitive
+                .iter()
+                .map(|&c| attribute(c))
+                .collect::<Result<_>>()?;
             report.models = Some(models::measure_columns(
                 &refs,
                 exempt,
@@ -543,6 +574,28 @@ impl Archive {
             ));
         }
         Ok(report)
+    }
+
+    /// t-closeness's distance on column `column`, as `META` declares it.
+    fn declared_distance(&self, column: usize) -> Distance {
+        let m = &self.meta.columns[column];
+        Distance::declared(m.value_type, m.hierarchy.is_some())
+    }
+
+    /// Released sensitive column `column` (its cells `values`) as the
+    /// models read it: its declared type and hierarchy, `META`'s missing
+    /// tokens.
+    pub fn sensitive<'c>(&self, column: usize, values: &'c Column) -> Result<Sensitive<'c>> {
+        let m = &self.meta.columns[column];
+        let declared = match self.hierarchy_of(column) {
+            Some(h) => Declared::Hierarchy(h),
+            None if m.value_type.is_numeric() => Declared::Numeric(
+                m.value_type,
+                NumberFormat::for_delimiter(self.meta.dialect.delimiter),
+            ),
+            None => Declared::Categorical,
+        };
+        Ok(Sensitive::new(values, &self.meta.missing, declared)?)
     }
 
     /// The release's re-identification risk (ARX's prosecutor, journalist
@@ -1555,6 +1608,8 @@ impl RowGroups {
             }
             None => None,
         };
+        super::models::check_sensitive_hierarchies(meta, models.as_ref())
+            .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let framed = walk
             .peek()
             .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
@@ -1821,10 +1876,10 @@ fn validate_meta(m: &PublicMeta) -> std::result::Result<(), String> {
     if let Some(c) = m
         .columns
         .iter()
-        .find(|c| c.hierarchy.is_some() && c.role != Role::Quasi)
+        .find(|c| c.hierarchy.is_some() && !matches!(c.role, Role::Quasi | Role::Sensitive))
     {
         return Err(format!(
-            "column {:?} has a hierarchy but is not a QI",
+            "column {:?} has a hierarchy but is neither a QI nor sensitive",
             c.name
         ));
     }

@@ -14,9 +14,10 @@ use crate::Result;
 use crate::anonymize::Outcome;
 use crate::arrow::ArrowLayout;
 use crate::codec::{DiffMode, QiOriginal, ReleasedColumn, ReleasedSymbol};
-use crate::config::Config;
+use crate::config::{Config, Role};
 use crate::dataset::{Dataset, QuasiIdentifier};
-use crate::privacy::PrivacyModel;
+use crate::hierarchy::Hierarchy;
+use crate::privacy::{Distance, PrivacyModel};
 use crate::report::Report;
 use crate::table::{LineEnding, Table};
 use std::path::Path;
@@ -159,7 +160,17 @@ fn pack_group(
         writer.arrow(arrow);
     }
     if a.model.models.any() {
-        writer.models(&ModelsClaim::new(&a.model.sensitive, &a.model.models));
+        let distances: Vec<Distance> = (a.model.sensitive.iter())
+            .map(|&c| {
+                let m = &public.columns[c];
+                Distance::declared(m.value_type, m.hierarchy.is_some())
+            })
+            .collect();
+        writer.models(&ModelsClaim::new(
+            &a.model.sensitive,
+            &a.model.models,
+            &distances,
+        ));
     }
     writer.finish(&public, &hierarchies)?.into_bytes()
 }
@@ -184,11 +195,45 @@ fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> 
     })
 }
 
+/// A sensitive column's hierarchy as the file publishes it: when t is
+/// claimed (its hierarchical distance needs it), over the leaves the
+/// release shows and their ancestors, the height kept (which keeps every
+/// EMD: `spec/FORMAT.md` §6). Its values are released as they are, so
+/// those nodes disclose nothing the release hides.
+fn sensitive_hierarchy(a: &Anonymization<'_>, column: usize) -> Option<Hierarchy> {
+    let data = a.data;
+    a.model.models.t?;
+    let (_, h) = data.sensitive_hierarchies.iter().find(|(c, _)| *c == column)?;
+    let values = &data.table.columns[column];
+    let mut held = vec![false; values.dict.len()];
+    for &c in &values.codes {
+        held[c as usize] = true;
+    }
+    let mut leaves: Vec<u32> = (0..values.dict.len() as u32)
+        .filter(|&c| held[c as usize])
+        .filter_map(|c| h.leaf(values.dict.value(c)))
+        .collect();
+    leaves.sort_unstable();
+    let r = HierarchyRecord::over_leaves(h, &leaves);
+    Some(
+        r.into_hierarchy(&h.source)
+            .expect("a hierarchy over some of its leaves is a hierarchy"),
+    )
+}
+
 /// The public metadata of an anonymization, and the hierarchies of its QIs
-/// that `kept` says (one flag per QI).
+/// that `kept` says (one flag per QI) and of its sensitive columns that
+/// t-closeness measures with one.
 fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<HierarchyRecord>) {
     let data = a.data;
     let table = &data.table;
+    let sensitive: Vec<Option<Hierarchy>> = (0..table.columns.len())
+        .map(|i| {
+            (data.roles[i] == Role::Sensitive)
+                .then(|| sensitive_hierarchy(a, i))
+                .flatten()
+        })
+        .collect();
     let (columns, hierarchies) =
         meta::columns_and_hierarchies(table.columns.iter().enumerate().map(|(i, c)| {
             let qi = data.qis.iter().position(|q| q.column == i);
@@ -197,7 +242,8 @@ fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<Hierarc
                 data.roles[i],
                 data.types[i],
                 qi.filter(|&q| kept[q])
-                    .and_then(|q| data.qis[q].hierarchy.as_ref()),
+                    .and_then(|q| data.qis[q].hierarchy.as_ref())
+                    .or(sensitive[i].as_ref()),
             )
         }));
     let public = PublicMeta {

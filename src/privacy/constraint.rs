@@ -7,17 +7,18 @@
 use super::definitions::Definitions;
 use super::distribution::Distribution;
 use super::models::Models;
-use super::t_closeness::{Prefix, equal_emd, ordered_emd};
+use super::distribution::UNRANKED;
+use super::sensitive::Sensitive;
+use super::t_closeness::Emd;
 use super::{alpha_k, beta_likeness, delta_disclosure, l_diversity};
 use crate::classes::{NO_CLASS, Partition};
-use crate::table::Column;
 
 /// One sensitive attribute: its codes, p, and the class being checked.
 struct Attribute<'a> {
     codes: &'a [u32],
     /// The table's distribution; its one class is the candidate.
     dist: Distribution,
-    prefix: Option<Prefix>,
+    emd: Emd,
     scratch: Vec<u32>,
     touched: Vec<u32>,
 }
@@ -30,21 +31,20 @@ pub struct ClassConstraint<'a> {
 
 impl<'a> ClassConstraint<'a> {
     /// The constraint of `claim` on `sensitive` (whole-table columns).
-    pub fn new(sensitive: &[&'a Column], claim: &Models) -> ClassConstraint<'a> {
+    pub fn new(sensitive: &[Sensitive<'a>], claim: &Models) -> ClassConstraint<'a> {
         let attributes = sensitive
             .iter()
-            .map(|c| {
+            .map(|s| {
                 let none = Partition {
-                    class_of: vec![NO_CLASS; c.codes.len()],
+                    class_of: vec![NO_CLASS; s.column.codes.len()],
                     sizes: Vec::new(),
                 };
-                let dist = Distribution::new(c, &none, true);
-                let prefix = dist.numeric.then(|| Prefix::new(&dist));
+                let dist = Distribution::new(s, &none, true);
                 Attribute {
-                    codes: &c.codes,
+                    codes: &s.column.codes,
                     scratch: vec![0; dist.values()],
                     touched: Vec::new(),
-                    prefix,
+                    emd: Emd::new(&dist),
                     dist,
                 }
             })
@@ -67,11 +67,17 @@ impl<'a> ClassConstraint<'a> {
 }
 
 impl Attribute<'_> {
-    /// Makes `rows` the distribution's one class.
+    /// Makes `rows` the distribution's one class (none when no row holds
+    /// a value).
     fn load(&mut self, rows: &[u32]) {
         let d = &mut self.dist;
+        let mut size = 0u32;
         for &r in rows {
             let v = d.rank[self.codes[r as usize] as usize];
+            if v == UNRANKED {
+                continue;
+            }
+            size += 1;
             if self.scratch[v as usize] == 0 {
                 self.touched.push(v);
             }
@@ -87,17 +93,22 @@ impl Attribute<'_> {
         }
         self.touched.clear();
         d.offsets.clear();
-        d.offsets.extend([0, d.ranks.len()]);
         d.sizes.clear();
-        d.sizes.push(rows.len() as u32);
+        d.offsets.push(0);
+        if size > 0 {
+            d.offsets.push(d.ranks.len());
+            d.sizes.push(size);
+        }
     }
 }
 
-fn class_holds(a: &Attribute, claim: &Models) -> bool {
-    let d = &a.dist;
-    if d.sizes[0] == 0 {
-        return false;
+/// Whether the loaded class meets every claimed model: vacuously when it
+/// holds no value (its rows' cells are all missing: nothing to disclose).
+fn class_holds(a: &mut Attribute, claim: &Models) -> bool {
+    if a.dist.classes() == 0 {
+        return true;
     }
+    let d = &a.dist;
     // A claimed entropy l is checked on e^H (see `models::checks`).
     let defs = Definitions::Literature;
     let le = |v: Option<f64>, x: f64| v.is_some_and(|v| v <= x);
@@ -108,13 +119,7 @@ fn class_holds(a: &Attribute, claim: &Models) -> bool {
         && claim
             .recursive_cl
             .is_none_or(|(c, l)| l_diversity::recursive_holds(d, c, l))
-        && claim.t.is_none_or(|t| {
-            let emd = match &a.prefix {
-                Some(p) => ordered_emd(d, p, 0),
-                None => equal_emd(d, 0),
-            };
-            emd <= t
-        })
+        && claim.t.is_none_or(|t| a.emd.of(d, 0) <= t)
         && claim.alpha.is_none_or(|x| le(alpha_k::alpha(d), x))
         // The papers' δ (every value held): pyCANON's skips a value a class
         // lacks, so two classes within δ whose released tuples coincide

@@ -1,22 +1,25 @@
 //! A sensitive attribute's distribution: over the table (p) and in each
 //! equivalence class (q), the input of every model beyond k.
 //!
-//! Values are ranked as pyCANON ranks them (`np.unique`): by number when
-//! every value reads as one (pandas reads the column as numeric), else by
-//! text. The classes' counts are kept sparse (only the values a class
-//! holds), so a class costs its distinct values, not the table's.
+//! Values are ranked by number for the ordered distance (equal numbers
+//! sharing a rank), else by text, as pyCANON ranks them (`np.unique`).
+//! Missing cells hold no value (`sensitive`): they are counted nowhere, a
+//! class's size is its known cells, and a class without one is left out.
+//! The classes' counts are kept sparse (only the values a class holds), so
+//! a class costs its distinct values, not the table's.
 
+use super::sensitive::{Distance, Key, Sensitive, Tree};
 use crate::classes::{NO_CLASS, Partition};
-use crate::table::Column;
 
 /// One sensitive attribute over a partition.
 #[derive(Debug, Clone)]
 pub struct Distribution {
     /// The column's name.
     pub name: String,
-    /// Whether the values are ordered numbers (ordered-distance EMD) or
-    /// categories (equal-distance EMD).
-    pub numeric: bool,
+    /// The ground distance of t-closeness.
+    pub distance: Distance,
+    /// Hierarchical distance: the tree, and the leaf of each rank.
+    pub tree: Option<(Tree, Vec<u32>)>,
     /// Rows of the global distribution.
     pub total: u64,
     /// The rank of each dictionary code (`u32::MAX`: no counted row).
@@ -28,82 +31,78 @@ pub struct Distribution {
     pub offsets: Vec<usize>,
     pub ranks: Vec<u32>,
     pub counts: Vec<u32>,
-    /// Rows of each class.
+    /// Known cells of each class (classes without one left out).
     pub sizes: Vec<u32>,
 }
 
 /// Marks a code no counted row holds.
-const UNRANKED: u32 = u32::MAX;
-
-/// A number as pandas reads a CSV cell into a numeric column, when it is one.
-fn number(text: &str) -> Option<f64> {
-    let t = text.trim();
-    let first = t.bytes().next()?;
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
-        return None;
-    }
-    t.parse::<f64>().ok().filter(|v| v.is_finite())
-}
+pub(crate) const UNRANKED: u32 = u32::MAX;
 
 /// The rank of each code among the values held by a row of `in_p`, in
-/// `np.unique` order, equal numbers sharing a rank; and whether numeric.
-fn rank_codes(column: &Column, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize, bool) {
-    let mut held = vec![false; column.dict.len()];
-    for (r, &c) in column.codes.iter().enumerate() {
-        if in_p(r) {
+/// `np.unique` order, equal numbers sharing a rank; and how many ranks.
+fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) {
+    let mut held = vec![false; s.keys.len()];
+    for (r, &c) in s.column.codes.iter().enumerate() {
+        if in_p(r) && s.known(c) {
             held[c as usize] = true;
         }
     }
     let codes: Vec<u32> = (0..held.len() as u32)
         .filter(|&c| held[c as usize])
         .collect();
-    let numbers: Option<Vec<f64>> = codes
-        .iter()
-        .map(|&c| number(column.dict.value(c)))
-        .collect();
     let mut rank = vec![UNRANKED; held.len()];
-    let distinct = match numbers {
-        Some(values) => {
-            let mut order: Vec<(f64, u32)> = values.into_iter().zip(codes).collect();
-            order.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mut next = 0u32;
-            for (i, &(v, c)) in order.iter().enumerate() {
-                if i > 0 && v != order[i - 1].0 {
-                    next += 1;
-                }
-                rank[c as usize] = next;
+    if s.distance == Distance::Ordered {
+        let number = |c: u32| match s.keys[c as usize] {
+            Key::Number(x) => x,
+            _ => unreachable!("an ordered column's known values are numbers"),
+        };
+        let mut order: Vec<(f64, u32)> = codes.iter().map(|&c| (number(c), c)).collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut next = 0u32;
+        for (i, &(v, c)) in order.iter().enumerate() {
+            if i > 0 && v != order[i - 1].0 {
+                next += 1;
             }
-            return (rank, order.len().min(next as usize + 1), true);
+            rank[c as usize] = next;
         }
-        None => {
-            let mut order = codes;
-            order.sort_by(|&a, &b| column.dict.value(a).cmp(column.dict.value(b)));
-            for (i, &c) in order.iter().enumerate() {
-                rank[c as usize] = i as u32;
-            }
-            order.len()
-        }
-    };
-    (rank, distinct, false)
+        return (rank, order.len().min(next as usize + 1));
+    }
+    let mut order = codes;
+    let dict = &s.column.dict;
+    order.sort_by(|&a, &b| dict.value(a).cmp(dict.value(b)));
+    for (i, &c) in order.iter().enumerate() {
+        rank[c as usize] = i as u32;
+    }
+    (rank, order.len())
 }
 
 impl Distribution {
-    /// The distribution of `column` over the classes of `partition`. The
-    /// global distribution counts the rows of a class and, when
+    /// The distribution of `sensitive` over the classes of `partition`.
+    /// The global distribution counts the rows of a class and, when
     /// `exempt_in_p`, also the rows outside every class (pyCANON counts the
     /// rows whose QI is missing in p; the literature drops suppressed rows).
-    pub fn new(column: &Column, partition: &Partition, exempt_in_p: bool) -> Distribution {
+    pub fn new(sensitive: &Sensitive, partition: &Partition, exempt_in_p: bool) -> Distribution {
+        let column = sensitive.column;
         let class_of = &partition.class_of;
         let in_p = |r: usize| exempt_in_p || class_of[r] != NO_CLASS;
-        let (rank, distinct, numeric) = rank_codes(column, in_p);
+        let (rank, distinct) = rank_codes(sensitive, in_p);
         let mut global = vec![0u64; distinct];
         let mut total = 0u64;
         for (r, &c) in column.codes.iter().enumerate() {
-            if in_p(r) {
+            if in_p(r) && rank[c as usize] != UNRANKED {
                 global[rank[c as usize] as usize] += 1;
                 total += 1;
             }
         }
+        let tree = sensitive.tree.as_ref().map(|t| {
+            let mut leaf = vec![0u32; distinct];
+            for (c, &r) in rank.iter().enumerate() {
+                if let (true, Key::Leaf(l)) = (r != UNRANKED, sensitive.keys[c]) {
+                    leaf[r as usize] = l;
+                }
+            }
+            (t.clone(), leaf)
+        });
         // Rows grouped by class (a counting sort), then each class's
         // values counted in one scratch array reset after it.
         let classes = partition.classes();
@@ -124,34 +123,45 @@ impl Distribution {
         let mut offsets = Vec::with_capacity(classes + 1);
         let mut ranks = Vec::new();
         let mut counts = Vec::new();
+        let mut sizes = Vec::with_capacity(classes);
         offsets.push(0);
         for c in 0..classes {
             for &r in &grouped[start[c]..start[c + 1]] {
                 let v = rank[column.codes[r as usize] as usize];
+                if v == UNRANKED {
+                    continue;
+                }
                 if scratch[v as usize] == 0 {
                     touched.push(v);
                 }
                 scratch[v as usize] += 1;
             }
+            if touched.is_empty() {
+                continue;
+            }
             touched.sort_unstable();
+            let mut size = 0u32;
             for &v in &touched {
                 ranks.push(v);
                 counts.push(scratch[v as usize]);
+                size += scratch[v as usize];
                 scratch[v as usize] = 0;
             }
             touched.clear();
             offsets.push(ranks.len());
+            sizes.push(size);
         }
         Distribution {
             name: column.name.clone(),
-            numeric,
+            distance: sensitive.distance,
+            tree,
             total,
             rank,
             global,
             offsets,
             ranks,
             counts,
-            sizes: partition.sizes.clone(),
+            sizes,
         }
     }
 
@@ -210,6 +220,9 @@ pub fn numpy_sum(terms: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    use crate::privacy::sensitive::Declared;
+    use crate::table::Column;
+
     fn column(values: &[&str]) -> Column {
         let mut c = Column::new("s");
         for v in values {
@@ -218,18 +231,40 @@ mod tests {
         c
     }
 
+    fn inferred(c: &Column) -> Sensitive<'_> {
+        Sensitive::new(c, &["?".to_owned()], Declared::Inferred).unwrap()
+    }
+
     #[test]
     fn numbers_rank_by_value_and_texts_by_text() {
-        let c = column(&["10", "9", "1.0", "1", "-2"]);
-        let (rank, distinct, numeric) = rank_codes(&c, |_| true);
-        assert!(numeric);
+        let c = column(&["10", "9", "1.0", "1", "-2", "?"]);
+        let s = inferred(&c);
+        assert_eq!(s.distance, Distance::Ordered);
+        let (rank, distinct) = rank_codes(&s, |_| true);
         assert_eq!(distinct, 4);
-        // 10, 9, 1.0 (= 1), -2
-        assert_eq!(rank, vec![3, 2, 1, 1, 0]);
+        // 10, 9, 1.0 (= 1), -2, and the missing cell unranked
+        assert_eq!(rank, vec![3, 2, 1, 1, 0, UNRANKED]);
         let c = column(&["b", "10", "9", "a"]);
-        let (rank, distinct, numeric) = rank_codes(&c, |_| true);
-        assert!(!numeric);
+        let s = inferred(&c);
+        assert_eq!(s.distance, Distance::Equal);
+        let (rank, distinct) = rank_codes(&s, |_| true);
         assert_eq!((distinct, rank), (4, vec![3, 0, 1, 2]));
+    }
+
+    /// Missing cells count nowhere: not in p, not in a class's size, and a
+    /// class of missing cells alone is left out.
+    #[test]
+    fn missing_cells_are_in_no_distribution() {
+        let c = column(&["x", "?", "y", "?", "?", "x"]);
+        let p = Partition {
+            class_of: vec![0, 0, 1, 2, 2, 1],
+            sizes: vec![2, 2, 2],
+        };
+        let d = Distribution::new(&inferred(&c), &p, true);
+        assert_eq!((d.total, d.global.clone()), (3, vec![2, 1]));
+        assert_eq!(d.sizes, vec![1, 2]);
+        assert_eq!(d.class(0), (&[0u32][..], &[1u32][..]));
+        assert_eq!(d.class(1), (&[0u32, 1][..], &[1u32, 1][..]));
     }
 
     #[test]
@@ -239,6 +274,7 @@ mod tests {
             class_of: vec![0, 0, 1, NO_CLASS, 1],
             sizes: vec![2, 2],
         };
+        let s = inferred(&s);
         let d = Distribution::new(&s, &p, true);
         assert_eq!((d.total, d.global.clone()), (5, vec![3, 1, 1]));
         assert_eq!(d.class(0), (&[0u32, 1][..], &[1u32, 1][..]));

@@ -22,10 +22,12 @@ pub(crate) mod k;
 pub(crate) mod l_diversity;
 pub mod models;
 pub mod risk;
+pub mod sensitive;
 pub(crate) mod t_closeness;
 
 pub use definitions::Definitions;
 pub use models::{Models, ModelsReport};
+pub use sensitive::{Declared, Distance, MISSING_VALUE, Sensitive};
 
 use crate::Result;
 use crate::cell::SUPPRESSED;
@@ -107,6 +109,17 @@ pub enum ModelError {
     /// A model parameter out of its range (the message names the flag).
     #[error("[privacy]: {0}")]
     Models(String),
+    /// A sensitive value the column's declaration cannot read: no number
+    /// of a numeric column, no leaf of its hierarchy.
+    #[error("sensitive column {column:?}: {value:?} is not {expected}")]
+    SensitiveValue {
+        /// The sensitive column.
+        column: String,
+        /// The value.
+        value: String,
+        /// What the declaration expects.
+        expected: String,
+    },
     /// A model beyond k that even one class of every row fails.
     #[error(
         "{model} on {sensitive:?} cannot be met: even one class of every row has {value}, so no release can satisfy it"
@@ -303,9 +316,10 @@ impl PrivacyModel {
 
 /// Whether the all-`*` rows (`star`, each weighing `weight(e)` rows) stand
 /// as an ordinary class: they meet every constraint's k (`max_k`) and, when
-/// l-diversity is claimed, hold at least l distinct sensitive values
-/// (`sensitive`: every row's code). Then no row counts as suppressed; else
-/// they all do (`spec/FORMAT.md` §5, policy).
+/// l-diversity is claimed, hold at least l distinct sensitive values or
+/// none (`sensitive`: every row's code, [`MISSING_VALUE`] for a missing
+/// cell). Then no row counts as suppressed; else they all do
+/// (`spec/FORMAT.md` §5, policy).
 pub fn stars_form_a_class(
     star: &[bool],
     weight: impl Fn(usize) -> usize,
@@ -320,12 +334,12 @@ pub fn stars_form_a_class(
         return true;
     };
     let mut values: Vec<u32> = (0..star.len())
-        .filter(|&r| star[r])
+        .filter(|&r| star[r] && codes[r] != MISSING_VALUE)
         .map(|r| codes[r])
         .collect();
     values.sort_unstable();
     values.dedup();
-    values.len() >= l
+    values.is_empty() || values.len() >= l
 }
 
 /// The rows that count as suppressed, given the all-`*` rows `star` of a
@@ -343,6 +357,13 @@ pub fn suppressed_rows(
 }
 
 impl PrivacyModel {
+    /// Distinct l's sensitive codes (one per row, [`MISSING_VALUE`] where
+    /// the cell holds no value) and l, when l-diversity is claimed.
+    pub fn l_codes(&self, data: &Dataset) -> Option<(Vec<u32>, usize)> {
+        let (col, l) = self.l_diversity?;
+        Some((sensitive::of_dataset(data, col).known_codes(), l))
+    }
+
     /// Refuses a model that no release of `data` meets when at most
     /// `budget` rows may be suppressed. k <= rows holds (checked by
     /// [`PrivacyModel::from_config`]), so the release with every QI at `*`
@@ -356,13 +377,15 @@ impl PrivacyModel {
             return self.check_models_reachable(data);
         };
         let column = &data.table.columns[col];
+        let attribute = sensitive::of_dataset(data, col);
         let mut seen = vec![false; column.dict.len()];
         for &c in &column.codes {
-            seen[c as usize] = true;
+            seen[c as usize] = attribute.known(c);
         }
         let distinct = seen.iter().filter(|&&s| s).count();
         let strict = self.policy == SuppressionPolicy::Strict;
-        if distinct >= l || (!strict && budget >= data.rows()) {
+        // No known value: one class of every row discloses none (vacuous).
+        if distinct == 0 || distinct >= l || (!strict && budget >= data.rows()) {
             return self.check_models_reachable(data);
         }
         Err(ModelError::LTooLarge {
@@ -383,10 +406,10 @@ impl PrivacyModel {
         if !self.models.any() {
             return Ok(());
         }
-        let columns: Vec<&Column> = self
+        let columns: Vec<Sensitive> = self
             .sensitive
             .iter()
-            .map(|&c| &data.table.columns[c])
+            .map(|&c| sensitive::of_dataset(data, c))
             .collect();
         let all = Partition {
             class_of: vec![0; data.rows()],
@@ -481,7 +504,10 @@ pub struct ClaimReport {
     pub policy: SuppressionPolicy,
     /// One report per constraint.
     pub constraints: Vec<ConstraintReport>,
-    /// Distinct l-diversity, when claimed.
+    /// Distinct l-diversity, when claimed; not in the JSON, whose
+    /// `models` report holds it (one key per model: `models.l_diversity`
+    /// and its check), as every claim of l comes with a models report.
+    #[serde(skip)]
     pub l_diversity: Option<LDiversityReport>,
     /// The models beyond k, when sensitive attributes are named (`null`
     /// otherwise).
@@ -538,7 +564,7 @@ pub fn verify_columns(
     qi: &[&Column],
     constraints: &[Constraint],
     policy: SuppressionPolicy,
-    l_diversity: Option<(&Column, usize)>,
+    l_diversity: Option<(&Sensitive, usize)>,
 ) -> ClaimReport {
     verify(qi, None, constraints, policy, l_diversity)
 }
@@ -562,7 +588,7 @@ fn verify(
     weights: Option<&[u32]>,
     constraints: &[Constraint],
     policy: SuppressionPolicy,
-    l_diversity: Option<(&Column, usize)>,
+    l_diversity: Option<(&Sensitive, usize)>,
 ) -> ClaimReport {
     let entries = qi.first().map_or(0, |c| c.codes.len());
     let weight = |e: usize| weights.map_or(1, |w| w[e] as usize);
@@ -578,7 +604,8 @@ fn verify(
         .collect();
     let rows = (0..entries).map(weight).sum();
     let max_k = constraints.iter().map(|c| c.k).max().unwrap_or(1);
-    let sensitive = l_diversity.map(|(c, l)| (&c.codes[..], l));
+    let known = l_diversity.map(|(s, l)| (s.known_codes(), l));
+    let sensitive = known.as_ref().map(|(c, l)| (&c[..], *l));
     let star_class = stars_form_a_class(&star, weight, max_k, sensitive);
     let suppressed_rows = if star_class {
         0
@@ -599,14 +626,20 @@ fn verify(
         })
         .collect();
 
-    let l_report = l_diversity.map(|(sensitive, l)| {
+    let l_report = l_diversity.map(|(attribute, l)| {
         let all: Vec<&[u32]> = qi.iter().map(|c| &c.codes[..]).collect();
         // Only reached without weights: entries are rows.
         let p = Partition::new(&all, entries, exclude);
-        let distinct = p.distinct_per_class(&sensitive.codes[..entries]);
+        let codes = &known.as_ref().expect("with l").0;
+        // A class without a known value meets l vacuously.
+        let distinct: Vec<usize> = p
+            .distinct_per_class(&codes[..entries])
+            .into_iter()
+            .filter(|&d| d > 0)
+            .collect();
         let violating = distinct.iter().filter(|&&d| d < l).count();
         LDiversityReport {
-            sensitive: sensitive.name.clone(),
+            sensitive: attribute.name().to_owned(),
             l,
             min_distinct: distinct.iter().copied().min(),
             violating_classes: violating,
@@ -662,9 +695,8 @@ fn constraint_report(qi: &[&Column], c: &Constraint, p: &Partition) -> Constrain
 /// The rows of `release` (made from `data`) that count as suppressed under
 /// `model` ([`suppressed_rows`]): what reports and metrics count.
 pub fn release_suppressed(data: &Dataset, release: &Release, model: &PrivacyModel) -> Vec<bool> {
-    let sensitive = model
-        .l_diversity
-        .map(|(col, l)| (&data.table.columns[col].codes[..], l));
+    let known = model.l_codes(data);
+    let sensitive = known.as_ref().map(|(c, l)| (&c[..], *l));
     suppressed_rows(release.star_mask(), model.max_k(), sensitive)
 }
 
@@ -674,19 +706,20 @@ pub fn verify_release(data: &Dataset, release: &Release, model: &PrivacyModel) -
         .map(|q| release.qi_column(data, q))
         .collect();
     let refs: Vec<&Column> = columns.iter().collect();
-    let sensitive = model
+    let attribute = model
         .l_diversity
-        .map(|(col, l)| (&data.table.columns[col], l));
-    let mut report = verify_columns(&refs, &model.constraints, model.policy, sensitive);
+        .map(|(col, l)| (sensitive::of_dataset(data, col), l));
+    let l = attribute.as_ref().map(|(s, l)| (s, *l));
+    let mut report = verify_columns(&refs, &model.constraints, model.policy, l);
     if model.models.any() {
         let exempt = release_suppressed(data, release, model);
         let cols: Vec<&[u32]> = refs.iter().map(|c| &c.codes[..]).collect();
         let any = exempt.iter().any(|&e| e) && model.policy == SuppressionPolicy::Mask;
         let p = Partition::new(&cols, data.rows(), any.then_some(&exempt[..]));
-        let columns: Vec<&Column> = model
+        let columns: Vec<Sensitive> = model
             .sensitive
             .iter()
-            .map(|&c| &data.table.columns[c])
+            .map(|&c| sensitive::of_dataset(data, c))
             .collect();
         report.models = Some(models::measure(&p, &columns, &model.models));
     }
@@ -762,6 +795,30 @@ mod tests {
         c
     }
 
+    fn categorical(c: &Column) -> Sensitive<'_> {
+        Sensitive::new(c, &["?".to_owned()], Declared::Categorical).unwrap()
+    }
+
+    /// A missing sensitive cell adds no diversity: the star rows of one
+    /// value and a missing one are no class of l = 2, those of missing
+    /// cells alone are (they disclose no value), and a class of one value
+    /// beside missing cells fails l = 2.
+    #[test]
+    fn missing_sensitive_cells_add_no_diversity() {
+        let a = column("a", &["x", "x", "x", "*", "*"]);
+        let all = Constraint { qis: vec![0], k: 2 };
+        let s = column("s", &["p", "?", "?", "p", "?"]);
+        let r = verify_columns(&[&a], &[all.clone()], SuppressionPolicy::Mask, Some((&categorical(&s), 2)));
+        assert_eq!(r.suppressed_rows, 2);
+        assert_eq!(r.l_diversity.as_ref().unwrap().min_distinct, Some(1));
+        assert!(!r.holds());
+        let s = column("s", &["p", "q", "?", "?", "?"]);
+        let r = verify_columns(&[&a], &[all], SuppressionPolicy::Mask, Some((&categorical(&s), 2)));
+        assert_eq!(r.suppressed_rows, 0);
+        assert_eq!(r.l_diversity.as_ref().unwrap().min_distinct, Some(2));
+        assert!(r.holds());
+    }
+
     #[test]
     fn mask_exempts_suppressed_rows_and_strict_counts_them() {
         let a = column("a", &["x", "x", "y", "y", "*"]);
@@ -775,7 +832,7 @@ mod tests {
             &[&a, &b],
             std::slice::from_ref(&all),
             SuppressionPolicy::Mask,
-            Some((&s, 2)),
+            Some((&categorical(&s), 2)),
         );
         assert_eq!(r.suppressed_rows, 1);
         assert!(r.constraints[0].holds);
@@ -808,10 +865,10 @@ mod tests {
             assert!(r.constraints[0].holds, "{policy:?}");
             assert_eq!(r.constraints[0].classes, 2);
             assert_eq!(r.constraints[1].violating_rows, 2);
-            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&diverse, 2)));
+            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&categorical(&diverse), 2)));
             assert_eq!((r.suppressed_rows, r.holds()), (0, true), "{policy:?}");
             // Three star rows with one value: not a class of l = 2.
-            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&flat, 2)));
+            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&categorical(&flat), 2)));
             assert_eq!(r.suppressed_rows, 3, "{policy:?}");
             assert_eq!(r.holds(), policy == SuppressionPolicy::Mask, "{policy:?}");
         }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::definitions::Definitions;
 use super::distribution::Distribution;
 use super::risk::{Risk, risk};
+use super::sensitive::{Distance, Sensitive};
 use super::{alpha_k, beta_likeness, delta_disclosure, k, l_diversity, t_closeness};
 use crate::cell::SUPPRESSED;
 use crate::classes::Partition;
@@ -110,8 +111,11 @@ impl Models {
 pub struct SensitiveReport {
     /// The sensitive column.
     pub sensitive: String,
-    /// Numbers (ordered EMD) or categories (equal-distance EMD).
+    /// Whether t-closeness measured it with the ordered distance.
     pub numeric: bool,
+    /// t-closeness's ground distance: `equal`, `ordered` or
+    /// `hierarchical`, as the column's declaration gives it.
+    pub distance: Distance,
     /// Distinct ℓ: fewest distinct values in a class.
     pub l_diversity: Option<usize>,
     /// Entropy ℓ: the smallest over the classes.
@@ -226,18 +230,19 @@ fn worst(values: impl Iterator<Item = Option<f64>>, max: bool) -> Option<f64> {
 
 /// Measures every model on the classes `p` (exempt rows outside every
 /// class) for each of `sensitive`, and checks `claim`.
-pub fn measure(p: &Partition, sensitive: &[&Column], claim: &Models) -> ModelsReport {
+pub fn measure(p: &Partition, sensitive: &[Sensitive], claim: &Models) -> ModelsReport {
     let defs = claim.definitions;
     let dists: Vec<Distribution> = sensitive
         .iter()
-        .map(|c| Distribution::new(c, p, defs == Definitions::PyCanon))
+        .map(|s| Distribution::new(s, p, defs == Definitions::PyCanon))
         .collect();
     let l = dists.iter().filter_map(l_diversity::distinct_l).min();
     let per: Vec<SensitiveReport> = dists
         .iter()
         .map(|d| SensitiveReport {
             sensitive: d.name.clone(),
-            numeric: d.numeric,
+            numeric: d.distance == Distance::Ordered,
+            distance: d.distance,
             l_diversity: l_diversity::distinct_l(d),
             entropy_l_diversity: l_diversity::min_entropy(d)
                 .map(|h| l_diversity::entropy_l(h, defs)),
@@ -284,7 +289,7 @@ pub fn measure(p: &Partition, sensitive: &[&Column], claim: &Models) -> ModelsRe
 pub fn measure_columns(
     qi: &[&Column],
     exempt: bool,
-    sensitive: &[&Column],
+    sensitive: &[Sensitive],
     claim: &Models,
 ) -> ModelsReport {
     let rows = qi.first().map_or(0, |c| c.codes.len());

@@ -184,6 +184,7 @@ fn verify_table_measures_every_model_on_each_sensitive_column() {
         suppressed: SuppressionPolicy::Mask,
         sensitive: vec!["s".into(), "n".into()],
         models,
+        missing: api::default_missing(),
     };
     let r = api::verify_table(&table, &options(Default::default())).unwrap();
     let m = r.models.as_ref().unwrap();
@@ -250,6 +251,7 @@ fn verify_table_checks_k_constraints_and_l() {
             l: sensitive.map(|s| s.1),
             ..Default::default()
         },
+        missing: api::default_missing(),
     };
     let holds = api::verify_table(&table, &options(2, None)).unwrap();
     assert!(holds.holds());

@@ -229,8 +229,14 @@ impl Place {
             ("anonymize" | "verify" | "pack", _) if model_args(flag).is_some() => {
                 let mut extra = strings(&["--sensitive", "note"]);
                 extra.extend(strings(&model_args(flag).unwrap()));
+                if command == "verify" {
+                    // The release's empty note is a value here, not a
+                    // missing one: its class then holds two (recursive l = 2).
+                    extra.extend(strings(&["--missing", "?"]));
+                }
                 extra
             }
+            ("verify", "--missing") => strings(&["--sensitive", "note", flag, "?"]),
             ("verify", "--definitions") => strings(&[flag, "literature"]),
             ("init", "--qi") => strings(&[flag, "city,age"]),
             ("init", "--explain") => strings(&[flag]),
@@ -428,6 +434,7 @@ fn every_command_prints_its_documented_json() {
         };
         let schema = match command.as_str() {
             "completions" | "man" => "karc.generated/1".to_owned(),
+            c @ ("verify" | "inspect") => format!("karc.{c}/2"),
             c => format!("karc.{c}/1"),
         };
         let v = check_document(doc, &schema, &command);
@@ -511,7 +518,7 @@ fn errors_with_json_are_documents_with_their_exit_code() {
     );
     // A claim that fails is a result, not an error.
     let (code, out, _) = outcome(&karc(&["verify", &bad, "--json"]));
-    let v = check_document(&out, "karc.verify/1", "verify failing");
+    let v = check_document(&out, "karc.verify/2", "verify failing");
     assert_eq!(
         (code, v["holds"].as_bool(), v["kind"].as_str()),
         (1, Some(false), Some("archive"))

@@ -14,6 +14,7 @@ mod cli;
 mod codec;
 mod config_docs;
 mod constraints;
+mod declared;
 mod decimals;
 mod files;
 mod forged;

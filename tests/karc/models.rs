@@ -116,6 +116,7 @@ fn independent_check(
             suppressed: SuppressionPolicy::Mask,
             sensitive: vec!["salary-class".to_owned()],
             models: models.clone(),
+            missing: api::default_missing(),
         },
     )
     .unwrap();

@@ -48,7 +48,10 @@ fn recursive_cl(text: &str) -> Result<(f64, usize), String> {
 /// "Privacy models").
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
-    /// A sensitive column (repeatable): every model is measured, and must hold, on each.
+    /// A sensitive column (repeatable): every model is measured, and must hold, on each. verify
+    /// also takes NAME:categorical, NAME:numeric or NAME:hierarchy=FILE, t-closeness's equal,
+    /// ordered or hierarchical distance (a table's NAME alone: numbers ordered, as pandas reads
+    /// them; a .karc file's: as it declares them).
     #[arg(long)]
     pub sensitive: Vec<String>,
     /// Distinct l-diversity: every class holds at least L sensitive values.
@@ -273,6 +276,10 @@ pub struct VerifyArgs {
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
     pub delimiter: Option<char>,
+    /// A token that stands for a missing sensitive value (repeatable; default "" and "?"): such a
+    /// cell holds no value for the models beyond k.
+    #[arg(long)]
+    pub missing: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -72,6 +72,11 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
         suppressed: args.suppressed.unwrap_or(SuppressionPolicy::Mask),
         sensitive: args.models.sensitive.clone(),
         models: args.models.models(args.definitions),
+        missing: if args.missing.is_empty() {
+            karc::api::default_missing()
+        } else {
+            args.missing.clone()
+        },
     })
 }
 
@@ -124,7 +129,9 @@ fn print_report(source: &str, r: &ClaimReport) {
 fn print_models(m: &karc::api::ModelsReport) {
     let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.6}"));
     let int = |v: Option<usize>| v.map_or("-".to_owned(), |v| v.to_string());
-    let names = all_shown(m.sensitive.iter().map(|s| s.sensitive.as_str()));
+    let names: Vec<String> = (m.sensitive.iter())
+        .map(|s| format!("{} ({} distance)", shown(&s.sensitive), s.distance.name()))
+        .collect();
     println!(
         "  models on ({}), {:?} definitions:",
         names.join(", "),
@@ -205,9 +212,10 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
         || !args.constraints.is_empty()
         || args.delimiter.is_some()
         || args.suppressed.is_some()
+        || !args.missing.is_empty()
     {
         bail!(
-            "--qi, --k, --constraint, --suppressed and --delimiter apply to release tables; \
+            "--qi, --k, --constraint, --suppressed, --delimiter and --missing apply to release tables; \
              a .karc file carries its own claim"
         );
     }
