@@ -46,6 +46,7 @@ pub mod codec;
 pub mod compare;
 pub mod config;
 pub mod dataset;
+pub mod derived;
 pub mod dictionary;
 pub mod error;
 pub mod frequency;
