@@ -20,7 +20,11 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use crate::table::Column;
+use crate::cell::Cell;
+use crate::config::{Config, Role};
+use crate::dataset::Dataset;
+use crate::number::NumberFormat;
+use crate::table::{Column, Table, ValueType};
 
 /// The share of hidden rows a column may narrow before it is refused as
 /// derived. Copies, recodings and monotone transforms narrow every hidden
@@ -82,7 +86,7 @@ pub struct QiSubject<'a> {
     /// Each row's original value (dictionary code).
     pub original: &'a [u32],
     /// Each row's released cell, numbered in any way (equal cells, equal numbers).
-    pub released: Vec<u32>,
+    pub released: std::borrow::Cow<'a, [u32]>,
     /// The number of each original code, when the QI is numeric.
     pub numbers: Option<&'a [Option<f64>]>,
 }
@@ -162,11 +166,16 @@ pub struct ColumnChecks {
 impl ColumnChecks {
     /// Measures every column against every QI (one QI at a time: memory
     /// holds one QI's cells beside the table).
-    pub fn measure(qis: Vec<QiSubject<'_>>, columns: &[ColumnSubject<'_>]) -> ColumnChecks {
+    /// `qis` are made one at a time as the loop asks, `names` names them.
+    pub fn measure<'a>(
+        names: Vec<String>,
+        qis: impl IntoIterator<Item = QiSubject<'a>>,
+        columns: &[ColumnSubject<'_>],
+    ) -> ColumnChecks {
         let mut checks = ColumnChecks {
             threshold: DERIVED_SHARE,
             columns: columns.iter().map(|c| c.column.name.clone()).collect(),
-            qis: qis.iter().map(|q| q.name.to_owned()).collect(),
+            qis: names,
             allowed: Vec::new(),
             pairs: Vec::new(),
             passed: true,
@@ -225,6 +234,70 @@ impl ColumnChecks {
     }
 }
 
+/// The check of a release made from `data`: `cells[q]` is each row's
+/// released cell of QI `q`. `None` when no column besides the QIs is
+/// released.
+pub fn check_release(config: &Config, data: &Dataset, cells: &[Vec<Cell>]) -> Option<ColumnChecks> {
+    let qis = data.qis.iter().zip(cells).map(|(qi, cells)| QiSubject {
+        name: &qi.name,
+        original: &data.table.columns[qi.column].codes,
+        released: std::borrow::Cow::Owned(cell_numbers(cells)),
+        numbers: qi.value_type.is_numeric().then_some(qi.numbers.as_slice()),
+    });
+    let names = data.qis.iter().map(|q| q.name.clone()).collect();
+    check_table(config, &data.table, &data.roles, names, qis)
+}
+
+/// The check of `table` (a whole table or a stream's block) whose columns
+/// have `roles`: every released column that is neither a QI nor an
+/// identifier against each of `qis` (named `names`). `None` when there is
+/// no such column or no QI.
+pub fn check_table<'a>(
+    config: &Config,
+    table: &Table,
+    roles: &[Role],
+    names: Vec<String>,
+    qis: impl IntoIterator<Item = QiSubject<'a>>,
+) -> Option<ColumnChecks> {
+    let format = NumberFormat::for_delimiter(table.delimiter);
+    let columns: Vec<ColumnSubject<'_>> = table
+        .columns
+        .iter()
+        .zip(roles)
+        .filter(|(_, r)| matches!(r, Role::Sensitive | Role::Insensitive))
+        .map(|(column, _)| {
+            let allowed = config
+                .columns
+                .iter()
+                .find(|c| c.name == column.name)
+                .map_or(&[][..], |c| c.allow_derived.as_slice());
+            ColumnSubject {
+                numbers: column_numbers(column, &config.input.missing, |t| {
+                    format.number(t, ValueType::Decimal)
+                }),
+                column,
+                allowed,
+            }
+        })
+        .collect();
+    if columns.is_empty() || names.is_empty() {
+        return None;
+    }
+    Some(ColumnChecks::measure(names, qis, &columns))
+}
+
+/// Each row's cell numbered in order of first use (equal cells, equal numbers).
+fn cell_numbers(cells: &[Cell]) -> Vec<u32> {
+    let mut numbers: rustc_hash::FxHashMap<Cell, u32> = rustc_hash::FxHashMap::default();
+    cells
+        .iter()
+        .map(|c| {
+            let next = numbers.len() as u32;
+            *numbers.entry(*c).or_insert(next)
+        })
+        .collect()
+}
+
 /// Per released cell of a QI: how many distinct original values it holds.
 struct CellCandidates {
     distinct: Vec<u32>,
@@ -253,7 +326,18 @@ impl CellCandidates {
 fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_>) -> PairMeasure {
     let codes = &c.column.codes;
     let hidden = qi.released.iter().filter(|&&r| cells.hidden(r)).count() as u64;
-    let values = values_test(qi, cells, codes, c.column.dict.len());
+    let values = values_test(qi, cells, codes, c.column.dict.len(), false);
+    // What chance narrows (the column's values on other rows) is taken off,
+    // as Cohen's kappa takes off chance agreement: a column unique to almost
+    // every row, or a skewed QI whose groups agree by chance, pins nothing.
+    let chance = match values {
+        0 => 0,
+        _ => values_test(qi, cells, codes, c.column.dict.len(), true),
+    };
+    let values = match hidden > chance {
+        true => values.saturating_sub(chance) * hidden / (hidden - chance),
+        false => 0,
+    };
     let order = match (qi.numbers, &c.numbers) {
         (Some(qn), Some(cn)) if hidden > 0 => order_test(qi, cells, codes, qn, cn),
         _ => 0,
@@ -278,30 +362,67 @@ fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_
     }
 }
 
-/// Hidden rows whose column value, over every row holding it (at least
-/// [`MIN_SUPPORT`]), goes with one original QI value, or with at most a
-/// [`NARROWING`]th of the values the row's released cell holds.
-fn values_test(qi: &QiSubject<'_>, cells: &CellCandidates, codes: &[u32], values: usize) -> u64 {
+/// Hidden rows whose column value, over every row holding it, goes with one
+/// original QI value or at most a [`NARROWING`]th of those the row's cell
+/// holds, backed by at least [`MIN_SUPPORT`] rows per value it goes with;
+/// `shuffled`, the same count with the column's values moved to other rows
+/// ([`Stride`]): what chance alone narrows.
+fn values_test(qi: &QiSubject<'_>, cells: &CellCandidates, codes: &[u32], values: usize, shuffled: bool) -> u64 {
+    let stride = Stride::new(codes.len());
+    let code = |i: usize| match shuffled {
+        true => codes[stride.apply(i)],
+        false => codes[i],
+    };
     let mut support = vec![0u32; values];
     let mut distinct = vec![0u32; values];
     let mut seen: FxHashSet<u64> = FxHashSet::default();
-    for (&c, &q) in codes.iter().zip(qi.original) {
+    for (i, &q) in qi.original.iter().enumerate() {
+        let c = code(i);
         support[c as usize] = support[c as usize].saturating_add(1);
         if seen.insert(u64::from(c) << 32 | u64::from(q)) {
             distinct[c as usize] += 1;
         }
     }
     drop(seen);
-    codes
-        .iter()
-        .zip(&qi.released)
-        .filter(|&(&c, &r)| {
-            let (c, d_cell) = (c as usize, cells.distinct[r as usize]);
-            d_cell >= 2
-                && support[c] >= MIN_SUPPORT
-                && (distinct[c] == 1 || NARROWING * distinct[c] <= d_cell)
-        })
+    let narrowed = |c: usize, d_cell: u32| {
+        d_cell >= 2
+            && support[c] >= MIN_SUPPORT.saturating_mul(distinct[c])
+            && (distinct[c] == 1 || NARROWING * distinct[c] <= d_cell)
+    };
+    (0..codes.len())
+        .filter(|&i| narrowed(code(i) as usize, cells.distinct[qi.released[i] as usize]))
         .count() as u64
+}
+
+/// A fixed permutation of `0..n`: `i -> (a·i + b) mod n`, `a` coprime with
+/// `n` near n/φ, so that rows next to each other (a table sorted by a QI)
+/// land far apart. Deterministic, so a check gives the same figures on
+/// every run, and it needs no memory.
+struct Stride {
+    n: u64,
+    a: u64,
+    b: u64,
+}
+
+impl Stride {
+    fn new(n: usize) -> Stride {
+        let n = n.max(1) as u64;
+        let gcd = |mut x: u64, mut y: u64| {
+            while y != 0 {
+                (x, y) = (y, x % y);
+            }
+            x
+        };
+        let mut a = (n as f64 * 0.618_033_988_75) as u64 | 1;
+        while gcd(a, n) != 1 {
+            a += 1;
+        }
+        Stride { n, a, b: n / 3 }
+    }
+
+    fn apply(&self, i: usize) -> usize {
+        ((u128::from(self.a) * i as u128 + u128::from(self.b)) % u128::from(self.n)) as usize
+    }
 }
 
 /// Hidden rows with a number in both, when consecutive such rows of a cell
@@ -319,7 +440,7 @@ fn order_test(
     let mut rows: Vec<(u32, f64, f64)> = codes
         .iter()
         .zip(qi.original)
-        .zip(&qi.released)
+        .zip(qi.released.iter())
         .filter(|(_, r)| cells.hidden(**r))
         .filter_map(|((&c, &q), &r)| {
             let q = qi_numbers.get(q as usize).copied().flatten()?;
@@ -371,7 +492,7 @@ mod tests {
         let qi = QiSubject {
             name: "age",
             original: &age.codes,
-            released: ages.iter().map(|a| a / 10).collect(),
+            released: ages.iter().map(|a| a / 10).collect::<Vec<_>>().into(),
             numbers: Some(&numbers),
         };
         let other = column("other", other);
@@ -380,7 +501,9 @@ mod tests {
             column: &other,
             allowed: &[],
         };
-        ColumnChecks::measure(vec![qi], &[subject]).pairs.remove(0)
+        ColumnChecks::measure(vec!["age".into()], [qi], &[subject])
+            .pairs
+            .remove(0)
     }
 
     #[test]
@@ -436,7 +559,7 @@ mod tests {
         let qi = QiSubject {
             name: "age",
             original: &age.codes,
-            released: age.codes.clone(),
+            released: age.codes.clone().into(),
             numbers: None,
         };
         let copy = column("copy", &values);
@@ -445,7 +568,7 @@ mod tests {
             numbers: None,
             allowed: &[],
         };
-        let checks = ColumnChecks::measure(vec![qi], &[subject]);
+        let checks = ColumnChecks::measure(vec!["age".into()], [qi], &[subject]);
         assert_eq!(checks.pairs[0].hidden_rows, 0);
         assert!(checks.passed);
         checks.enforce("").unwrap();
@@ -465,10 +588,10 @@ mod tests {
         let qi = || QiSubject {
             name: "age",
             original: &age.codes,
-            released: ages.iter().map(|a| a / 10).collect(),
+            released: ages.iter().map(|a| a / 10).collect::<Vec<_>>().into(),
             numbers: None,
         };
-        let refused = ColumnChecks::measure(vec![qi()], &[subject(&[])]);
+        let refused = ColumnChecks::measure(vec!["age".into()], [qi()], &[subject(&[])]);
         let err = refused.enforce("t.csv: ").unwrap_err();
         assert_eq!(err.exit_code(), 1);
         let text = err.to_string();
@@ -476,7 +599,7 @@ mod tests {
             text.starts_with("t.csv: column \"copy\" pins quasi-identifier \"age\" on 100.0%"),
             "{text}"
         );
-        let allowed = ColumnChecks::measure(vec![qi()], &[subject(&allowed)]);
+        let allowed = ColumnChecks::measure(vec!["age".into()], [qi()], &[subject(&allowed)]);
         assert!(allowed.passed);
         assert_eq!(allowed.allowed, vec![("copy".to_owned(), "age".to_owned())]);
         allowed.enforce("").unwrap();

@@ -137,7 +137,8 @@ pub fn anonymize_fragment(
     let mut data = Dataset::bind(config, table)?;
     widen_domains(&mut data, domains);
     let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    report.check_columns(config, &data, &outcome)?;
     Ok((data, model, outcome, report))
 }
 
