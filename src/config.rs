@@ -228,7 +228,11 @@ pub struct ColumnConfig {
     /// `allow_derived`): the publisher's explicit leave for a column the
     /// derived-column check (`crate::derived`) would refuse. `karc init`
     /// never writes it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub allow_derived: Vec<String>,
     /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
     /// `pseudonymize`); its values stay in the private part.

@@ -367,7 +367,13 @@ fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_
 /// holds, backed by at least [`MIN_SUPPORT`] rows per value it goes with;
 /// `shuffled`, the same count with the column's values moved to other rows
 /// ([`Stride`]): what chance alone narrows.
-fn values_test(qi: &QiSubject<'_>, cells: &CellCandidates, codes: &[u32], values: usize, shuffled: bool) -> u64 {
+fn values_test(
+    qi: &QiSubject<'_>,
+    cells: &CellCandidates,
+    codes: &[u32],
+    values: usize,
+    shuffled: bool,
+) -> u64 {
     let stride = Stride::new(codes.len());
     let code = |i: usize| match shuffled {
         true => codes[stride.apply(i)],
@@ -540,11 +546,16 @@ mod tests {
         let (values, ages) = ages();
         let mut state = 12345u64;
         let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             state >> 33
         };
         let weight: Vec<String> = ages.iter().map(|_| (next() % 100000).to_string()).collect();
-        let sex: Vec<String> = ages.iter().map(|_| ["M", "F"][next() as usize % 2].into()).collect();
+        let sex: Vec<String> = ages
+            .iter()
+            .map(|_| ["M", "F"][next() as usize % 2].into())
+            .collect();
         let hours: Vec<String> = ages.iter().map(|_| (next() % 60).to_string()).collect();
         for honest in [&weight, &sex, &hours] {
             let m = check(&values, &ages, honest);

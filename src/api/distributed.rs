@@ -102,8 +102,10 @@ pub fn generalize_fragment(
     // Insensitive columns too: the derived-column check measures every
     // released column against the QIs before the fragment is released.
     let read = |c: &ColumnConfig| {
-        matches!(c.role, Some(Role::Quasi | Role::Sensitive | Role::Insensitive))
-            || config.privacy.sensitive.contains(&c.name)
+        matches!(
+            c.role,
+            Some(Role::Quasi | Role::Sensitive | Role::Insensitive)
+        ) || config.privacy.sensitive.contains(&c.name)
     };
     let mut reduced = config.clone();
     reduced.columns.retain(read);

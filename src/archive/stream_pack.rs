@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
+use super::checks::ColumnChecksMeta;
 use super::layout;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
@@ -243,6 +244,10 @@ pub fn pack_stream(
     check_leftover(config, &summary, options.params.k)?;
     let (public, hierarchies, metrics) =
         stream_meta(config, &stream, &run.release, options, dialect);
+    if let Some(checks) = &run.checks {
+        let names: Vec<String> = public.columns.iter().map(|c| c.name.clone()).collect();
+        writer.column_checks(&ColumnChecksMeta::new(checks, &names));
+    }
     let packed = writer.finish(&public, &hierarchies)?;
     let (groups, original_len) = (packed.groups, packed.original_len);
     let file_bytes = packed.file_len();
@@ -419,12 +424,14 @@ impl Run {
                         })
                     })
                     .collect();
-                let subjects = qis.zip(&numbers).map(|((column, _, rows, name), n)| QiSubject {
-                    name,
-                    original: &column.codes,
-                    released: std::borrow::Cow::Borrowed(rows.as_slice()),
-                    numbers: n.as_ref().and_then(|n| n.as_deref()),
-                });
+                let subjects = qis
+                    .zip(&numbers)
+                    .map(|((column, _, rows, name), n)| QiSubject {
+                        name,
+                        original: &column.codes,
+                        released: std::borrow::Cow::Borrowed(rows.as_slice()),
+                        numbers: n.as_ref().and_then(|n| n.as_deref()),
+                    });
                 let Some(block) =
                     derived::check_table(config, table, &schema.roles, names, subjects)
                 else {

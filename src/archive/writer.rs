@@ -4,6 +4,7 @@
 
 use super::ArchiveError;
 use super::TableInput;
+use super::checks::ColumnChecksMeta;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
@@ -160,6 +161,16 @@ fn pack_group(
     }
     if a.model.models.any() {
         writer.models(&ModelsClaim::new(&a.model.sensitive, &a.model.models));
+    }
+    if let Some(checks) = &a.report.column_checks {
+        let names: Vec<String> = a
+            .data
+            .table
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        writer.column_checks(&ColumnChecksMeta::new(checks, &names));
     }
     writer.finish(&public, &hierarchies)?.into_bytes()
 }

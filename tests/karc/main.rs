@@ -15,6 +15,7 @@ mod codec;
 mod config_docs;
 mod constraints;
 mod decimals;
+mod derived;
 mod files;
 mod forged;
 mod frequencies;
