@@ -106,6 +106,16 @@ pub enum ConfigError {
         /// The names accepted.
         known: String,
     },
+    /// A `[[columns]]` key that does not fit the column (`allow_derived`, `pseudonymize`).
+    #[error("{}: column {name:?}: {message}", path.display())]
+    Column {
+        /// The config file.
+        path: PathBuf,
+        /// The column.
+        name: String,
+        /// What is wrong, for the message.
+        message: String,
+    },
     /// A `[privacy]` value out of its range (k = 0, a limit outside 0..=1, ...).
     #[error("{}: [privacy]: {message}", path.display())]
     Privacy {
@@ -214,6 +224,20 @@ pub struct ColumnConfig {
     /// The hierarchy: an ARX hierarchy file (a path relative to the config
     /// file) or a builder over the column's own values.
     pub hierarchy: Option<HierarchyConfig>,
+    /// The quasi-identifiers this released column may pin (docs/CONFIG.md,
+    /// `allow_derived`): the publisher's explicit leave for a column the
+    /// derived-column check (`crate::derived`) would refuse. `karc init`
+    /// never writes it.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
+    pub allow_derived: Vec<String>,
+    /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
+    /// `pseudonymize`); its values stay in the private part.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pseudonymize: bool,
 }
 
 /// Where a column's hierarchy comes from.
@@ -427,6 +451,7 @@ impl Config {
                 }
                 .into());
             }
+            self.validate_release_keys(c)?;
             if self.columns[..i].iter().any(|d| d.name == c.name) {
                 return Err(ConfigError::DuplicateColumn {
                     path: path(),
@@ -459,6 +484,36 @@ impl Config {
                 message: format!("suppression_limit: expected a fraction in 0..=1, found {limit}"),
             }
             .into());
+        }
+        Ok(())
+    }
+
+    /// `allow_derived` names quasi-identifiers of a released non-QI column;
+    /// `pseudonymize` marks an identifier.
+    fn validate_release_keys(&self, c: &ColumnConfig) -> Result<()> {
+        let error = |message: String| -> Result<()> {
+            Err(ConfigError::Column {
+                path: self.path.clone(),
+                name: c.name.clone(),
+                message,
+            }
+            .into())
+        };
+        if c.pseudonymize && c.role != Some(Role::Identifier) {
+            return error("pseudonymize = true needs role = \"identifier\"".to_owned());
+        }
+        if !c.allow_derived.is_empty() && matches!(c.role, Some(Role::Quasi | Role::Identifier)) {
+            return error(
+                "allow_derived is for a released column that is not a quasi-identifier (role sensitive or insensitive)"
+                    .to_owned(),
+            );
+        }
+        for qi in &c.allow_derived {
+            if self.role(qi) != Some(Role::Quasi) {
+                return error(format!(
+                    "allow_derived: expected the name of a quasi-identifier, found {qi:?}"
+                ));
+            }
         }
         Ok(())
     }

@@ -47,6 +47,7 @@ pub mod compare;
 pub mod config;
 pub mod contain;
 pub mod dataset;
+pub mod derived;
 pub mod dictionary;
 pub mod error;
 pub mod frequency;

@@ -51,6 +51,10 @@ pub struct Report {
     pub metrics: Metrics,
     /// The anonymization's wall-clock time.
     pub elapsed_ms: f64,
+    /// The derived-column check of the release (`crate::derived`): `None`
+    /// when no column besides the QIs is released.
+    #[serde(default)]
+    pub column_checks: Option<crate::derived::ColumnChecks>,
 }
 
 impl Report {
@@ -112,6 +116,24 @@ impl Report {
             qis: data.qis.iter().map(|q| q.name.clone()).collect(),
             metrics: measure(data, release, model),
             elapsed_ms,
+            column_checks: None,
+        }
+    }
+
+    /// Runs the derived-column check on `outcome`'s release of `data`
+    /// (`crate::derived`), keeps its result, and refuses (exit 1) a released
+    /// column that pins a QI the config does not allow it to: what every
+    /// entry point that releases runs before it writes anything.
+    pub fn check_columns(
+        &mut self,
+        config: &crate::config::Config,
+        data: &Dataset,
+        outcome: &Outcome,
+    ) -> crate::Result<()> {
+        self.column_checks = crate::derived::check_release(config, data, &outcome.release.cells);
+        match &self.column_checks {
+            Some(checks) => checks.enforce(&format!("{}: ", data.table.source.display())),
+            None => Ok(()),
         }
     }
 

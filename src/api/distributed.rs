@@ -88,10 +88,10 @@ fn refuse_models(config: &Config) -> Result<()> {
 /// the whole table's numeric `domains`: the rows' QI columns as labels
 /// (strings), in the rows' order, and the report.
 ///
-/// Only the columns the privacy model reads (quasi-identifiers and
-/// sensitive columns) are turned into karc's table; every other column is
-/// released as it is, so a caller passes the input's Arrow arrays through
-/// untouched instead of paying for a text round trip of each cell.
+/// Only the columns the privacy model and the derived-column check read
+/// (quasi-identifiers and the released columns) are turned into karc's
+/// table; identifiers are left out, and a caller passes the input's Arrow
+/// arrays of the other columns through untouched.
 pub fn generalize_fragment(
     config: &Config,
     schema: &Schema,
@@ -99,9 +99,13 @@ pub fn generalize_fragment(
     domains: &[Domain],
 ) -> Result<(RecordBatch, Report)> {
     super::check_algorithm(config)?;
+    // Insensitive columns too: the derived-column check measures every
+    // released column against the QIs before the fragment is released.
     let read = |c: &ColumnConfig| {
-        matches!(c.role, Some(Role::Quasi | Role::Sensitive))
-            || config.privacy.sensitive.contains(&c.name)
+        matches!(
+            c.role,
+            Some(Role::Quasi | Role::Sensitive | Role::Insensitive)
+        ) || config.privacy.sensitive.contains(&c.name)
     };
     let mut reduced = config.clone();
     reduced.columns.retain(read);

@@ -297,7 +297,8 @@ pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
     check_algorithm(config)?;
     let data = Dataset::bind(config, table)?;
     let model = privacy_model(config, &data)?;
-    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    report.check_columns(config, &data, &outcome)?;
     Ok(Anonymized {
         data,
         outcome,

@@ -18,6 +18,7 @@
 //! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
 mod ahead;
+pub mod checks;
 pub mod compressed;
 pub mod digest;
 pub mod format;

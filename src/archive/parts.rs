@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use super::ArchiveError;
+use super::checks::ColumnChecksMeta;
 use super::digest::PublicDigest;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
@@ -137,7 +138,8 @@ pub fn anonymize_fragment(
     let mut data = Dataset::bind(config, table)?;
     widen_domains(&mut data, domains);
     let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    report.check_columns(config, &data, &outcome)?;
     Ok((data, model, outcome, report))
 }
 
@@ -294,6 +296,11 @@ fn start(
             .map_err(|e| not_a_part(path, &format!("PRIVACY_MODELS: {e}")))?;
         writer.models(&claim);
     }
+    if let Some(bytes) = opened.checks {
+        let checks: ColumnChecksMeta = meta::from_bytes(bytes)
+            .map_err(|e| not_a_part(path, &format!("COLUMN_CHECKS: {e}")))?;
+        writer.column_checks(&checks);
+    }
     let head = (
         opened.meta.clone(),
         opened.hierarchies.to_vec(),
@@ -308,6 +315,9 @@ struct OpenedPart<'a> {
     hierarchies: &'a [u8],
     /// Its `PRIVACY_MODELS` section, when its claim goes beyond k.
     models: Option<&'a [u8]>,
+    /// Its `COLUMN_CHECKS` section, when the derived-column check ran (the
+    /// same in every part: the same columns, QIs and config).
+    checks: Option<&'a [u8]>,
     /// Its row group's sections: `QI_CLASSES`, then the `COLUMN`s.
     sections: Vec<(SectionKind, &'a [u8])>,
     /// Its private part's `PrivatePart` bytes (a frame of §7.4).
@@ -332,12 +342,12 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         bodies.push((kind, format::check_section(path, bytes, i, entry, None)?));
     }
     let kinds: Vec<SectionKind> = bodies.iter().map(|(k, _)| *k).collect();
-    // PRIVACY_MODELS, when present, sits between HIERARCHIES and the group.
-    let group = if kinds.get(2) == Some(&SectionKind::PrivacyModels) {
-        3
-    } else {
-        2
-    };
+    // PRIVACY_MODELS and COLUMN_CHECKS, when present, sit between
+    // HIERARCHIES and the group, in this order.
+    let at = |i: usize, kind| (kinds.get(i) == Some(&kind)).then_some(i);
+    let models = at(2, SectionKind::PrivacyModels);
+    let checks = at(2 + usize::from(models.is_some()), SectionKind::ColumnChecks);
+    let group = 2 + usize::from(models.is_some()) + usize::from(checks.is_some());
     let layout_ok = kinds.len() >= group + 2
         && kinds[0] == SectionKind::Meta
         && kinds[1] == SectionKind::Hierarchies
@@ -349,7 +359,7 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
     if !layout_ok {
         return Err(not_a_part(
             path,
-            "expected META, HIERARCHIES, [PRIVACY_MODELS,] QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
+            "expected META, HIERARCHIES, [PRIVACY_MODELS,] [COLUMN_CHECKS,] QI_CLASSES, COLUMN..., PRIVATE_SEALED (one row group, sealed)",
         ));
     }
     let meta: PublicMeta =
@@ -377,7 +387,8 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
     Ok(OpenedPart {
         meta,
         hierarchies: bodies[1].1,
-        models: (group == 3).then_some(bodies[2].1),
+        models: models.map(|i| bodies[i].1),
+        checks: checks.map(|i| bodies[i].1),
         sections: bodies[group..bodies.len() - 1].to_vec(),
         private,
         crc: part.digest,

@@ -23,6 +23,7 @@ use std::io::{BufWriter, Seek, Write};
 use std::path::PathBuf;
 
 use super::ArchiveError;
+use super::checks::ColumnChecksMeta;
 use super::digest::PublicDigest;
 use super::format::{self, SectionKind, SectionSummary};
 use super::layout::{CaptureError, Layout, Padding};
@@ -85,6 +86,8 @@ pub struct GroupWriter {
     arrow: Option<ArrowSections>,
     /// The `PRIVACY_MODELS` section, when the release claims models beyond k.
     models: Option<Vec<u8>>,
+    /// The `COLUMN_CHECKS` section, when the derived-column check ran.
+    checks: Option<Vec<u8>>,
 }
 
 /// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
@@ -147,6 +150,7 @@ impl GroupWriter {
             original_len: 0,
             arrow: None,
             models: None,
+            checks: None,
         })
     }
 
@@ -159,6 +163,12 @@ impl GroupWriter {
     /// `PRIVACY_MODELS` section, written by [`GroupWriter::finish`]).
     pub fn models(&mut self, claim: &ModelsClaim) {
         self.models = Some(meta::to_bytes(claim));
+    }
+
+    /// Records the derived-column check (the `COLUMN_CHECKS` section,
+    /// written by [`GroupWriter::finish`]).
+    pub fn column_checks(&mut self, checks: &ColumnChecksMeta) {
+        self.checks = Some(meta::to_bytes(checks));
     }
 
     /// Codes `group` and appends it: its public sections to the body, its
@@ -285,6 +295,9 @@ impl GroupWriter {
         });
         if let Some(models) = self.models.take() {
             head.push((SectionKind::PrivacyModels, models));
+        }
+        if let Some(checks) = self.checks.take() {
+            head.push((SectionKind::ColumnChecks, checks));
         }
         if self.group_rows.len() > 1 {
             head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));

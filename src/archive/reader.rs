@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::ArchiveError;
 use super::ahead::{self, Ahead};
+use super::checks::{ColumnChecksMeta, NamedChecks};
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::handoff::{self, Handoff};
@@ -85,6 +86,8 @@ pub struct Archive {
     arrow_schema: Option<SchemaRef>,
     /// The models beyond k the release claims (`PRIVACY_MODELS`).
     pub models: Option<ModelsClaim>,
+    /// The derived-column check the release passed (`COLUMN_CHECKS`).
+    pub column_checks: Option<ColumnChecksMeta>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -327,6 +330,7 @@ impl Archive {
             private_section,
             arrow_schema,
             models,
+            column_checks,
         } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
@@ -339,6 +343,7 @@ impl Archive {
             private_section,
             arrow_schema,
             models,
+            column_checks,
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
@@ -1444,6 +1449,7 @@ impl Archive {
             claim: self.claim_report.clone(),
             meta: self.meta.clone(),
             models: self.models.clone(),
+            column_checks: self.column_checks.as_ref().map(|c| c.named(&self.meta)),
             risk: self.risk()?,
         })
     }
@@ -1503,6 +1509,8 @@ pub struct Inspection {
     pub meta: PublicMeta,
     /// The models beyond k the file claims (`PRIVACY_MODELS`), if any.
     pub models: Option<ModelsClaim>,
+    /// The derived-column check the release passed (`COLUMN_CHECKS`), if any.
+    pub column_checks: Option<NamedChecks>,
     /// The release's re-identification risk ([`Archive::risk`]).
     pub risk: Option<Risk>,
 }
@@ -1553,6 +1561,7 @@ struct RowGroups {
     private_section: Option<usize>,
     arrow_schema: Option<SchemaRef>,
     models: Option<ModelsClaim>,
+    column_checks: Option<ColumnChecksMeta>,
 }
 
 impl RowGroups {
@@ -1610,6 +1619,18 @@ impl RowGroups {
         };
         super::models::check_sensitive_hierarchies(meta, models.as_ref())
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
+        // The derived-column check, after the models.
+        let column_checks = match walk.next_if(|&i| kinds[i] == Some(SectionKind::ColumnChecks)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let checks: ColumnChecksMeta =
+                    meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                checks.validate(meta).map_err(|e| corrupt(label(), e))?;
+                Some(checks)
+            }
+            None => None,
+        };
         let framed = walk
             .peek()
             .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
@@ -1643,7 +1664,9 @@ impl RowGroups {
         {
             let (i, what) = match framed {
                 true => (
-                    known[usize::from(arrow_schema.is_some()) + usize::from(models.is_some())],
+                    known[usize::from(arrow_schema.is_some())
+                        + usize::from(models.is_some())
+                        + usize::from(column_checks.is_some())],
                     format!("row group {g} holds"),
                 ),
                 false => (0, "META.rows is".to_owned()),
@@ -1779,6 +1802,7 @@ impl RowGroups {
             private_section,
             arrow_schema,
             models,
+            column_checks,
         })
     }
 }

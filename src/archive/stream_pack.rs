@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
+use super::checks::ColumnChecksMeta;
 use super::layout;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
@@ -25,6 +26,7 @@ use crate::cell::Cell;
 use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::{Config, SuppressionPolicy, ValueType};
 use crate::dataset::QuasiIdentifier;
+use crate::derived::{self, ColumnChecks, QiSubject};
 use crate::io::Output;
 use crate::metrics::{Metrics, Tally};
 use crate::report::{ConstraintSummary, Report};
@@ -227,12 +229,12 @@ pub fn pack_stream(
     let mut next = Some((first, first_table));
     while let Some((bytes, table)) = next.take() {
         run.feed(&mut stream, bytes, table, &source)?;
-        run.write_complete(stream.schema(), &mut writer)?;
+        run.write_complete(config, stream.schema(), &mut writer)?;
         next = source.next_group()?;
     }
     stream.finish();
     run.take_published(&mut stream);
-    run.write_complete(stream.schema(), &mut writer)?;
+    run.write_complete(config, stream.schema(), &mut writer)?;
     assert!(
         run.pending.is_empty(),
         "the {} anonymizer publishes every row by the end of the stream",
@@ -242,13 +244,19 @@ pub fn pack_stream(
     check_leftover(config, &summary, options.params.k)?;
     let (public, hierarchies, metrics) =
         stream_meta(config, &stream, &run.release, options, dialect);
+    if let Some(checks) = &run.checks {
+        let names: Vec<String> = public.columns.iter().map(|c| c.name.clone()).collect();
+        writer.column_checks(&ColumnChecksMeta::new(checks, &names));
+    }
     let packed = writer.finish(&public, &hierarchies)?;
     let (groups, original_len) = (packed.groups, packed.original_len);
     let file_bytes = packed.file_len();
     output.write(|w| packed.write_to(w))?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+    let mut report = stream_report(&stream, &run.release, metrics, elapsed_ms);
+    report.column_checks = run.checks.take();
     Ok(StreamPackReport {
-        report: stream_report(&stream, &run.release, metrics, elapsed_ms),
+        report,
         summary,
         groups,
         original_len,
@@ -296,6 +304,8 @@ struct Run {
     first_row: u64,
     release: Release,
     record: csv::StringRecord,
+    /// The derived-column check of the groups written so far.
+    checks: Option<ColumnChecks>,
 }
 
 impl Run {
@@ -303,6 +313,7 @@ impl Run {
         Run {
             pending: VecDeque::new(),
             first_row: 1,
+            checks: None,
             release: Release {
                 tally: Tally::new(qis),
                 classes: FxHashMap::default(),
@@ -382,22 +393,76 @@ impl Run {
     }
 
     /// Writes every leading group whose rows are all published.
-    fn write_complete(&mut self, schema: &Schema, writer: &mut GroupWriter) -> Result<()> {
+    fn write_complete(
+        &mut self,
+        config: &Config,
+        schema: &Schema,
+        writer: &mut GroupWriter,
+    ) -> Result<()> {
         while self
             .pending
             .front()
             .is_some_and(|g| g.published == g.cells.len())
         {
             let group = self.pending.pop_front().expect("checked");
+            let first_row = self.first_row;
             self.first_row += group.cells.len() as u64;
-            write_group(&group, schema, writer)?;
+            write_group(&group, schema, writer, |table, released| {
+                let names = schema.qis.iter().map(|sq| sq.qi.name.clone()).collect();
+                let qis = schema.qis.iter().zip(released).map(|(sq, r)| {
+                    let column = &table.columns[sq.qi.column];
+                    (column, sq.qi.value_type, &r.rows, sq.qi.name.as_str())
+                });
+                let numbers: Vec<_> = qis
+                    .clone()
+                    .map(|(column, value_type, _, _)| {
+                        let format = schema.number_format;
+                        value_type.is_numeric().then(|| {
+                            derived::column_numbers(column, &config.input.missing, |t| {
+                                format.number(t, value_type)
+                            })
+                        })
+                    })
+                    .collect();
+                let subjects = qis
+                    .zip(&numbers)
+                    .map(|((column, _, rows, name), n)| QiSubject {
+                        name,
+                        original: &column.codes,
+                        released: std::borrow::Cow::Borrowed(rows.as_slice()),
+                        numbers: n.as_ref().and_then(|n| n.as_deref()),
+                    });
+                let Some(block) =
+                    derived::check_table(config, table, &schema.roles, names, subjects)
+                else {
+                    return Ok(());
+                };
+                let place = format!(
+                    "{}: rows {first_row} to {}: ",
+                    schema.source.display(),
+                    first_row + table.rows as u64 - 1
+                );
+                block.enforce(&place)?;
+                match &mut self.checks {
+                    Some(checks) => checks.absorb(block),
+                    None => self.checks = Some(block),
+                }
+                Ok(())
+            })?;
         }
         Ok(())
     }
 }
 
 /// Hands a group whose rows are all published to the pipeline.
-fn write_group(group: &Pending, schema: &Schema, writer: &mut GroupWriter) -> Result<()> {
+/// `check` runs the derived-column check on the group's table and released
+/// QI columns before anything of it is written.
+fn write_group(
+    group: &Pending,
+    schema: &Schema,
+    writer: &mut GroupWriter,
+    mut check: impl FnMut(&Table, &[ReleasedColumn]) -> Result<()>,
+) -> Result<()> {
     let table = &group.table;
     let cells: Vec<&Vec<Cell>> = group
         .cells
@@ -416,6 +481,7 @@ fn write_group(group: &Pending, schema: &Schema, writer: &mut GroupWriter) -> Re
             ReleasedColumn::from_cells(&sq.qi, &sq.dict, &column)
         })
         .collect();
+    check(table, &released)?;
     let qis: Vec<QiOriginal<'_>> = schema
         .qis
         .iter()
@@ -519,5 +585,6 @@ fn stream_report(stream: &Stream, release: &Release, metrics: Metrics, elapsed_m
         qis,
         metrics,
         elapsed_ms,
+        column_checks: None,
     }
 }

@@ -4,6 +4,7 @@
 
 use super::ArchiveError;
 use super::TableInput;
+use super::checks::ColumnChecksMeta;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
 };
@@ -172,6 +173,16 @@ fn pack_group(
             &distances,
         ));
     }
+    if let Some(checks) = &a.report.column_checks {
+        let names: Vec<String> = a
+            .data
+            .table
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        writer.column_checks(&ColumnChecksMeta::new(checks, &names));
+    }
     writer.finish(&public, &hierarchies)?.into_bytes()
 }
 
@@ -310,7 +321,8 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
     let table = Table::from_bytes(input, &original.csv, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
+    report.check_columns(config, &data, &outcome)?;
     let released = released_columns(&data, &outcome);
     drop(outcome);
     pack_with_arrow(

@@ -16,6 +16,7 @@ mod config_docs;
 mod constraints;
 mod declared;
 mod decimals;
+mod derived;
 mod files;
 mod forged;
 mod frequencies;

@@ -103,6 +103,24 @@ fn print_text(i: &Inspection) {
             models.definitions
         );
     }
+    if let Some(c) = &i.column_checks {
+        let allowed: Vec<String> = c
+            .allowed
+            .iter()
+            .map(|(c, q)| format!("{c} <- {q}"))
+            .collect();
+        println!(
+            "derived columns: ({}) checked against ({}) at share {}: {}{}",
+            c.columns.join(", "),
+            c.qis.join(", "),
+            c.threshold,
+            if c.passed { "passed" } else { "FAILED" },
+            match allowed.is_empty() {
+                true => String::new(),
+                false => format!(", allowed by the config: {}", allowed.join(", ")),
+            }
+        );
+    }
     println!(
         "suppression: policy {:?}, budget {} rows",
         m.claim.policy, m.claim.suppression_budget

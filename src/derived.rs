@@ -1,0 +1,618 @@
+//! Derived columns: a released column that is a function of a
+//! quasi-identifier (`age_code = 2·age + 1000` beside a generalized `age`,
+//! a mother's age squared beside her generalized age) gives back what the
+//! QI's generalization hides. Before anything is released, each released
+//! non-QI column is measured against each QI on the data, and a pair whose
+//! column pins the QI on a meaningful share of the rows is refused unless
+//! the config allows it (`allow_derived`, docs/CONFIG.md).
+//!
+//! The measure (docs/DERIVED.md, the definitions and the constants' reasons):
+//! a row is *hidden* when its released cell of the QI holds at least two
+//! distinct original values among the rows; a hidden row is *narrowed* when
+//! the column's value leaves at most a [`NARROWING`]th of those candidates,
+//! judged on every row holding that value (the values test, at least
+//! [`MIN_SUPPORT`] of them), or when the column orders the QI inside its
+//! cells (the order test, numbers only, concordance at least
+//! [`ORDER_CONCORDANCE`]). The pair's share is narrowed over hidden rows; at
+//! [`DERIVED_SHARE`] or more it is refused. One hashed pass per pair (a sort
+//! for the order test), memory linear in the rows of the table or block.
+
+use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
+
+use crate::cell::Cell;
+use crate::config::{Config, Role};
+use crate::dataset::Dataset;
+use crate::number::NumberFormat;
+use crate::table::{Column, Table, ValueType};
+
+/// The share of hidden rows a column may narrow before it is refused as
+/// derived. Copies, recodings and monotone transforms narrow every hidden
+/// row (1.0); the honest columns of the real tables stay below 0.35 (Adult's
+/// `relationship`, which says `Husband` or `Wife`, against a suppressed
+/// `sex`: 0.30), independent measurements near 0.
+pub const DERIVED_SHARE: f64 = 0.5;
+
+/// Rows that must share a column value before the values test believes
+/// what they show: two rows agreeing on a binary QI by chance are common,
+/// three much less, and a column unique to each row (a weight, an amount)
+/// is evidence of nothing.
+pub const MIN_SUPPORT: u32 = 3;
+
+/// A column value narrows a row when it leaves at most this fraction
+/// (1/NARROWING) of the candidates its released cell leaves, or exactly one.
+pub const NARROWING: u32 = 4;
+
+/// The order test: Kendall-like concordance of consecutive rows (by the
+/// column, within each released cell) at or above which a numeric column
+/// is taken to order its QI (a monotone transform, rounding allowed).
+pub const ORDER_CONCORDANCE: f64 = 0.9;
+
+/// Pairs of consecutive rows the order test needs before it concludes.
+pub const MIN_PAIRS: u64 = 20;
+
+/// What the check finds is wrong: a released column that pins a QI.
+#[derive(Debug, thiserror::Error)]
+pub enum DerivedError {
+    /// A column determines or narrows a QI on too many of its hidden rows.
+    #[error(
+        "{place}column {column:?} pins quasi-identifier {qi:?} on {:.1}% of the rows whose released {qi:?} hides its value (limit {:.0}%, {test} test): releasing it would undo the generalization; drop it, make it a quasi-identifier, or allow it with allow_derived = [{qi:?}] in its [[columns]] entry",
+        share * 100.0, DERIVED_SHARE * 100.0
+    )]
+    Derived {
+        /// Where: the table (or block) measured, ending in `": "`, or empty.
+        place: String,
+        /// The released column.
+        column: String,
+        /// The quasi-identifier it pins.
+        qi: String,
+        /// Narrowed rows over hidden rows.
+        share: f64,
+        /// `values` or `order`.
+        test: &'static str,
+    },
+}
+
+impl crate::error::AreaError for DerivedError {
+    fn exit_code(&self) -> u8 {
+        1
+    }
+}
+
+/// One quasi-identifier as the check sees it.
+pub struct QiSubject<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// Each row's original value (dictionary code).
+    pub original: &'a [u32],
+    /// Each row's released cell, numbered in any way (equal cells, equal numbers).
+    pub released: std::borrow::Cow<'a, [u32]>,
+    /// The number of each original code, when the QI is numeric.
+    pub numbers: Option<&'a [Option<f64>]>,
+}
+
+/// One released non-QI column as the check sees it.
+pub struct ColumnSubject<'a> {
+    /// The column.
+    pub column: &'a Column,
+    /// The number of each of its codes, when every value that is not
+    /// missing is a number ([`column_numbers`]).
+    pub numbers: Option<Vec<Option<f64>>>,
+    /// The QIs the config allows it to pin (`allow_derived`).
+    pub allowed: &'a [String],
+}
+
+/// The number of each value of `column` when every value that is not a
+/// missing token reads as a finite number (and at least one does); `None`
+/// for a column of words.
+pub fn column_numbers(
+    column: &Column,
+    missing: &[String],
+    number: impl Fn(&str) -> Option<f64>,
+) -> Option<Vec<Option<f64>>> {
+    let mut any = false;
+    let mut numbers = Vec::with_capacity(column.dict.len());
+    for value in column.dict.values() {
+        if missing.iter().any(|m| m == value) {
+            numbers.push(None);
+            continue;
+        }
+        let n = number(value).filter(|n| n.is_finite())?;
+        any = true;
+        numbers.push(Some(n));
+    }
+    any.then_some(numbers)
+}
+
+/// One (column, QI) pair measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairMeasure {
+    /// The released column.
+    pub column: String,
+    /// The quasi-identifier.
+    pub qi: String,
+    /// Rows whose released cell of the QI holds two or more original values.
+    pub hidden_rows: u64,
+    /// Hidden rows the column narrows.
+    pub narrowed_rows: u64,
+    /// `narrowed_rows / hidden_rows` (0 when nothing is hidden); a stream's
+    /// largest over its blocks.
+    pub share: f64,
+    /// The test that narrowed them: `values`, `order`, or `none`.
+    pub test: String,
+    /// Whether the config allows the column to pin this QI.
+    pub allowed: bool,
+}
+
+/// The check of every released non-QI column against every QI: what
+/// `--json` shows, and (without the measured shares) what the
+/// `COLUMN_CHECKS` section keeps (spec/FORMAT.md §5.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnChecks {
+    /// [`DERIVED_SHARE`] as applied.
+    pub threshold: f64,
+    /// The released non-QI columns checked.
+    pub columns: Vec<String>,
+    /// The quasi-identifiers they were checked against.
+    pub qis: Vec<String>,
+    /// The (column, QI) pairs the config allows.
+    pub allowed: Vec<(String, String)>,
+    /// Every pair measured.
+    pub pairs: Vec<PairMeasure>,
+    /// Whether every pair at or above the threshold is allowed.
+    pub passed: bool,
+}
+
+impl ColumnChecks {
+    /// Measures every column against every QI (one QI at a time: memory
+    /// holds one QI's cells beside the table).
+    /// `qis` are made one at a time as the loop asks, `names` names them.
+    pub fn measure<'a>(
+        names: Vec<String>,
+        qis: impl IntoIterator<Item = QiSubject<'a>>,
+        columns: &[ColumnSubject<'_>],
+    ) -> ColumnChecks {
+        let mut checks = ColumnChecks {
+            threshold: DERIVED_SHARE,
+            columns: columns.iter().map(|c| c.column.name.clone()).collect(),
+            qis: names,
+            allowed: Vec::new(),
+            pairs: Vec::new(),
+            passed: true,
+        };
+        for c in columns {
+            for qi in &checks.qis {
+                if c.allowed.contains(qi) {
+                    checks.allowed.push((c.column.name.clone(), qi.clone()));
+                }
+            }
+        }
+        for qi in qis {
+            let cells = CellCandidates::of(&qi);
+            for c in columns {
+                let pair = measure_pair(&qi, &cells, c);
+                checks.passed &= pair.allowed || pair.share < DERIVED_SHARE;
+                checks.pairs.push(pair);
+            }
+        }
+        checks
+    }
+
+    /// Refuses the first pair at or above the threshold that the config
+    /// does not allow; `place` ("table.csv: ", or empty) starts the message.
+    pub fn enforce(&self, place: &str) -> crate::Result<()> {
+        let worst = self
+            .pairs
+            .iter()
+            .filter(|p| !p.allowed && p.share >= self.threshold)
+            .max_by(|a, b| a.share.total_cmp(&b.share));
+        match worst {
+            None => Ok(()),
+            Some(p) => Err(DerivedError::Derived {
+                place: place.to_owned(),
+                column: p.column.clone(),
+                qi: p.qi.clone(),
+                share: p.share,
+                test: if p.test == "order" { "order" } else { "values" },
+            }
+            .into()),
+        }
+    }
+
+    /// Adds a later block's check (a stream): rows add up, each pair keeps
+    /// its largest share.
+    pub fn absorb(&mut self, block: ColumnChecks) {
+        for (mine, theirs) in self.pairs.iter_mut().zip(block.pairs) {
+            mine.hidden_rows += theirs.hidden_rows;
+            mine.narrowed_rows += theirs.narrowed_rows;
+            if theirs.share > mine.share {
+                mine.share = theirs.share;
+                mine.test = theirs.test;
+            }
+        }
+        self.passed &= block.passed;
+    }
+}
+
+/// The check of a release made from `data`: `cells[q]` is each row's
+/// released cell of QI `q`. `None` when no column besides the QIs is
+/// released.
+pub fn check_release(config: &Config, data: &Dataset, cells: &[Vec<Cell>]) -> Option<ColumnChecks> {
+    let qis = data.qis.iter().zip(cells).map(|(qi, cells)| QiSubject {
+        name: &qi.name,
+        original: &data.table.columns[qi.column].codes,
+        released: std::borrow::Cow::Owned(cell_numbers(cells)),
+        numbers: qi.value_type.is_numeric().then_some(qi.numbers.as_slice()),
+    });
+    let names = data.qis.iter().map(|q| q.name.clone()).collect();
+    check_table(config, &data.table, &data.roles, names, qis)
+}
+
+/// The check of `table` (a whole table or a stream's block) whose columns
+/// have `roles`: every released column that is neither a QI nor an
+/// identifier against each of `qis` (named `names`). `None` when there is
+/// no such column or no QI.
+pub fn check_table<'a>(
+    config: &Config,
+    table: &Table,
+    roles: &[Role],
+    names: Vec<String>,
+    qis: impl IntoIterator<Item = QiSubject<'a>>,
+) -> Option<ColumnChecks> {
+    let format = NumberFormat::for_delimiter(table.delimiter);
+    let columns: Vec<ColumnSubject<'_>> = table
+        .columns
+        .iter()
+        .zip(roles)
+        .filter(|(_, r)| matches!(r, Role::Sensitive | Role::Insensitive))
+        .map(|(column, _)| {
+            let allowed = config
+                .columns
+                .iter()
+                .find(|c| c.name == column.name)
+                .map_or(&[][..], |c| c.allow_derived.as_slice());
+            ColumnSubject {
+                numbers: column_numbers(column, &config.input.missing, |t| {
+                    format.number(t, ValueType::Decimal)
+                }),
+                column,
+                allowed,
+            }
+        })
+        .collect();
+    if columns.is_empty() || names.is_empty() {
+        return None;
+    }
+    Some(ColumnChecks::measure(names, qis, &columns))
+}
+
+/// Each row's cell numbered in order of first use (equal cells, equal numbers).
+fn cell_numbers(cells: &[Cell]) -> Vec<u32> {
+    let mut numbers: rustc_hash::FxHashMap<Cell, u32> = rustc_hash::FxHashMap::default();
+    cells
+        .iter()
+        .map(|c| {
+            let next = numbers.len() as u32;
+            *numbers.entry(*c).or_insert(next)
+        })
+        .collect()
+}
+
+/// Per released cell of a QI: how many distinct original values it holds.
+struct CellCandidates {
+    distinct: Vec<u32>,
+}
+
+impl CellCandidates {
+    fn of(qi: &QiSubject<'_>) -> CellCandidates {
+        let cells = qi.released.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut distinct = vec![0u32; cells];
+        let mut seen: FxHashSet<u64> = FxHashSet::default();
+        for (&r, &q) in qi.released.iter().zip(qi.original) {
+            if seen.insert(u64::from(r) << 32 | u64::from(q)) {
+                distinct[r as usize] += 1;
+            }
+        }
+        CellCandidates { distinct }
+    }
+
+    fn hidden(&self, cell: u32) -> bool {
+        self.distinct[cell as usize] >= 2
+    }
+}
+
+/// Measures one pair: the values test, and the order test when both are
+/// numbers.
+fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_>) -> PairMeasure {
+    let codes = &c.column.codes;
+    let hidden = qi.released.iter().filter(|&&r| cells.hidden(r)).count() as u64;
+    let values = values_test(qi, cells, codes, c.column.dict.len(), false);
+    // What chance narrows (the column's values on other rows) is taken off,
+    // as Cohen's kappa takes off chance agreement: a column unique to almost
+    // every row, or a skewed QI whose groups agree by chance, pins nothing.
+    let chance = match values {
+        0 => 0,
+        _ => values_test(qi, cells, codes, c.column.dict.len(), true),
+    };
+    let values = match hidden > chance {
+        true => values.saturating_sub(chance) * hidden / (hidden - chance),
+        false => 0,
+    };
+    let order = match (qi.numbers, &c.numbers) {
+        (Some(qn), Some(cn)) if hidden > 0 => order_test(qi, cells, codes, qn, cn),
+        _ => 0,
+    };
+    let (narrowed, test) = match (values, order) {
+        (0, 0) => (0, "none"),
+        (v, o) if o > v => (o, "order"),
+        (v, _) => (v, "values"),
+    };
+    PairMeasure {
+        column: c.column.name.clone(),
+        qi: qi.name.to_owned(),
+        hidden_rows: hidden,
+        narrowed_rows: narrowed,
+        share: if hidden == 0 {
+            0.0
+        } else {
+            narrowed as f64 / hidden as f64
+        },
+        test: test.to_owned(),
+        allowed: c.allowed.iter().any(|a| a == qi.name),
+    }
+}
+
+/// Hidden rows whose column value, over every row holding it, goes with one
+/// original QI value or at most a [`NARROWING`]th of those the row's cell
+/// holds, backed by at least [`MIN_SUPPORT`] rows per value it goes with;
+/// `shuffled`, the same count with the column's values moved to other rows
+/// ([`Stride`]): what chance alone narrows.
+fn values_test(
+    qi: &QiSubject<'_>,
+    cells: &CellCandidates,
+    codes: &[u32],
+    values: usize,
+    shuffled: bool,
+) -> u64 {
+    let stride = Stride::new(codes.len());
+    let code = |i: usize| match shuffled {
+        true => codes[stride.apply(i)],
+        false => codes[i],
+    };
+    let mut support = vec![0u32; values];
+    let mut distinct = vec![0u32; values];
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    for (i, &q) in qi.original.iter().enumerate() {
+        let c = code(i);
+        support[c as usize] = support[c as usize].saturating_add(1);
+        if seen.insert(u64::from(c) << 32 | u64::from(q)) {
+            distinct[c as usize] += 1;
+        }
+    }
+    drop(seen);
+    let narrowed = |c: usize, d_cell: u32| {
+        d_cell >= 2
+            && support[c] >= MIN_SUPPORT.saturating_mul(distinct[c])
+            && (distinct[c] == 1 || NARROWING * distinct[c] <= d_cell)
+    };
+    (0..codes.len())
+        .filter(|&i| narrowed(code(i) as usize, cells.distinct[qi.released[i] as usize]))
+        .count() as u64
+}
+
+/// A fixed permutation of `0..n`: `i -> (a·i + b) mod n`, `a` coprime with
+/// `n` near n/φ, so that rows next to each other (a table sorted by a QI)
+/// land far apart. Deterministic, so a check gives the same figures on
+/// every run, and it needs no memory.
+struct Stride {
+    n: u64,
+    a: u64,
+    b: u64,
+}
+
+impl Stride {
+    fn new(n: usize) -> Stride {
+        let n = n.max(1) as u64;
+        let gcd = |mut x: u64, mut y: u64| {
+            while y != 0 {
+                (x, y) = (y, x % y);
+            }
+            x
+        };
+        let mut a = (n as f64 * 0.618_033_988_75) as u64 | 1;
+        while gcd(a, n) != 1 {
+            a += 1;
+        }
+        Stride { n, a, b: n / 3 }
+    }
+
+    fn apply(&self, i: usize) -> usize {
+        ((u128::from(self.a) * i as u128 + u128::from(self.b)) % u128::from(self.n)) as usize
+    }
+}
+
+/// Hidden rows with a number in both, when consecutive such rows of a cell
+/// (by the column's number) order the QI's numbers the same way with a
+/// concordance of at least [`ORDER_CONCORDANCE`] over at least
+/// [`MIN_PAIRS`] pairs: the column then orders the QI (all of them
+/// count); otherwise none.
+fn order_test(
+    qi: &QiSubject<'_>,
+    cells: &CellCandidates,
+    codes: &[u32],
+    qi_numbers: &[Option<f64>],
+    numbers: &[Option<f64>],
+) -> u64 {
+    let mut rows: Vec<(u32, f64, f64)> = codes
+        .iter()
+        .zip(qi.original)
+        .zip(qi.released.iter())
+        .filter(|(_, r)| cells.hidden(**r))
+        .filter_map(|((&c, &q), &r)| {
+            let q = qi_numbers.get(q as usize).copied().flatten()?;
+            Some((r, numbers[c as usize]?, q))
+        })
+        .collect();
+    rows.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let (mut up, mut down) = (0u64, 0u64);
+    for w in rows.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if a.0 != b.0 || a.1 == b.1 || a.2 == b.2 {
+            continue;
+        }
+        if b.2 > a.2 { up += 1 } else { down += 1 }
+    }
+    let pairs = up + down;
+    let concordance = if pairs == 0 {
+        0.0
+    } else {
+        up.abs_diff(down) as f64 / pairs as f64
+    };
+    match pairs >= MIN_PAIRS && concordance >= ORDER_CONCORDANCE {
+        true => rows.len() as u64,
+        false => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, values: &[String]) -> Column {
+        let mut c = Column::new(name);
+        for v in values {
+            c.push(v);
+        }
+        c
+    }
+
+    /// Ages 20..80, each 5 times; released as decades.
+    fn ages() -> (Vec<String>, Vec<u32>) {
+        let ages: Vec<u32> = (0..300).map(|i| 20 + (i * 7) % 60).collect();
+        (ages.iter().map(u32::to_string).collect(), ages)
+    }
+
+    fn check(values: &[String], ages: &[u32], other: &[String]) -> PairMeasure {
+        let age = column("age", values);
+        let numbers: Vec<Option<f64>> = age.dict.values().map(|v| v.parse().ok()).collect();
+        let qi = QiSubject {
+            name: "age",
+            original: &age.codes,
+            released: ages.iter().map(|a| a / 10).collect::<Vec<_>>().into(),
+            numbers: Some(&numbers),
+        };
+        let other = column("other", other);
+        let subject = ColumnSubject {
+            numbers: column_numbers(&other, &[String::new()], |t| t.parse().ok()),
+            column: &other,
+            allowed: &[],
+        };
+        ColumnChecks::measure(vec!["age".into()], [qi], &[subject])
+            .pairs
+            .remove(0)
+    }
+
+    #[test]
+    fn copies_recodings_and_transforms_are_caught() {
+        let (values, ages) = ages();
+        let affine: Vec<String> = ages.iter().map(|a| (2 * a + 1000).to_string()).collect();
+        let square: Vec<String> = ages.iter().map(|a| (a * a).to_string()).collect();
+        let log: Vec<String> = ages
+            .iter()
+            .map(|&a| format!("{:.2}", f64::from(a).ln()))
+            .collect();
+        let code: Vec<String> = ages.iter().map(|a| format!("A{}", 97 - a)).collect();
+        let half: Vec<String> = ages.iter().map(|a| (a / 2).to_string()).collect();
+        for derived in [&values, &affine, &square, &log, &code, &half] {
+            let m = check(&values, &ages, derived);
+            assert!(m.share >= 0.99, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn a_monotone_column_of_unique_values_is_caught_by_its_order() {
+        let (values, ages) = ages();
+        let noisy: Vec<String> = ages
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{}.{i:03}", a * 3))
+            .collect();
+        let m = check(&values, &ages, &noisy);
+        assert_eq!((m.test.as_str(), m.share), ("order", 1.0), "{m:?}");
+    }
+
+    #[test]
+    fn independent_columns_pass() {
+        let (values, ages) = ages();
+        let mut state = 12345u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 33
+        };
+        let weight: Vec<String> = ages.iter().map(|_| (next() % 100000).to_string()).collect();
+        let sex: Vec<String> = ages
+            .iter()
+            .map(|_| ["M", "F"][next() as usize % 2].into())
+            .collect();
+        let hours: Vec<String> = ages.iter().map(|_| (next() % 60).to_string()).collect();
+        for honest in [&weight, &sex, &hours] {
+            let m = check(&values, &ages, honest);
+            assert!(m.share < DERIVED_SHARE / 2.0, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn nothing_hidden_is_nothing_to_pin() {
+        let (values, _) = ages();
+        let age = column("age", &values);
+        let qi = QiSubject {
+            name: "age",
+            original: &age.codes,
+            released: age.codes.clone().into(),
+            numbers: None,
+        };
+        let copy = column("copy", &values);
+        let subject = ColumnSubject {
+            column: &copy,
+            numbers: None,
+            allowed: &[],
+        };
+        let checks = ColumnChecks::measure(vec!["age".into()], [qi], &[subject]);
+        assert_eq!(checks.pairs[0].hidden_rows, 0);
+        assert!(checks.passed);
+        checks.enforce("").unwrap();
+    }
+
+    #[test]
+    fn an_allowed_pair_passes_and_is_listed() {
+        let (values, ages) = ages();
+        let age = column("age", &values);
+        let copy = column("copy", &values);
+        let allowed = vec!["age".to_owned()];
+        let subject = |allowed| ColumnSubject {
+            column: &copy,
+            numbers: None,
+            allowed,
+        };
+        let qi = || QiSubject {
+            name: "age",
+            original: &age.codes,
+            released: ages.iter().map(|a| a / 10).collect::<Vec<_>>().into(),
+            numbers: None,
+        };
+        let refused = ColumnChecks::measure(vec!["age".into()], [qi()], &[subject(&[])]);
+        let err = refused.enforce("t.csv: ").unwrap_err();
+        assert_eq!(err.exit_code(), 1);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("t.csv: column \"copy\" pins quasi-identifier \"age\" on 100.0%"),
+            "{text}"
+        );
+        let allowed = ColumnChecks::measure(vec!["age".into()], [qi()], &[subject(&allowed)]);
+        assert!(allowed.passed);
+        assert_eq!(allowed.allowed, vec![("copy".to_owned(), "age".to_owned())]);
+        allowed.enforce("").unwrap();
+    }
+}
