@@ -63,6 +63,8 @@ pub enum SectionKind {
     ArrowSchema,
     /// The models beyond k the release claims (postcard), re-checked on open.
     PrivacyModels,
+    /// The publisher's signature over the other sections (`spec/FORMAT.md` §4.1).
+    Signature,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -80,6 +82,7 @@ impl SectionKind {
             SectionKind::RowGroups => 5,
             SectionKind::ArrowSchema => 6,
             SectionKind::PrivacyModels => 7,
+            SectionKind::Signature => 8,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -95,6 +98,7 @@ impl SectionKind {
             5 => SectionKind::RowGroups,
             6 => SectionKind::ArrowSchema,
             7 => SectionKind::PrivacyModels,
+            8 => SectionKind::Signature,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -111,6 +115,7 @@ impl SectionKind {
             SectionKind::RowGroups => "row groups",
             SectionKind::ArrowSchema => "Arrow schema",
             SectionKind::PrivacyModels => "privacy models",
+            SectionKind::Signature => "signature",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }

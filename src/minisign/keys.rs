@@ -145,6 +145,7 @@ impl PublicKey {
 }
 
 /// A secret key: what a publisher signs with (wiped from memory on drop).
+#[derive(Clone)]
 pub struct SecretKey {
     key_id: [u8; 8],
     key: SigningKey,

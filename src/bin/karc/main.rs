@@ -15,6 +15,7 @@ mod pack;
 mod progress;
 mod publish;
 mod restore;
+mod sign;
 mod stream;
 mod verify;
 
@@ -60,7 +61,9 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args, json),
         Command::Completions(args) => generate::completions(args, json),
         Command::Man(args) => generate::man(args, json),
+        Command::Keygen(args) if args.signing => sign::keygen(args, json),
         Command::Keygen(args) => keys::keygen(args, json),
+        Command::Sign(args) => sign::run(args, json),
         Command::Init(args) => init::run(args, json),
     };
     match result {

@@ -241,6 +241,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
             params,
             pid: None,
             group_rows: 2,
+            sign: None,
         },
     )?;
 
