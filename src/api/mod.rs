@@ -88,8 +88,8 @@ pub use pack::{
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
     GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PublishResult,
-    RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult, StreamPackFigures, StreamResult, VerifyResult, Versioned,
-    format_name, seal_name,
+    RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult, StreamPackFigures,
+    StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
 pub use signing::{
     NewSigningKey, PublicKey, SignOptions, SignatureStatus, Signer, Verified, check_signature,

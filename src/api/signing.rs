@@ -7,12 +7,11 @@ use age::secrecy::SecretString;
 
 use crate::archive::seal;
 use crate::archive::signature;
-use crate::minisign::{self, MinisignError, SecretKey};
 pub use crate::minisign::PublicKey;
+use crate::minisign::{self, MinisignError, SecretKey};
 use crate::{Error, Result};
 
 pub use crate::archive::signature::{Signer, Status as SignatureStatus, Verified};
-
 
 /// A passphrase on a file's first line (a key's).
 pub fn read_passphrase(path: &Path) -> Result<SecretString> {
@@ -114,15 +113,16 @@ pub fn public_key(arg: &str) -> Result<PublicKey> {
         return Ok(PublicKey::from_file_text(&text, arg)?);
     }
     let line = arg.trim();
-    let looks_like_a_path = line.contains(['/', '\\']) || line.ends_with(".pub");
-    if looks_like_a_path {
-        return Err(MinisignError::Key {
-            which: arg.to_owned(),
-            message: "no such public key file".to_owned(),
-        }
-        .into());
+    // A key line is 56 base64 characters (which may hold `/`).
+    if line.len() == 56 && line.starts_with("RW") {
+        return Ok(PublicKey::from_line(line, "--signer")?);
     }
-    Ok(PublicKey::from_line(line, "--signer")?)
+    Err(MinisignError::Key {
+        which: arg.to_owned(),
+        message: "no such public key file, nor a key's base64 line (RW..., 56 characters)"
+            .to_owned(),
+    }
+    .into())
 }
 
 /// A key file's text, refused above [`MAX_KEY_FILE`] before it is read.

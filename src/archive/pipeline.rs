@@ -521,10 +521,14 @@ impl Packed {
             .collect();
         let manifest = signature::manifest_of_hashed(
             (format::VERSION_MAJOR, format::VERSION_MINOR),
-            entries.iter().zip(&self.hashes).enumerate().map(|(i, (e, h))| {
-                let index = if i < private { i } else { i + 1 };
-                (index, e, *h)
-            }),
+            entries
+                .iter()
+                .zip(&self.hashes)
+                .enumerate()
+                .map(|(i, (e, h))| {
+                    let index = if i < private { i } else { i + 1 };
+                    (index, e, *h)
+                }),
             signer.key.key_id(),
         );
         self.signature = Some(signature::section_bytes(signer, &manifest, &self.claim)?);

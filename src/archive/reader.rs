@@ -19,7 +19,6 @@ use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrail
 use super::models::ModelsClaim;
 use super::seal::{self, Key};
 use super::signature::{self, Embedded, Signer, Verified};
-use crate::minisign::PublicKey;
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::classes::Partition;
@@ -27,6 +26,7 @@ use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
+use crate::minisign::PublicKey;
 use crate::privacy::risk::{self, Risk};
 use crate::privacy::{ClaimReport, Constraint, models, verify_columns, verify_weighted};
 use crate::release::write_columns_csv;
@@ -1306,7 +1306,12 @@ impl Archive {
     /// A detached signature (`.minisig` text) over the file's bytes.
     pub fn detached_signature(&self, signer: &Signer) -> Result<String> {
         let claim = self.claim_text();
-        Ok(signature::detached(&self.bytes, self.version(), &claim, signer)?)
+        Ok(signature::detached(
+            &self.bytes,
+            self.version(),
+            &claim,
+            signer,
+        )?)
     }
 
     /// The same file without its private part (sections copied as they are).

@@ -22,7 +22,7 @@ use super::format::{self, Container, SectionEntry, SectionKind};
 use super::meta::{self, PublicMeta};
 use super::models::ModelsClaim;
 use crate::minisign::minisig::Prehash;
-use crate::minisign::{self, Minisig, MinisignError, PublicKey, SecretKey};
+use crate::minisign::{self, Minisig, MinisignError, PublicKey, SecretKey, minisig};
 
 /// The manifest's first field: a signature over a manifest is not one over
 /// any other kind of message (a file signed detached, another tool's data).
@@ -183,7 +183,12 @@ pub fn is_signed_public(entry: &SectionEntry) -> bool {
 /// text of the file, so the comment is ASCII and shows nothing the
 /// release does not.
 pub fn claim_text(meta: &PublicMeta, models: Option<&ModelsClaim>) -> String {
-    let ks: Vec<String> = meta.claim.constraints.iter().map(|c| c.k.to_string()).collect();
+    let ks: Vec<String> = meta
+        .claim
+        .constraints
+        .iter()
+        .map(|c| c.k.to_string())
+        .collect();
     let mut named = Vec::new();
     if let Some((_, l)) = meta.claim.l_diversity {
         named.push(format!("l={l}"));
@@ -196,11 +201,18 @@ pub fn claim_text(meta: &PublicMeta, models: Option<&ModelsClaim>) -> String {
         };
         add("l", m.l.map(|l| l.to_string()));
         add("entropy_l", m.entropy_l.map(|x| x.to_string()));
-        add("recursive_cl", m.recursive_cl.map(|(c, l)| format!("{c}:{l}")));
+        add(
+            "recursive_cl",
+            m.recursive_cl.map(|(c, l)| format!("{c}:{l}")),
+        );
         add("t", m.t.map(|x| x.to_string()));
         add("alpha", m.alpha.map(|x| x.to_string()));
         add("delta", m.delta.map(|x| x.to_string()));
-        let beta = if m.enhanced_beta { "enhanced_beta" } else { "beta" };
+        let beta = if m.enhanced_beta {
+            "enhanced_beta"
+        } else {
+            "beta"
+        };
         add(beta, m.beta.map(|x| x.to_string()));
     }
     let models = match named.is_empty() {
@@ -434,6 +446,15 @@ pub fn detached(
 pub fn parse_section(section: usize, body: &[u8]) -> Result<Embedded, String> {
     let parsed: SectionBody = meta::from_bytes(body)?;
     let minisig = Minisig::parse(&parsed.minisig, "the signature").map_err(|e| e.to_string())?;
+    // One way of writing it: no byte of the section can change unnoticed
+    // (the untrusted comment included, which minisign itself leaves free).
+    if minisig.to_text() != parsed.minisig || minisig.untrusted_comment != minisig::UNTRUSTED {
+        return Err(format!(
+            "the signature's text is not as karc writes it (its untrusted comment must be {:?}, \
+             its lines ended by LF)",
+            minisig::UNTRUSTED
+        ));
+    }
     Ok(Embedded {
         section,
         minisig,
@@ -506,8 +527,8 @@ pub fn verify(
         (Some(_), None) => true,
         (None, None) => false,
     };
-    let time = comment_time(&sig.trusted_comment, found.major, found.minor, claim)
-        .ok_or_else(|| {
+    let time =
+        comment_time(&sig.trusted_comment, found.major, found.minor, claim).ok_or_else(|| {
             format!(
                 "the trusted comment {:?} does not state this file's claim ({claim})",
                 sig.trusted_comment

@@ -440,7 +440,12 @@ pub struct KeygenArgs {
     #[arg(long, requires = "output")]
     pub signing: bool,
     /// With --signing: protect the secret key with a passphrase asked on the terminal (typed twice).
-    #[arg(long, short = 'p', requires = "signing", conflicts_with = "passphrase_file")]
+    #[arg(
+        long,
+        short = 'p',
+        requires = "signing",
+        conflicts_with = "passphrase_file"
+    )]
     pub passphrase: bool,
     /// With --signing: protect the secret key with the passphrase on this file's first line.
     #[arg(long, value_name = "FILE", requires = "signing")]

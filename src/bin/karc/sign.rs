@@ -26,7 +26,9 @@ pub fn signer(args: &SignKeyArgs) -> Result<Option<Signer>> {
         passphrase_file: args.passphrase_file.clone(),
         ..SignOptions::default()
     };
-    Ok(Some(options.signer(&mut || ask("Signing key passphrase: "))?))
+    Ok(Some(
+        options.signer(&mut || ask("Signing key passphrase: "))?,
+    ))
 }
 
 /// The keys `--signer` names (none: no signature check asked for).
@@ -40,7 +42,11 @@ pub fn trusted(args: &SignerArgs) -> Result<Vec<PublicKey>> {
 
 /// The key files `--sign` reads (an output must not replace them).
 pub fn sign_files(args: &SignKeyArgs) -> Vec<PathBuf> {
-    args.key.iter().chain(&args.passphrase_file).cloned().collect()
+    args.key
+        .iter()
+        .chain(&args.passphrase_file)
+        .cloned()
+        .collect()
 }
 
 /// `karc keygen --signing -o FILE`: the secret key to FILE (owner only),
@@ -123,7 +129,11 @@ pub fn run(args: SignArgs, json: Json) -> Result<ExitCode> {
         .into());
     }
     // The archive keeps its access: it holds the private part.
-    let access = if args.detached { Access::Public } else { Access::Private };
+    let access = if args.detached {
+        Access::Public
+    } else {
+        Access::Private
+    };
     let output = Output::new(&output_path, access)?;
     let options = SignOptions {
         key: args.key.clone(),
@@ -149,12 +159,14 @@ pub fn run(args: SignArgs, json: Json) -> Result<ExitCode> {
     let result = SignResult {
         input: input_name(&args.input).display().to_string(),
         output: output.name().display().to_string(),
-        kind: if args.detached { "detached" } else { "embedded" },
+        kind: if args.detached {
+            "detached"
+        } else {
+            "embedded"
+        },
         key_id: signer.key.public().id(),
-        trusted_comment: status.map_or_else(
-            || archive.trusted_comment(&signer),
-            |s| s.trusted_comment,
-        ),
+        trusted_comment: status
+            .map_or_else(|| archive.trusted_comment(&signer), |s| s.trusted_comment),
     };
     if json.on() {
         json.print(&result)?;
