@@ -452,3 +452,104 @@ fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
+
+#[test]
+fn a_streamed_pack_is_signed_as_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Transcript::default();
+    let key = fixture("archive/keys/signing_test.key");
+    let public = fixture("archive/keys/signing_test.key.pub");
+    let csv = dir.path().join("head.csv");
+    let adult = std::fs::read_to_string(fixture("adult/adult.csv")).unwrap();
+    let head: Vec<&str> = adult.lines().take(400).collect();
+    std::fs::write(&csv, head.join("\n") + "\n").unwrap();
+    let out = dir.path().join("stream.karc");
+    let config = fixture("adult/adult.toml");
+    let (code, _, err) = t.run(&[
+        "pack",
+        "--stream",
+        "-a",
+        "fads",
+        "-k",
+        "5",
+        "--delay",
+        "50",
+        "--group-rows",
+        "100",
+        "-c",
+        s(&config),
+        s(&csv),
+        "-o",
+        s(&out),
+        "--no-encryption",
+        "--sign",
+        s(&key),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out_text, err) = t.run(&["verify", s(&out), "--signer", s(&public)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out_text.contains("signature: valid"), "{out_text}");
+    let restored = dir.path().join("r.csv");
+    let args = [
+        "restore",
+        s(&out),
+        "-o",
+        s(&restored),
+        "--signer",
+        s(&public),
+    ];
+    assert_eq!(t.run(&args).0, 0);
+    assert_eq!(
+        std::fs::read(&restored).unwrap(),
+        std::fs::read(&csv).unwrap()
+    );
+    assert_secret_never_shown(&t, &key);
+}
+
+#[test]
+fn the_signed_vectors_verify_or_are_refused_as_the_readme_says() {
+    let public = fixture("archive/keys/signing_test.key.pub");
+    let expected = [
+        ("signed_small.karc", 0, ""),
+        ("signed_published_small.karc", 0, ""),
+        (
+            "reject_bad_signature.karc",
+            1,
+            "the signature does not verify",
+        ),
+        (
+            "reject_edited_section.karc",
+            1,
+            "section 3 (column) is not the section that was signed",
+        ),
+        (
+            "reject_moved_signature.karc",
+            1,
+            "the private part is not the one that was signed",
+        ),
+    ];
+    let mut names: Vec<String> = std::fs::read_dir(fixture("archive/signed"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let mut listed: Vec<String> = expected.iter().map(|(n, _, _)| n.to_string()).collect();
+    listed.sort();
+    assert_eq!(names, listed, "every signed vector has its entry here");
+    for (name, code, error) in expected {
+        let path = fixture(&format!("archive/signed/{name}"));
+        // Each opens and verifies without a key.
+        assert_eq!(outcome(&karc(&["verify", s(&path)])).0, 0, "{name}");
+        let (found, _, err) = outcome(&karc(&["verify", s(&path), "--signer", s(&public)]));
+        assert_eq!(found, code, "{name}: {err}");
+        assert!(err.contains(error), "{name}: {err}");
+    }
+    // The signed file restores to the small table, checked first.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("small.csv");
+    let path = fixture("archive/signed/signed_small.karc");
+    let args = ["restore", s(&path), "-o", s(&out), "--signer", s(&public)];
+    assert_eq!(outcome(&karc(&args)).0, 0);
+    let original = std::fs::read(fixture("archive/source/small.csv")).unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), original);
+}
