@@ -26,6 +26,9 @@ pub struct ArchiveCheck {
     pub holds: bool,
     /// The claim recomputed from the released QI columns.
     pub claim: ClaimReport,
+    /// The signature's key id and trusted comment (`null`: unsigned),
+    /// `checked` once compared with keys the reader trusts.
+    pub signature: Option<super::SignatureStatus>,
 }
 
 /// An opened, checked archive.
@@ -170,6 +173,7 @@ impl Archive {
             within_budget,
             holds: claim.holds() && within_budget,
             claim,
+            signature: self.signature(),
         })
     }
 }

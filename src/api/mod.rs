@@ -93,7 +93,7 @@ pub use results::{
 };
 pub use signing::{
     NewSigningKey, PublicKey, SignOptions, SignatureStatus, Signer, Verified, check_signature,
-    expose, public_key, read_passphrase, sign_packed, signing_keygen,
+    Secret, expose, public_key, read_passphrase, sign_packed, signing_keygen,
 };
 pub use verify::{
     ConstraintSpec, VerifyOptions, read_release, verify_archive_models, verify_table,

@@ -13,6 +13,8 @@ use crate::{Error, Result};
 
 pub use crate::archive::signature::{Signer, Status as SignatureStatus, Verified};
 
+pub use age::secrecy::SecretString as Secret;
+
 /// A passphrase on a file's first line (a key's).
 pub fn read_passphrase(path: &Path) -> Result<SecretString> {
     Ok(seal::read_passphrase_file(path)?)
