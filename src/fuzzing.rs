@@ -60,6 +60,38 @@ fn archive_as_is(data: &[u8]) {
     let _ = archive.inspect(None);
     let _ = archive.restore(None);
     let _ = archive.published();
+    // The SIGNATURE section, checked against the test key of the vectors.
+    let _ = archive.verify_signature(&[test_signer()]);
+}
+
+/// The public key of `fixtures/archive/keys/signing_test.key` (test only),
+/// which signed the vectors the corpus is seeded with.
+fn test_signer() -> crate::minisign::PublicKey {
+    crate::minisign::PublicKey::from_line(
+        "RWQmoMmWBK3z1+78ihvFvxc71JBCKmTV9XLKem/TPV2rn2ah+z29gbc6",
+        "test key",
+    )
+    .expect("the test key's line")
+}
+
+/// minisign's untrusted texts: the bytes as a `SIGNATURE` section, a
+/// `.minisig` file, a public key file and a secret key file (without a
+/// passphrase: scrypt is not run, and its work factors are checked
+/// before it would be), as `verify --signer` and `--sign` read them.
+pub fn signature(data: &[u8]) {
+    use crate::minisign::{Minisig, PublicKey, SecretKey};
+    if let Ok(embedded) = crate::archive::signature::parse_section(0, data) {
+        let _ = embedded.status();
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(sig) = Minisig::parse(text, "fuzz.minisig") {
+        let _ = sig.verify(&test_signer(), &[0; 64]);
+        let _ = Minisig::parse(&sig.to_text(), "again").expect("a parsed signature reads back");
+    }
+    let _ = PublicKey::from_file_text(text, "fuzz.pub");
+    let _ = SecretKey::from_file_text(&text.to_owned().into(), None, "fuzz.key");
 }
 
 /// A table from CSV bytes; the first byte picks the options (header, trim,

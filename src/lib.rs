@@ -57,6 +57,7 @@ pub mod hierarchy;
 pub mod huffman;
 pub mod io;
 pub mod metrics;
+pub mod minisign;
 pub mod number;
 pub mod privacy;
 pub mod release;

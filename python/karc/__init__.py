@@ -48,6 +48,7 @@ __all__ = [
     "keygen",
     "open",
     "pack",
+    "sign",
     "verify",
 ]
 
@@ -195,6 +196,8 @@ def pack(
     seed: Optional[int] = None,
     suppression_limit: Optional[float] = None,
     mode: Optional[str] = None,
+    sign: Optional[PathLike] = None,
+    sign_passphrase: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Anonymize a table and write release + sealed original to ``output``.
 
@@ -202,7 +205,10 @@ def pack(
     archive restores exactly), Parquet or Arrow IPC file's path. Seal with ``recipients`` (``age1...``
     public keys, or ``recipients_files``), or a ``passphrase`` (scrypt's
     ``work_factor`` optional), or ``no_encryption=True``: exactly one.
-    ``mode`` is the private part's difference coding. Returns the report.
+    ``mode`` is the private part's difference coding. ``sign`` is a
+    publisher's secret key file (:func:`keygen` with ``signing=True``; its
+    ``sign_passphrase`` when protected): the file is signed as it is written.
+    Returns the report.
     """
     args = dict(
         **_config_args(config),
@@ -212,8 +218,37 @@ def pack(
         seed=seed,
         suppression_limit=suppression_limit,
         mode=mode,
+        sign=None if sign is None else os.fspath(sign),
+        sign_passphrase=sign_passphrase,
     )
     return json.loads(_karc.pack(_source(table, mark=True), os.fspath(output), **args))
+
+
+def sign(
+    path: PathLike,
+    key: PathLike,
+    *,
+    passphrase: Optional[str] = None,
+    output: Optional[PathLike] = None,
+    detached: bool = False,
+) -> str:
+    """Sign the ``.karc`` file ``path`` with the secret key file ``key`` (as ``karc sign``).
+
+    The file is replaced atomically (or ``output`` written), any earlier
+    signature replaced; with ``detached=True`` a ``.minisig`` is written
+    instead (default ``path + ".minisig"``), which ``minisign -Vm`` checks.
+    Returns the trusted comment signed.
+    """
+    out = None if output is None else os.fspath(output)
+    return _karc.sign_file(os.fspath(path), os.fspath(key), passphrase, out, detached)
+
+
+def _signers(signer: Union[str, PathLike, Sequence[Union[str, PathLike]], None]) -> List[str]:
+    if signer is None:
+        return []
+    if isinstance(signer, (str, os.PathLike)):
+        return [os.fspath(signer)]
+    return [os.fspath(s) for s in signer]
 
 
 def _key_args(identity: Union[PathLike, Sequence[PathLike], None], passphrase: Optional[str]) -> Dict[str, Any]:
@@ -257,9 +292,14 @@ class Archive:
         """The original file's bytes (a CSV input's, byte for byte), checked against their digest."""
         return self._archive.restore_bytes(**_key_args(identity, passphrase))
 
-    def verify(self) -> Dict[str, Any]:
-        """Integrity (checked on open) and the claim recomputed: ``holds``, ``claim``, ..."""
-        return json.loads(self._archive.verify())
+    def verify(self, signer: Union[str, PathLike, Sequence[Union[str, PathLike]], None] = None) -> Dict[str, Any]:
+        """Integrity (checked on open) and the claim recomputed: ``holds``, ``claim``, ``signature``, ...
+
+        ``signer`` is a publisher's public key (a ``.pub`` file or its line),
+        or a list of them: a valid signature by one of them must cover the
+        whole file, else :class:`CheckFailedError`.
+        """
+        return json.loads(self._archive.verify(_signers(signer)))
 
     def inspect(
         self, identity: Union[PathLike, Sequence[PathLike], None] = None, *, passphrase: Optional[str] = None
@@ -404,8 +444,13 @@ def compare(
     return pandas.DataFrame(rows)
 
 
-def keygen(path: PathLike, *, force: bool = False) -> str:
+def keygen(path: PathLike, *, force: bool = False, signing: bool = False, passphrase: Optional[str] = None) -> str:
     """Write a new age X25519 identity to ``path`` and return its public key.
+
+    With ``signing=True``, a signing key instead (minisign's formats): the
+    secret key to ``path`` (protected by ``passphrase`` when given), the
+    public key to ``path + ".pub"``; returns the public key's line, which
+    ``Archive.verify(signer=...)`` and ``karc verify --signer`` take.
 
     The file is readable by its owner only and in age's format (``age`` and
     ``karc restore -i`` read it); an existing file is replaced only with
@@ -413,6 +458,10 @@ def keygen(path: PathLike, *, force: bool = False) -> str:
     ``pack(..., recipients=[key])``; open with ``open(...).restore(identity=path)``.
     The secret key is never returned.
     """
+    if signing:
+        return _karc.signing_keygen(os.fspath(path), force, passphrase)
+    if passphrase is not None:
+        raise BadInputError("keygen: passphrase applies to a signing key (signing=True)")
     return _karc.keygen(os.fspath(path), force)
 
 

@@ -541,8 +541,13 @@ def pack(
     suppression_limit: Optional[float] = None,
     mode: Optional[str] = None,
     staging: Optional[PathLike] = None,
+    sign: Optional[PathLike] = None,
+    sign_passphrase: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Anonymize ``df`` on the workers and write one ``.karc`` to ``output``.
+
+    With ``sign`` (a publisher's secret key file, ``sign_passphrase`` when
+    protected), the driver signs the merged file (:func:`karc.sign`).
 
     Each fragment is anonymized and coded by its worker as a *part* (a
     one-row-group ``.karc`` sealed for a one-off key the driver makes and
@@ -616,6 +621,8 @@ def pack(
     finally:
         if own_staging:
             shutil.rmtree(folder, ignore_errors=True)
+    if sign is not None:
+        merged["signed"] = _karc.sign_file(os.fspath(output), os.fspath(sign), sign_passphrase, None, False)
     merged["fragments"] = frag.plan.fragments
     merged["fragment_rows"] = [p["rows"] for p in parts]
     merged["part_bytes"] = sum(p["bytes"] for p in parts)

@@ -366,6 +366,8 @@ def pack(
     staging: Optional[PathLike] = None,
     max_tuples: int = 5_000_000,
     choice: Optional[Choice] = None,
+    sign: Optional[PathLike] = None,
+    sign_passphrase: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Anonymize ``df`` by a full-domain recoding searched on its frequency
     set and write one ``.karc`` to ``output``: each non-empty Spark
@@ -428,6 +430,9 @@ def pack(
     finally:
         if own_staging:
             shutil.rmtree(folder, ignore_errors=True)
+    if sign is not None:
+        # The driver signs the merged file (``sign_passphrase`` for a protected key).
+        merged["signed"] = _karc.sign_file(os.fspath(output), os.fspath(sign), sign_passphrase, None, False)
     merged["partitions"] = len(parts)
     merged["partition_rows"] = [p["rows"] for p in parts]
     merged["part_bytes"] = sum(p["bytes"] for p in parts)

@@ -20,6 +20,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+mod signing;
 mod spark;
 mod tables;
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
@@ -234,7 +235,7 @@ fn diff_mode(mode: Option<&str>) -> karc::api::Result<DiffMode> {
 
 /// Anonymizes a table and packs it into `output`; the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (source, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false))]
+#[pyo3(signature = (source, output, config_path=None, config_json=None, algorithm=None, k=None, seed=None, suppression_limit=None, mode=None, recipients=Vec::new(), recipients_files=Vec::new(), passphrase=None, work_factor=None, no_encryption=false, sign=None, sign_passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
     py: Python<'_>,
@@ -252,8 +253,13 @@ fn pack(
     passphrase: Option<String>,
     work_factor: Option<u8>,
     no_encryption: bool,
+    sign: Option<PathBuf>,
+    sign_passphrase: Option<String>,
 ) -> PyResult<String> {
     detached(py, || {
+        let signer = sign
+            .map(|key| signing::signer(key, sign_passphrase))
+            .transpose()?;
         let seal = seal_options(
             recipients,
             recipients_files,
@@ -277,7 +283,10 @@ fn pack(
         let out = private_output(&output, &config, &seal, &read)?;
         api::check_algorithm(&config)?;
         let (name, input) = source.input()?;
-        let packed = api::pack_input(&config, &name, &input, &options)?;
+        let mut packed = api::pack_input(&config, &name, &input, &options)?;
+        if let Some(signer) = &signer {
+            packed.bytes = api::sign_packed(&out.name(), &packed.bytes, signer)?;
+        }
         out.write_bytes(&packed.bytes)?;
         json(&packed.report)
     })
@@ -383,9 +392,17 @@ impl Archive {
         Ok(PyBytes::new(py, &original).unbind())
     }
 
-    /// Integrity and the claim, recomputed: JSON.
-    fn verify(&self, py: Python<'_>) -> PyResult<String> {
-        detached(py, || json(&self.inner.verify()?))
+    /// Integrity and the claim, recomputed, and the signature checked
+    /// against `signers` (public key files or lines) when given: JSON.
+    #[pyo3(signature = (signers=Vec::new()))]
+    fn verify(&self, py: Python<'_>, signers: Vec<String>) -> PyResult<String> {
+        detached(py, || {
+            let mut check = self.inner.verify()?;
+            if !signers.is_empty() {
+                check.signature = Some(signing::verified(&self.inner, &signers)?);
+            }
+            json(&check)
+        })
     }
 
     /// Sections, sizes, claim, algorithm, metrics: JSON.
@@ -594,6 +611,8 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(keygen, m)?)?;
+    m.add_function(wrap_pyfunction!(signing::signing_keygen, m)?)?;
+    m.add_function(wrap_pyfunction!(signing::sign_file, m)?)?;
     m.add_function(wrap_pyfunction!(init, m)?)?;
     spark::register(m)?;
     Ok(())

@@ -436,3 +436,39 @@ def test_init_explains_its_choice(tmp_path):
     email = next(c for c in columns if c["name"] == "email")
     assert "e-mail" in email["reason"] and email["distinction"] == 1.0
     assert 'name = "age"\nrole = "quasi"  # name says an age; distinction' in config
+
+
+def test_signed_pack_verifies_and_a_published_copy_keeps_its_signature(tmp_path):
+    key = tmp_path / "publisher.key"
+    line = karc.keygen(key, signing=True)
+    assert (tmp_path / "publisher.key.pub").read_text().splitlines()[1] == line
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+    with pytest.raises(karc.BadInputError):
+        karc.keygen(key, signing=True)
+    out = tmp_path / "adult.karc"
+    karc.pack(ADULT_CSV, out, ADULT_TOML, no_encryption=True, k=10, sign=key)
+    archive = karc.open(out)
+    assert archive.verify()["signature"]["checked"] is False
+    checked = archive.verify(signer=str(key) + ".pub")
+    assert checked["signature"]["checked"] is True and checked["signature"]["private_absent"] is False
+    assert archive.verify(signer=[line])["signature"]["checked"] is True
+    other = tmp_path / "other.key"
+    karc.keygen(other, signing=True, passphrase="a passphrase")
+    with pytest.raises(karc.CheckFailedError, match="none of the keys given"):
+        archive.verify(signer=str(other) + ".pub")
+    # A protected key needs its passphrase; sign() replaces the signature.
+    with pytest.raises(karc.KarcError, match="passphrase"):
+        karc.sign(out, other)
+    comment = karc.sign(out, other, passphrase="a passphrase")
+    assert comment.startswith("karc format:") and "k:10" in comment
+    assert karc.open(out).verify(signer=str(other) + ".pub")["signature"]["checked"]
+    with pytest.raises(karc.CheckFailedError):
+        karc.open(out).verify(signer=str(key) + ".pub")
+    # An unsigned file fails the check.
+    plain = tmp_path / "plain.karc"
+    karc.pack(ADULT_CSV, plain, ADULT_TOML, no_encryption=True, k=10)
+    with pytest.raises(karc.CheckFailedError, match="unsigned"):
+        karc.open(plain).verify(signer=line)
+    # No secret material reaches Python.
+    secret = key.read_text().splitlines()[1]
+    assert secret[60:90] not in line + comment

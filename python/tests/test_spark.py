@@ -319,6 +319,18 @@ def test_pack_verifies_and_restores(spark, table, tmp_path):
         assert done.returncode == 0, done.stderr
 
 
+def test_the_driver_signs_the_merged_file(spark, table, tmp_path):
+    path, _ = table
+    df = spark.read.parquet(path).limit(400)
+    key = tmp_path / "publisher.key"
+    karc.keygen(key, signing=True)
+    out = tmp_path / "signed.karc"
+    report = karc.spark.pack(df, out, CONFIG, no_encryption=True, k=10, fragments=2, sign=key)
+    assert report["signed"].startswith("karc format:")
+    check = karc.open(out).verify(signer=str(key) + ".pub")
+    assert check["signature"]["checked"] is True
+
+
 def test_pack_passphrase_and_a_part_tampered(spark, table, tmp_path):
     path, arrow = table
     df = spark.read.parquet(path).limit(400)

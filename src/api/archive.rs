@@ -26,6 +26,9 @@ pub struct ArchiveCheck {
     pub holds: bool,
     /// The claim recomputed from the released QI columns.
     pub claim: ClaimReport,
+    /// The signature's key id and trusted comment (`null`: unsigned),
+    /// `checked` once compared with keys the reader trusts.
+    pub signature: Option<super::SignatureStatus>,
 }
 
 /// An opened, checked archive.
@@ -129,6 +132,35 @@ impl Archive {
         self.0.inspect(key)
     }
 
+    /// The trusted comment `signer` states over this file.
+    pub fn trusted_comment(&self, signer: &super::Signer) -> String {
+        let (major, minor) = self.0.version();
+        crate::archive::signature::trusted_comment(major, minor, signer.time, &self.0.claim_text())
+    }
+
+    /// The file signed by `signer` (any earlier signature replaced).
+    pub fn signed(&self, signer: &super::Signer) -> Result<Vec<u8>> {
+        self.0.signed(signer)
+    }
+
+    /// A detached signature (`.minisig` text) over the file's bytes, which
+    /// `minisign -Vm FILE -p KEY.pub` accepts.
+    pub fn detached_signature(&self, signer: &super::Signer) -> Result<String> {
+        self.0.detached_signature(signer)
+    }
+
+    /// Checks that a valid signature by one of `trusted` covers the whole
+    /// file (a failed check otherwise: unsigned, another key, changed).
+    pub fn verify_signature(&self, trusted: &[super::PublicKey]) -> Result<super::Verified> {
+        self.0.verify_signature(trusted)
+    }
+
+    /// The signature's key id and trusted comment, not checked against a
+    /// key (`None`: unsigned).
+    pub fn signature(&self) -> Option<super::SignatureStatus> {
+        self.0.signature().map(|s| s.status())
+    }
+
     /// Integrity (checked on open) and the claim, recomputed.
     pub fn verify(&self) -> Result<ArchiveCheck> {
         let claim = self.0.check_claim()?;
@@ -141,6 +173,7 @@ impl Archive {
             within_budget,
             holds: claim.holds() && within_budget,
             claim,
+            signature: self.signature(),
         })
     }
 }

@@ -72,6 +72,7 @@ mod init;
 mod keys;
 mod pack;
 mod results;
+mod signing;
 mod verify;
 
 pub use archive::{
@@ -87,8 +88,12 @@ pub use pack::{
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
     GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PublishResult,
-    RESTORE_CHECKS, RestoreResult, StreamPackFigures, StreamResult, VerifyResult, Versioned,
-    format_name, seal_name,
+    RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult, StreamPackFigures,
+    StreamResult, VerifyResult, Versioned, format_name, seal_name,
+};
+pub use signing::{
+    NewSigningKey, PublicKey, SignOptions, SignatureStatus, Signer, Verified, check_signature,
+    Secret, expose, public_key, read_passphrase, sign_packed, signing_keygen,
 };
 pub use verify::{
     ConstraintSpec, SensitiveType, VerifyOptions, default_missing, parse_sensitive, read_release,

@@ -89,6 +89,8 @@ pub struct StreamPackOptions {
     pub pid: Option<String>,
     /// Rows per row group (default [`stream_pack::DEFAULT_GROUP_ROWS`]).
     pub group_rows: Option<usize>,
+    /// The publisher's key: the file is signed as it is written.
+    pub sign: Option<super::Signer>,
 }
 
 /// What a streamed pack did.
@@ -128,6 +130,7 @@ pub fn pack_stream(
             params,
             pid: stream.pid.as_deref(),
             group_rows: stream.group_rows.unwrap_or(stream_pack::DEFAULT_GROUP_ROWS),
+            sign: stream.sign.as_ref(),
         },
     )?;
     Ok(StreamPacked { algorithm, report })

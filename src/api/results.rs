@@ -197,6 +197,9 @@ pub struct ArchiveFigures {
     pub suppression_budget: u64,
     /// The suppressed rows are within the budget.
     pub within_budget: bool,
+    /// The signature (`null`: unsigned): its key id and trusted comment,
+    /// `checked` when `--signer` keys were given and one of them signed it.
+    pub signature: Option<crate::archive::signature::Status>,
 }
 
 /// `karc verify`: a release's claim (and an archive's integrity) checked.
@@ -287,6 +290,44 @@ pub struct KeygenResult {
 
 impl Versioned for KeygenResult {
     const SCHEMA: &'static str = "karc.keygen/1";
+}
+
+/// `karc keygen --signing`: a signing key pair written.
+#[derive(Debug, Clone, Serialize)]
+pub struct SigningKeygenResult {
+    /// The secret key file as named.
+    pub secret_key_file: String,
+    /// The public key file as named (`FILE.pub`).
+    pub public_key_file: String,
+    /// The key id, as minisign prints it.
+    pub key_id: String,
+    /// The public key's base64 line (never the secret key).
+    pub public_key: String,
+    /// Whether the secret key is protected by a passphrase.
+    pub protected: bool,
+}
+
+impl Versioned for SigningKeygenResult {
+    const SCHEMA: &'static str = "karc.keygen-signing/1";
+}
+
+/// `karc sign`: an archive signed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SignResult {
+    /// The archive as named.
+    pub input: String,
+    /// What was written: the signed archive, or the detached `.minisig`.
+    pub output: String,
+    /// `embedded` or `detached`.
+    pub kind: &'static str,
+    /// The signing key's id.
+    pub key_id: String,
+    /// The trusted comment signed.
+    pub trusted_comment: String,
+}
+
+impl Versioned for SignResult {
+    const SCHEMA: &'static str = "karc.sign/1";
 }
 
 /// `karc init`: the drafted config and hierarchy files written.

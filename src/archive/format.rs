@@ -65,6 +65,8 @@ pub enum SectionKind {
     PrivacyModels,
     /// The derived-column check (postcard): columns, QIs, threshold, allowed pairs.
     ColumnChecks,
+    /// The publisher's signature over the other sections (`spec/FORMAT.md` §4.1).
+    Signature,
     /// The private part, sealed in an age envelope.
     PrivateSealed,
     /// The private part in clear (written only with `--no-encryption`).
@@ -83,6 +85,7 @@ impl SectionKind {
             SectionKind::ArrowSchema => 6,
             SectionKind::PrivacyModels => 7,
             SectionKind::ColumnChecks => 9,
+            SectionKind::Signature => 8,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
         }
@@ -99,6 +102,7 @@ impl SectionKind {
             6 => SectionKind::ArrowSchema,
             7 => SectionKind::PrivacyModels,
             9 => SectionKind::ColumnChecks,
+            8 => SectionKind::Signature,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
             _ => return None,
@@ -116,6 +120,7 @@ impl SectionKind {
             SectionKind::ArrowSchema => "Arrow schema",
             SectionKind::PrivacyModels => "privacy models",
             SectionKind::ColumnChecks => "column checks",
+            SectionKind::Signature => "signature",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",
         }

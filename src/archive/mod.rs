@@ -32,6 +32,7 @@ pub mod parts;
 pub(crate) mod pipeline;
 pub mod reader;
 pub mod seal;
+pub mod signature;
 pub mod stream_pack;
 pub mod writer;
 

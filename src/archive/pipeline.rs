@@ -25,13 +25,14 @@ use std::path::PathBuf;
 use super::ArchiveError;
 use super::checks::ColumnChecksMeta;
 use super::digest::PublicDigest;
-use super::format::{self, SectionKind, SectionSummary};
+use super::format::{self, SectionEntry, SectionKind, SectionSummary};
 use super::layout::{CaptureError, Layout, Padding};
 use super::meta::{
     self, HierarchyRecord, IdentifierColumn, PrivatePart, PrivateTrailer, PublicMeta,
 };
 use super::models::ModelsClaim;
 use super::seal::{self, Seal};
+use super::signature::{self, Signer};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::Role;
 use crate::io::Output;
@@ -325,7 +326,7 @@ impl GroupWriter {
             self.private.write_all(extras).map_err(io)?;
         }
         self.private.write_all(&digest.finish()).map_err(io)?;
-        let (private_summary, private) = self.private.finish().map_err(io)?;
+        let (private_summary, private, private_hash) = self.private.finish().map_err(io)?;
         let mut summaries: Vec<SectionSummary> = head
             .iter()
             .map(|(kind, bytes)| SectionSummary {
@@ -334,10 +335,22 @@ impl GroupWriter {
                 length: bytes.len() as u64,
             })
             .collect();
+        let mut hashes: Vec<[u8; 32]> = (head.iter())
+            .map(|(_, bytes)| blake3::hash(bytes).into())
+            .collect();
         summaries.extend_from_slice(&self.body.sections);
+        hashes.extend_from_slice(&self.body.hashes);
         summaries.push(private_summary);
+        hashes.push(private_hash);
+        let models: Option<ModelsClaim> = head
+            .iter()
+            .find(|(kind, _)| *kind == SectionKind::PrivacyModels)
+            .and_then(|(_, bytes)| meta::from_bytes(bytes).ok());
         Ok(Packed {
-            table: format::header_and_table(&summaries),
+            summaries,
+            hashes,
+            claim: signature::claim_text(public, models.as_ref()),
+            signature: None,
             head: head.into_iter().map(|(_, b)| b).collect(),
             body: self.body.spool,
             private,
@@ -478,8 +491,15 @@ fn identifier_columns(table: &Table, roles: &[Role]) -> Vec<IdentifierColumn> {
 
 /// A finished file, its sections still in scratch space.
 pub struct Packed {
-    /// The file header and section table.
-    table: Vec<u8>,
+    /// Every section's type, CRC-32 and length, in file order (the
+    /// private one last; the signature not among them).
+    summaries: Vec<SectionSummary>,
+    /// The BLAKE3 hash of each section of `summaries`.
+    hashes: Vec<[u8; 32]>,
+    /// The claim as a signature's trusted comment states it.
+    claim: String,
+    /// The `SIGNATURE` section, once signed ([`Packed::sign`]).
+    signature: Option<Vec<u8>>,
     /// `META`, `HIERARCHIES` and any `ROW_GROUPS`.
     head: Vec<Vec<u8>>,
     body: Spool,
@@ -495,17 +515,64 @@ impl Packed {
     /// The file's length in bytes.
     pub fn file_len(&self) -> u64 {
         let head: usize = self.head.iter().map(Vec::len).sum();
-        (self.table.len() + head) as u64 + self.body.len() + self.private.len()
+        let signature = self.signature.as_ref().map_or(0, Vec::len);
+        (self.table().len() + head + signature) as u64 + self.body.len() + self.private.len()
+    }
+
+    /// Signs the file with `signer` (`spec/FORMAT.md` §4.1): its
+    /// `SIGNATURE` section goes before the private one.
+    pub fn sign(&mut self, signer: &Signer) -> Result<()> {
+        let private = self.summaries.len() - 1;
+        let entries: Vec<SectionEntry> = (self.summaries.iter())
+            .map(|s| SectionEntry {
+                code: s.kind.code(),
+                flags: 0,
+                crc: s.crc,
+                offset: 0,
+                length: s.length,
+            })
+            .collect();
+        let manifest = signature::manifest_of_hashed(
+            (format::VERSION_MAJOR, format::VERSION_MINOR),
+            entries
+                .iter()
+                .zip(&self.hashes)
+                .enumerate()
+                .map(|(i, (e, h))| {
+                    let index = if i < private { i } else { i + 1 };
+                    (index, e, *h)
+                }),
+            signer.key.key_id(),
+        );
+        self.signature = Some(signature::section_bytes(signer, &manifest, &self.claim)?);
+        Ok(())
+    }
+
+    /// The header and section table.
+    fn table(&self) -> Vec<u8> {
+        let mut summaries = self.summaries.clone();
+        if let Some(bytes) = &self.signature {
+            let summary = SectionSummary {
+                kind: SectionKind::Signature,
+                crc: format::crc32(bytes),
+                length: bytes.len() as u64,
+            };
+            summaries.insert(summaries.len() - 1, summary);
+        }
+        format::header_and_table(&summaries)
     }
 
     /// Writes the file to `w`.
     pub fn write_to(self, w: &mut dyn Write) -> Result<()> {
         let io = |e| Error::io(&self.name, e);
-        w.write_all(&self.table).map_err(io)?;
+        w.write_all(&self.table()).map_err(io)?;
         for bytes in &self.head {
             w.write_all(bytes).map_err(io)?;
         }
         self.body.copy_to(w).map_err(io)?;
+        if let Some(bytes) = &self.signature {
+            w.write_all(bytes).map_err(io)?;
+        }
         self.private.copy_to(w).map_err(io)
     }
 
@@ -571,11 +638,13 @@ impl Write for Spool {
     }
 }
 
-/// A writer that checksums what passes through it (the private section,
-/// written piece by piece).
+/// A writer that checksums and hashes what passes through it (the private
+/// section, written piece by piece: its CRC-32 for the table, its BLAKE3
+/// for a signature).
 struct Summed {
     inner: Spool,
     crc: crc32fast::Hasher,
+    hash: blake3::Hasher,
 }
 
 impl Summed {
@@ -583,6 +652,7 @@ impl Summed {
         Summed {
             inner,
             crc: crc32fast::Hasher::new(),
+            hash: blake3::Hasher::new(),
         }
     }
 }
@@ -591,6 +661,7 @@ impl Write for Summed {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.crc.update(&buf[..n]);
+        self.hash.update(&buf[..n]);
         Ok(n)
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -621,9 +692,9 @@ impl Write for PrivateStream {
 }
 
 impl PrivateStream {
-    /// Ends the stream (the envelope's last chunk): the section's summary
-    /// and its bytes.
-    fn finish(self) -> std::io::Result<(SectionSummary, Spool)> {
+    /// Ends the stream (the envelope's last chunk): the section's summary,
+    /// its bytes and their BLAKE3 hash.
+    fn finish(self) -> std::io::Result<(SectionSummary, Spool, [u8; 32])> {
         let (kind, mut written) = match self {
             PrivateStream::Sealed(w) => (SectionKind::PrivateSealed, w.finish()?),
             PrivateStream::Plain(w) => (SectionKind::PrivatePlain, w),
@@ -634,6 +705,6 @@ impl PrivateStream {
             crc: written.crc.finalize(),
             length: written.inner.len(),
         };
-        Ok((summary, written.inner))
+        Ok((summary, written.inner, written.hash.finalize().into()))
     }
 }

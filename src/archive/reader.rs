@@ -19,6 +19,7 @@ use super::layout::{Layout, RenderedColumn, Texts};
 use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
 use super::models::ModelsClaim;
 use super::seal::{self, Key};
+use super::signature::{self, Embedded, Signer, Verified};
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::classes::Partition;
@@ -26,6 +27,7 @@ use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
+use crate::minisign::PublicKey;
 use crate::privacy::risk::{self, Risk};
 use crate::number::NumberFormat;
 use crate::privacy::{
@@ -88,6 +90,8 @@ pub struct Archive {
     pub models: Option<ModelsClaim>,
     /// The derived-column check the release passed (`COLUMN_CHECKS`).
     pub column_checks: Option<ColumnChecksMeta>,
+    /// The `SIGNATURE` section, parsed (not yet checked against a key).
+    signature: Option<Embedded>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -331,6 +335,7 @@ impl Archive {
             arrow_schema,
             models,
             column_checks,
+            signature,
         } = groups?;
         let mut archive = Archive {
             path: path.to_owned(),
@@ -344,6 +349,7 @@ impl Archive {
             arrow_schema,
             models,
             column_checks,
+            signature,
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
@@ -1307,6 +1313,65 @@ impl Archive {
         })
     }
 
+    /// The `SIGNATURE` section, parsed but not checked against a key.
+    pub fn signature(&self) -> Option<&Embedded> {
+        self.signature.as_ref()
+    }
+
+    /// The claim as a signature's trusted comment states it.
+    pub fn claim_text(&self) -> String {
+        signature::claim_text(&self.meta, self.models.as_ref())
+    }
+
+    /// Checks that a valid signature by one of the `trusted` keys covers
+    /// every byte of the public part, and of the private part when there is
+    /// one (`spec/FORMAT.md` §4.1): unsigned, another key or a changed file
+    /// is a failed check.
+    pub fn verify_signature(&self, trusted: &[PublicKey]) -> Result<Verified> {
+        let Some(embedded) = &self.signature else {
+            return Err(signature::SignatureError::Unsigned {
+                path: self.path.clone(),
+            }
+            .into());
+        };
+        signature::verify(
+            embedded,
+            &self.container,
+            &self.bytes,
+            &self.claim_text(),
+            trusted,
+        )
+        .map_err(|detail| {
+            signature::SignatureError::Failed {
+                path: self.path.clone(),
+                detail,
+            }
+            .into()
+        })
+    }
+
+    /// The file signed by `signer`, any earlier signature replaced.
+    pub fn signed(&self, signer: &Signer) -> Result<Vec<u8>> {
+        signature::sign_file(
+            &self.path,
+            &self.bytes,
+            &self.container,
+            &self.claim_text(),
+            signer,
+        )
+    }
+
+    /// A detached signature (`.minisig` text) over the file's bytes.
+    pub fn detached_signature(&self, signer: &Signer) -> Result<String> {
+        let claim = self.claim_text();
+        Ok(signature::detached(
+            &self.bytes,
+            self.version(),
+            &claim,
+            signer,
+        )?)
+    }
+
     /// The same file without its private part (sections copied as they are).
     pub fn published(&self) -> Vec<u8> {
         let sections: Vec<(SectionKind, &[u8])> = self
@@ -1451,6 +1516,7 @@ impl Archive {
             models: self.models.clone(),
             column_checks: self.column_checks.as_ref().map(|c| c.named(&self.meta)),
             risk: self.risk()?,
+            signature: self.signature.as_ref().map(Embedded::status),
         })
     }
 }
@@ -1513,6 +1579,9 @@ pub struct Inspection {
     pub column_checks: Option<NamedChecks>,
     /// The release's re-identification risk ([`Archive::risk`]).
     pub risk: Option<Risk>,
+    /// The `SIGNATURE` section's key id and trusted comment, not checked
+    /// against a key (`None`: unsigned).
+    pub signature: Option<signature::Status>,
 }
 
 /// One column of [`Inspection`].
@@ -1562,6 +1631,7 @@ struct RowGroups {
     arrow_schema: Option<SchemaRef>,
     models: Option<ModelsClaim>,
     column_checks: Option<ColumnChecksMeta>,
+    signature: Option<Embedded>,
 }
 
 impl RowGroups {
@@ -1729,6 +1799,8 @@ impl RowGroups {
                 class_rows: std::sync::OnceLock::new(),
             });
         }
+        // The signature after the public sections, before the private one.
+        let signature_section = walk.next_if(|&i| kinds[i] == Some(SectionKind::Signature));
         let private_section = match walk.next() {
             Some(i) if kinds[i].is_some_and(SectionKind::is_private) => Some(i),
             None => None,
@@ -1762,6 +1834,12 @@ impl RowGroups {
                 .map(|c| meta.columns[c].name.as_str());
             format::check_section(path, bytes, i, e, column)?;
         }
+        let signature = signature_section
+            .map(|i| {
+                signature::parse_section(i, &bytes[entries[i].range()])
+                    .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e))
+            })
+            .transpose()?;
 
         for group in &mut groups {
             let i = group.classes_section;
@@ -1803,17 +1881,19 @@ impl RowGroups {
             arrow_schema,
             models,
             column_checks,
+            signature,
         })
     }
 }
 
 /// The digest of the public part of the file `bytes` whose section table
-/// is `container` (`spec/FORMAT.md` §7.5): every section but a private one,
-/// which can only be the last.
+/// is `container` (`spec/FORMAT.md` §7.5): every section but the private
+/// one and `SIGNATURE` (a file signed after it was packed restores as
+/// before).
 fn public_digest_of(container: &Container, bytes: &[u8]) -> [u8; 32] {
     let mut d = PublicDigest::new(container.major, container.minor);
     for e in &container.entries {
-        if !e.kind().is_some_and(SectionKind::is_private) {
+        if signature::is_signed_public(e) {
             d.section(e.code, e.flags, &bytes[e.range()]);
         }
     }

@@ -22,6 +22,7 @@ use super::meta::{
 };
 use super::pipeline::{Group, GroupWriter, Scratch};
 use super::seal::Seal;
+use super::signature::Signer;
 use crate::cell::Cell;
 use crate::codec::{DiffMode, QiOriginal, ReleasedColumn};
 use crate::config::{Config, SuppressionPolicy, ValueType};
@@ -53,6 +54,8 @@ pub struct StreamPackOptions<'a> {
     pub pid: Option<&'a str>,
     /// Rows per row group ([`DEFAULT_GROUP_ROWS`] unless tuned).
     pub group_rows: usize,
+    /// The publisher's key, to sign the file as it is written.
+    pub sign: Option<&'a Signer>,
 }
 
 /// What a streamed pack did.
@@ -248,7 +251,10 @@ pub fn pack_stream(
         let names: Vec<String> = public.columns.iter().map(|c| c.name.clone()).collect();
         writer.column_checks(&ColumnChecksMeta::new(checks, &names));
     }
-    let packed = writer.finish(&public, &hierarchies)?;
+    let mut packed = writer.finish(&public, &hierarchies)?;
+    if let Some(signer) = options.sign {
+        packed.sign(signer)?;
+    }
     let (groups, original_len) = (packed.groups, packed.original_len);
     let file_bytes = packed.file_len();
     output.write(|w| packed.write_to(w))?;

@@ -123,6 +123,14 @@ impl Place {
                 &self.path("rows.txt"),
             ]),
             "keygen" => strings(&["keygen", "-o", &self.path("identity.txt"), "--force"]),
+            "sign" => strings(&[
+                "sign",
+                &valid("plain_small.karc"),
+                "--key",
+                &fixture("archive/keys/signing_test.key").display().to_string(),
+                "-o",
+                &self.path("signed.karc"),
+            ]),
             "init" => strings(&["init", &csv, "-o", &self.path("init.toml"), "--force"]),
             "completions" => strings(&["completions", "bash", "-o", &self.path("karc.bash")]),
             "man" => strings(&["man", "-o", &self.path("karc.1")]),
@@ -238,6 +246,36 @@ impl Place {
             }
             ("verify", "--missing") => strings(&["--sensitive", "note", flag, "?"]),
             ("verify", "--definitions") => strings(&[flag, "literature"]),
+            ("pack", "--sign" | "--sign-passphrase-file") => {
+                let key = fixture("archive/keys/signing_test.key");
+                let mut extra = strings(&["--sign", &key.display().to_string()]);
+                if flag != "--sign" {
+                    extra.extend(strings(&[flag, &pass]));
+                }
+                extra
+            }
+            ("verify" | "restore" | "export", "--signer") => {
+                let signed = fixture("archive/signed/signed_small.karc");
+                args[1] = signed.display().to_string();
+                if command == "verify" {
+                    args.truncate(2);
+                }
+                if command == "restore" {
+                    args.retain(|a| a != "-i" && !a.ends_with("identity.txt"));
+                }
+                let public = fixture("archive/keys/signing_test.key.pub");
+                strings(&[flag, &public.display().to_string()])
+            }
+            ("keygen", "--signing" | "--passphrase-file") => {
+                args = strings(&["keygen", "-o", &self.path("signing.key"), "--force"]);
+                let mut extra = strings(&["--signing"]);
+                if flag != "--signing" {
+                    extra.extend(strings(&[flag, &pass]));
+                }
+                extra
+            }
+            ("sign", "--passphrase-file") => strings(&[flag, &pass]),
+            ("sign", "--detached") => strings(&[flag]),
             ("init", "--qi") => strings(&[flag, "city,age"]),
             ("init", "--explain") => strings(&[flag]),
             ("init", "--hierarchies-dir") => strings(&[flag, &self.path("hierarchies")]),

@@ -31,6 +31,7 @@ mod partitioning;
 mod parts;
 mod pipeline;
 mod robust;
+mod signed;
 mod stream;
 mod sweep;
 mod verify;

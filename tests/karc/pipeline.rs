@@ -53,6 +53,7 @@ fn stream(csv: &Path, out: &Path, group_rows: usize, seal: &Seal) -> Vec<u8> {
             params,
             pid: None,
             group_rows,
+            sign: None,
         },
     )
     .unwrap();
@@ -178,6 +179,7 @@ fn stream_writer_output_is_pinned() {
             params,
             pid: None,
             group_rows: 2,
+            sign: None,
         },
     )
     .unwrap();

@@ -272,6 +272,7 @@ fn pack_stream_restores_missing_numbers_byte_for_byte() {
         params: StreamParams::new(10, 400),
         pid: None,
         group_rows: 1_500,
+        sign: None,
     };
     let report = pack_stream(&config, &input, &output, &options).unwrap();
     assert_eq!(report.groups, 4);

@@ -176,8 +176,11 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page karc(1) (roff), or write one page per command with --dir.
     Man(ManArgs),
-    /// Make an age X25519 identity to seal archives for (its public key goes to stdout).
+    /// Make an age X25519 identity to seal archives for (its public key goes to stdout), or with
+    /// --signing a key to sign archives with.
     Keygen(KeygenArgs),
+    /// Sign a .karc file with a publisher's key (minisign's format), embedded or detached.
+    Sign(SignArgs),
     /// Write a commented config for a table, with hierarchies built from its values.
     Init(InitArgs),
 }
@@ -199,6 +202,7 @@ impl Command {
             // No -o, or -y: the identity (or the recipients) on standard output.
             Command::Keygen(a) => Some(a.output.as_deref().unwrap_or(Path::new("-"))),
             Command::Stream(_) => Some(Path::new("-")),
+            Command::Sign(a) => a.output.as_deref(),
             Command::Verify(_) | Command::Inspect(_) => None,
         }
     }
@@ -280,6 +284,29 @@ pub struct VerifyArgs {
     /// cell holds no value for the models beyond k.
     #[arg(long)]
     pub missing: Vec<String>,
+    #[command(flatten)]
+    pub signer: SignerArgs,
+}
+
+/// The publisher keys a reader trusts (`verify`, `restore`, `export`).
+#[derive(Debug, Args)]
+pub struct SignerArgs {
+    /// A publisher's public key (a .pub file, or its base64 line RW...); repeatable: the .karc file
+    /// must carry a valid signature by one of them over every byte of its public part (and of its
+    /// private part when present), else exit 1.
+    #[arg(long = "signer", value_name = "PUB")]
+    pub signers: Vec<String>,
+}
+
+/// A publisher's secret key, to sign with.
+#[derive(Debug, Args)]
+pub struct SignKeyArgs {
+    /// Sign the .karc file with this secret key (minisign's format, as `karc keygen --signing` writes).
+    #[arg(long = "sign", value_name = "KEY")]
+    pub key: Option<PathBuf>,
+    /// The signing key's passphrase on this file's first line (asked on the terminal otherwise).
+    #[arg(long = "sign-passphrase-file", value_name = "FILE", requires = "key")]
+    pub passphrase_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -413,8 +440,50 @@ pub struct KeygenArgs {
     #[arg(long, requires = "output")]
     pub force: bool,
     /// Print the public keys of this identity file's identities instead.
-    #[arg(short = 'y', value_name = "FILE", conflicts_with_all = ["output", "force"])]
+    #[arg(short = 'y', value_name = "FILE", conflicts_with_all = ["output", "force", "signing"])]
     pub recipients_of: Option<PathBuf>,
+    /// Make a signing key instead (minisign's formats): the secret key to -o FILE (readable by its
+    /// owner only), the public key to FILE.pub, and the public key's line to standard output.
+    #[arg(long, requires = "output")]
+    pub signing: bool,
+    /// With --signing: protect the secret key with a passphrase asked on the terminal (typed twice).
+    #[arg(
+        long,
+        short = 'p',
+        requires = "signing",
+        conflicts_with = "passphrase_file"
+    )]
+    pub passphrase: bool,
+    /// With --signing: protect the secret key with the passphrase on this file's first line.
+    #[arg(long, value_name = "FILE", requires = "signing")]
+    pub passphrase_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Signs a .karc file with a publisher's secret key (minisign's format; `karc keygen \
+                  --signing -o KEY` makes one). The signature is a SIGNATURE section over every \
+                  other section, the private part by its own digest, so that `karc publish` keeps \
+                  it valid; the file is replaced atomically (or written to -o), any earlier \
+                  signature replaced. With --detached, FILE.minisig is written instead, over the \
+                  file's bytes, which `minisign -Vm FILE -p KEY.pub` checks."
+)]
+pub struct SignArgs {
+    /// The .karc file.
+    pub input: PathBuf,
+    /// The secret key (minisign's format).
+    #[arg(long, value_name = "KEY")]
+    pub key: PathBuf,
+    /// The key's passphrase on this file's first line (asked on the terminal otherwise).
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<PathBuf>,
+    /// Where to write the signed file (default: replace FILE), or with --detached the signature
+    /// (default: FILE.minisig); `-`: standard output.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Write a detached signature over the file's bytes instead of embedding one.
+    #[arg(long)]
+    pub detached: bool,
 }
 
 #[derive(Debug, Args)]
@@ -487,6 +556,8 @@ pub struct PackArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub seal: SealArgs,
+    #[command(flatten)]
+    pub sign: SignKeyArgs,
     /// Also write the anonymization report as JSON.
     #[arg(long)]
     pub report_json: Option<PathBuf>,
@@ -506,6 +577,8 @@ pub struct RestoreArgs {
     /// Open the file even if its release breaks its privacy claim (forensics only).
     #[arg(long)]
     pub no_privacy_check: bool,
+    #[command(flatten)]
+    pub signer: SignerArgs,
 }
 
 #[derive(Debug, Args)]
@@ -519,6 +592,8 @@ pub struct ExportArgs {
     /// Open the file even if its release breaks its privacy claim (forensics only).
     #[arg(long)]
     pub no_privacy_check: bool,
+    #[command(flatten)]
+    pub signer: SignerArgs,
 }
 
 #[derive(Debug, Args)]

@@ -17,6 +17,9 @@ pub fn run(args: ExportArgs, json: Json) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Public)?;
     refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
     let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
+    if !args.signer.signers.is_empty() {
+        archive.verify_signature(&crate::sign::trusted(&args.signer)?)?;
+    }
     let format = TableFormat::from_path(&args.output);
     let bytes = match format {
         TableFormat::Csv => {

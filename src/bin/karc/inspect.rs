@@ -48,6 +48,7 @@ fn print_text(i: &Inspection) {
         i.container_bytes
     );
     println!("private part: {}", i.private);
+    println!("{}", crate::verify::signature_line(i.signature.as_ref()));
     if let Some(mode) = &i.difference_mode {
         println!("difference mode: {mode}");
     }

@@ -61,7 +61,7 @@ fn from_env(var: &str) -> karc::api::Result<String> {
 }
 
 /// A passphrase typed on the terminal, not echoed.
-fn ask(prompt: &str) -> karc::api::Result<String> {
+pub fn ask(prompt: &str) -> karc::api::Result<String> {
     let pass = rpassword::prompt_password(prompt).map_err(|e| {
         Error::Options(format!(
             "--passphrase: no terminal to ask on ({e}): use --passphrase-file or --passphrase-env"
@@ -76,7 +76,7 @@ fn ask(prompt: &str) -> karc::api::Result<String> {
 }
 
 /// A new passphrase, typed twice.
-fn ask_new_passphrase() -> karc::api::Result<String> {
+pub fn ask_new_passphrase() -> karc::api::Result<String> {
     let pass = ask("Passphrase: ")?;
     if ask("Passphrase (again): ")? != pass {
         return Err(Error::Options(

@@ -16,6 +16,7 @@ mod progress;
 mod publish;
 mod restore;
 mod shown;
+mod sign;
 mod stream;
 mod verify;
 
@@ -61,7 +62,9 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args, json),
         Command::Completions(args) => generate::completions(args, json),
         Command::Man(args) => generate::man(args, json),
+        Command::Keygen(args) if args.signing => sign::keygen(args, json),
         Command::Keygen(args) => keys::keygen(args, json),
+        Command::Sign(args) => sign::run(args, json),
         Command::Init(args) => init::run(args, json),
     };
     match result {

@@ -28,15 +28,19 @@ pub fn run(args: PackArgs, json: Json) -> Result<ExitCode> {
     let report_json = report_output(args.report_json.as_deref())?;
     let mut inputs = api::config_files(&config);
     inputs.extend(seal_options.files());
+    inputs.extend(crate::sign::sign_files(&args.sign));
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     let encryption = seal_name(&seal);
     let options = PackOptions { mode, seal };
+    // The key is opened (its passphrase asked) before any work.
+    let signer = crate::sign::signer(&args.sign)?;
     if args.stream {
         return pack_stream(
             &args,
             &config,
             &options,
+            signer,
             &output,
             report_json.as_ref(),
             json,
@@ -52,7 +56,11 @@ pub fn run(args: PackArgs, json: Json) -> Result<ExitCode> {
     let original = TableInput::open(&args.input)?;
     let a = api::anonymize(&config, &input_name(&args.input), &original)?;
     spinner.set_message("encoding and sealing");
-    let packed = api::pack(&config, a, &original, &options)?;
+    let mut packed = api::pack(&config, a, &original, &options)?;
+    if let Some(signer) = &signer {
+        spinner.set_message("signing");
+        packed.bytes = api::sign_packed(&output.name(), &packed.bytes, signer)?;
+    }
     output.write_bytes(&packed.bytes)?;
     spinner.finish_and_clear();
     crate::anonymize::tell_report(&packed.report, report_json.as_ref(), json)?;
@@ -111,6 +119,7 @@ fn pack_stream(
     args: &PackArgs,
     config: &karc::api::Config,
     options: &PackOptions,
+    signer: Option<api::Signer>,
     output: &Output,
     report_json: Option<&Output>,
     json: Json,
@@ -126,6 +135,7 @@ fn pack_stream(
             params: crate::stream::overrides(args.anonymizer.k, args.anonymizer.config.seed, p),
             pid: p.pid.clone(),
             group_rows: args.group_rows,
+            sign: signer,
         },
     )?;
     spinner.finish_and_clear();

@@ -24,6 +24,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
     let spinner = crate::progress::spinner("restoring");
     let name = input_name(&args.input);
     let bytes = Input::open_arg(&args.input)?.into_vec();
+    crate::sign::check_before_writing(&name, &bytes, &args.signer)?;
     let check = claim_check(args.no_privacy_check);
     let format = TableFormat::from_path(&args.output);
     if format != TableFormat::Csv {

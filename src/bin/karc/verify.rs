@@ -9,7 +9,7 @@ use karc::api::SuppressionPolicy;
 use karc::api::TableFormat;
 use karc::api::hex_head;
 use karc::api::{self, ArchiveFigures, ClaimCheck, VerifyOptions, VerifyResult};
-use karc::api::{Input, input_name};
+use karc::api::{Input, SignatureStatus, input_name};
 
 use crate::cli::VerifyArgs;
 use crate::json::Json;
@@ -221,6 +221,14 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
     }
     // Integrity errors end here with exit 1; the claim is reported, not refused.
     let archive = api::open(name, bytes, ClaimCheck::Skip)?;
+    // With --signer, a signature that fails ends here with exit 1.
+    let signature = match args.signer.signers.is_empty() {
+        true => archive.signature(),
+        false => {
+            let keys = crate::sign::trusted(&args.signer)?;
+            Some(SignatureStatus::from(&archive.verify_signature(&keys)?))
+        }
+    };
     let mut check = archive.verify()?;
     // The models beyond k, measured on the release when --sensitive names columns.
     if !args.models.sensitive.is_empty() {
@@ -240,6 +248,7 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
                 integrity: "ok",
                 suppression_budget: check.suppression_budget,
                 within_budget: check.within_budget,
+                signature,
             }),
         })?;
     } else {
@@ -248,6 +257,7 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
             name.display(),
             check.format
         );
+        println!("{}", signature_line(signature.as_ref()));
         print_report(&name.display().to_string(), &check.claim);
         println!(
             "suppressed rows {} of at most {}: {}",
@@ -265,4 +275,31 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
     } else {
         ExitCode::from(1)
     })
+}
+
+/// How `verify` and `inspect` tell a file's signature.
+pub fn signature_line(status: Option<&SignatureStatus>) -> String {
+    match status {
+        None => "signature: unsigned".to_owned(),
+        Some(s) if s.checked => format!(
+            "signature: valid, by key id {} (a key you trust){}: {}",
+            s.key_id,
+            if s.private_absent == Some(true) {
+                "; covers the public part, the signed private part is absent (a published copy)"
+            } else {
+                ""
+            },
+            s.trusted_comment
+        ),
+        Some(s) => format!(
+            "signature: signed by key id {} (not checked against a key you trust; give --signer): {}",
+            s.key_id,
+            printable(&s.trusted_comment)
+        ),
+    }
+}
+
+/// A file's text for the terminal: control characters left out.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
 }

@@ -21,10 +21,12 @@ use karc::archive::meta::{self, PrivatePart};
 use karc::archive::models::ModelsClaim;
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::{self, Seal};
+use karc::archive::signature::Signer;
 use karc::archive::stream_pack::{self, StreamPackOptions};
 use karc::archive::writer::{self, PackOptions};
 use karc::codec::{self, DiffMode, ReleasedClasses, ReleasedSymbol, RowsCoding};
 use karc::config::Config;
+use karc::minisign::SecretKey;
 use karc::stream::{StreamAlgorithm, StreamParams};
 
 fn main() {
@@ -241,6 +243,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
             params,
             pid: None,
             group_rows: 2,
+            sign: None,
         },
     )?;
 
@@ -394,7 +397,60 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write(&invalid, "claim_models_broken.karc", &models[1])?;
     write(&invalid, "claim_models_rows_broken.karc", &models[2])?;
 
+    signed_vectors(root, &plain)?;
+
     eprintln!("wrote the vectors under {}", root.display());
+    Ok(())
+}
+
+/// The signing time of the signed vectors (2025-11-28T00:00:00Z): with
+/// Ed25519's deterministic signatures, the vectors regenerate to the same
+/// bytes.
+const SIGNED_AT: u64 = 1_764_288_000;
+
+/// `signed/`: `plain_small.karc` signed by the test key
+/// `keys/signing_test.key`, its published copy, and three files that open
+/// but must fail `verify --signer keys/signing_test.key.pub`.
+fn signed_vectors(root: &Path, plain: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = root.join("signed");
+    std::fs::create_dir_all(&dir)?;
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes);
+    let text = std::fs::read_to_string(root.join("keys/signing_test.key"))?;
+    let key = SecretKey::from_file_text(&text.into(), None, "keys/signing_test.key")?;
+    let signer = Signer {
+        key,
+        time: SIGNED_AT,
+    };
+    let archive = Archive::from_bytes(Path::new("plain"), plain.to_vec(), ClaimCheck::Enforce)?;
+    let signed = archive.signed(&signer)?;
+    write("signed_small.karc", &signed)?;
+    let opened = Archive::from_bytes(Path::new("signed"), signed.clone(), ClaimCheck::Enforce)?;
+    write("signed_published_small.karc", &opened.published())?;
+    let s = sections_of(&signed);
+    let at = |kind| s.iter().position(|(k, _)| *k == kind).expect("the section");
+    // A byte of the signed manifest changed: the signature does not verify.
+    let mut bad = s.clone();
+    bad[at(SectionKind::Signature)].1[8] ^= 0x01;
+    write("reject_bad_signature.karc", &reassemble(&bad))?;
+    // The sensitive column's first two values swapped, its CRC recomputed.
+    let mut edited = s.clone();
+    let column = at(SectionKind::Column);
+    let mut note = codec::decode_plain(&edited[column].1, "note", archive.rows())?;
+    note.codes.swap(0, 1);
+    edited[column].1 = codec::encode_plain(&note);
+    write("reject_edited_section.karc", &reassemble(&edited))?;
+    // The signature put on another file (the paper mode's pack: the same
+    // public part, another private part).
+    let config = Config::load(&root.join("source/small.toml"))?;
+    let csv = root.join("source/small.csv");
+    let options = PackOptions {
+        mode: DiffMode::Paper,
+        seal: &Seal::None,
+    };
+    let mut moved = sections_of(&writer::pack_file(&config, &csv, &options)?);
+    let last = moved.len() - 1;
+    moved.insert(last, s[at(SectionKind::Signature)].clone());
+    write("reject_moved_signature.karc", &reassemble(&moved))?;
     Ok(())
 }
 
