@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap;
 use super::layout;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
+    SealedMetrics,
 };
 use super::pipeline::{Group, GroupWriter, Scratch};
 use super::seal::Seal;
@@ -242,7 +243,7 @@ pub fn pack_stream(
     check_leftover(config, &summary, options.params.k)?;
     let (public, hierarchies, metrics) =
         stream_meta(config, &stream, &run.release, options, dialect);
-    let packed = writer.finish(&public, &hierarchies)?;
+    let packed = writer.finish(&public, &hierarchies, SealedMetrics::from(&metrics))?;
     let (groups, original_len) = (packed.groups, packed.original_len);
     let file_bytes = packed.file_len();
     output.write(|w| packed.write_to(w))?;
@@ -434,7 +435,8 @@ fn write_group(group: &Pending, schema: &Schema, writer: &mut GroupWriter) -> Re
     })
 }
 
-/// `META` of a finished stream, and its QIs' hierarchies.
+/// `META` of a finished stream, and its QIs' whole hierarchies (the file
+/// prunes them to the nodes its groups use).
 fn stream_meta(
     config: &Config,
     stream: &Stream,
@@ -482,7 +484,6 @@ fn stream_meta(
             seed: options.params.seed,
             params: serde_json::to_string(&options.params).unwrap_or_default(),
             levels: None,
-            minimal_levels: None,
         },
         metrics: MetricsMeta::from(&metrics),
         dialect,

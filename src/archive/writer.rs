@@ -6,6 +6,7 @@ use super::ArchiveError;
 use super::TableInput;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
+    SealedMetrics,
 };
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
@@ -161,7 +162,8 @@ fn pack_group(
     if a.model.models.any() {
         writer.models(&ModelsClaim::new(&a.model.sensitive, &a.model.models));
     }
-    writer.finish(&public, &hierarchies)?.into_bytes()
+    let sealed = SealedMetrics::from(&a.report.metrics);
+    writer.finish(&public, &hierarchies, sealed)?.into_bytes()
 }
 
 /// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an
@@ -184,8 +186,9 @@ fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> 
     })
 }
 
-/// The public metadata of an anonymization, and the hierarchies of its QIs
-/// that `kept` says (one flag per QI).
+/// The public metadata of an anonymization, and the whole hierarchies of
+/// its QIs that `kept` says (one flag per QI), which the file prunes to
+/// the nodes its release uses.
 fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<HierarchyRecord>) {
     let data = a.data;
     let table = &data.table;
@@ -215,11 +218,6 @@ fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<Hierarc
                 serde_json::to_string(&a.config.algorithm.params).unwrap_or_default()
             },
             levels: a.report.levels.as_ref().map(|l| to_u32(l)),
-            minimal_levels: a
-                .report
-                .minimal_levels
-                .as_ref()
-                .map(|m| m.iter().map(|l| to_u32(l)).collect()),
         },
         metrics: MetricsMeta::from(&a.report.metrics),
         dialect: Dialect {
