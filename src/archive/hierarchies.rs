@@ -56,12 +56,20 @@ pub fn check_needed<'a>(
                 continue;
             };
             for s in &column.symbols {
-                if let ReleasedSymbol::Node { level, node } = *s
-                    && let Some(slot) = flags
-                        .get_mut(level as usize)
-                        .and_then(|l| l.get_mut(node as usize))
-                {
-                    *slot = true;
+                if let ReleasedSymbol::Node { level, node } = *s {
+                    let h = of_qi[q].expect("a QI with a hierarchy");
+                    let Some(level_flags) = flags.get_mut(level as usize) else {
+                        continue; // Refused with the labels, as in 1.0.
+                    };
+                    let kept = level_flags.len();
+                    *level_flags.get_mut(node as usize).ok_or_else(|| {
+                        (
+                            h,
+                            format!(
+                                "QI {q} releases node {node} of level {level}, beyond the {kept} public nodes of that level"
+                            ),
+                        )
+                    })? = true;
                 }
             }
         }
