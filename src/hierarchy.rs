@@ -20,6 +20,9 @@ use crate::io::Input;
 use crate::{Error, Result};
 
 pub mod builder;
+pub mod pruned;
+
+pub use pruned::Pruned;
 
 /// How many offending values an error message lists before "and N more".
 pub const NAMED_IN_ERRORS: usize = 5;
@@ -125,6 +128,31 @@ pub(crate) fn name_some<I: IntoIterator<Item = String>>(items: I, total: usize) 
         let _ = write!(s, " and {} more", total - NAMED_IN_ERRORS);
     }
     s
+}
+
+/// What a released node's label is read from: a whole [`Hierarchy`], or
+/// the [`Pruned`] tree a file's public part holds (`spec/FORMAT.md` §6).
+pub trait NodeLabels {
+    /// The root's level: levels run `0..=height`.
+    fn height(&self) -> usize;
+    /// How many nodes `level` has.
+    fn nodes(&self, level: usize) -> usize;
+    /// The label of `node` at `level`.
+    fn label(&self, level: usize, node: u32) -> &str;
+}
+
+impl NodeLabels for Hierarchy {
+    fn height(&self) -> usize {
+        Hierarchy::height(self)
+    }
+
+    fn nodes(&self, level: usize) -> usize {
+        Hierarchy::nodes(self, level)
+    }
+
+    fn label(&self, level: usize, node: u32) -> &str {
+        Hierarchy::label(self, level, node)
+    }
 }
 
 /// One level of a hierarchy: its node labels and each leaf's node.

@@ -29,11 +29,11 @@ use super::ArchiveError;
 /// 0x1A (stops `type` on DOS).
 pub const MAGIC: [u8; 8] = [0x89, b'K', b'R', b'C', 0x0D, 0x0A, 0x1A, 0x0A];
 
-/// The format version this code writes, and the only major it reads
-/// (`spec/FORMAT.md` §10). The major is bumped when a reader of the
+/// The format version this code writes, and the newest major it reads
+/// (it reads 1.0 files too: [`super::compat`]; `spec/FORMAT.md` §10). The major is bumped when a reader of the
 /// previous major could misread a file; the minor when sections are added
 /// that an older reader of the same major may skip.
-pub const VERSION_MAJOR: u16 = 1;
+pub const VERSION_MAJOR: u16 = 2;
 /// The minor version this code writes (sections it adds are skippable).
 pub const VERSION_MINOR: u16 = 0;
 
@@ -308,7 +308,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
     }
     let major = u16_at(bytes, 8);
     let minor = u16_at(bytes, 10);
-    if major != VERSION_MAJOR {
+    if major != VERSION_MAJOR && major != super::compat::MAJOR {
         return Err(ArchiveError::UnsupportedVersion {
             path: path(),
             major,

@@ -111,26 +111,20 @@ pub struct AlgorithmMeta {
     /// Further parameters, as the TOML text of the `[algorithm]` table's
     /// extra keys (empty when none).
     pub params: String,
-    /// Global recoding: one level per QI, in claim order.
+    /// Global recoding: one level per QI, in claim order (the release
+    /// shows it: every label of a QI is at its level).
     pub levels: Option<Vec<u32>>,
-    /// Incognito: every minimal k-anonymous level vector.
-    pub minimal_levels: Option<Vec<Vec<u32>>>,
 }
 
-/// The utility metrics of the release (`ALGORITHMS.md`), as measured when
-/// it was made. A copy of [`Metrics`] kept apart so that the wire format
-/// does not change when the report grows.
+/// The utility metrics the release alone determines (`ALGORITHMS.md`), as
+/// measured when it was made: anyone can compute them again from the
+/// release and its public hierarchies. A copy of [`Metrics`] kept apart so
+/// that the wire format does not change when the report grows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MetricsMeta {
-    /// Sweeney's precision (global recodings only).
+    /// Sweeney's precision (global recodings only): levels over heights.
     pub precision: Option<f64>,
-    /// Normalized certainty penalty.
-    pub ncp: f64,
-    /// NCP as the kaylode library computes it (for comparison).
-    pub ncp_kaylode: f64,
-    /// Iyengar's general loss metric.
-    pub glm: f64,
-    /// Discernibility metric.
+    /// Discernibility metric: the classes' sizes squared.
     pub dm: f64,
     /// Normalized average class size.
     pub cavg: f64,
@@ -140,13 +134,47 @@ impl From<&Metrics> for MetricsMeta {
     fn from(m: &Metrics) -> Self {
         MetricsMeta {
             precision: m.precision,
-            ncp: m.ncp,
-            ncp_kaylode: m.ncp_kaylode,
-            glm: m.glm,
             dm: m.dm,
             cavg: m.cavg,
         }
     }
+}
+
+/// The utility metrics measured against the original's domain (the span
+/// of a numeric QI's values, the leaves under a hierarchy node): sealed in
+/// the private part, since with the release they would tell what the
+/// release hides (one numeric QI's NCP gives its hidden span).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SealedMetrics {
+    /// Normalized certainty penalty.
+    pub ncp: f64,
+    /// NCP as the kaylode library computes it (for comparison).
+    pub ncp_kaylode: f64,
+    /// Iyengar's general loss metric.
+    pub glm: f64,
+}
+
+impl From<&Metrics> for SealedMetrics {
+    fn from(m: &Metrics) -> Self {
+        SealedMetrics {
+            ncp: m.ncp,
+            ncp_kaylode: m.ncp_kaylode,
+            glm: m.glm,
+        }
+    }
+}
+
+/// What the private part holds beside its row groups (`spec/FORMAT.md`
+/// §7.1): the QIs' whole hierarchies, of which the public part holds the
+/// nodes the release uses, and the metrics the public part may not show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SealedMeta {
+    /// The whole hierarchies, one per `HIERARCHIES` record and in its
+    /// order, as a `HIERARCHIES` section codes them (a Brotli stream).
+    #[serde(with = "serde_bytes")]
+    pub hierarchies: Vec<u8>,
+    /// The metrics measured against the original's domain.
+    pub metrics: SealedMetrics,
 }
 
 /// The CSV dialect the release is exported in (as `karc anonymize` writes
@@ -261,6 +289,8 @@ pub struct PrivateParts {
     pub public_digest: [u8; 32],
     /// An Arrow input's null rows and NaN bits, per column.
     pub arrow: Option<Vec<ColumnExtras>>,
+    /// The whole hierarchies and sealed metrics (`None`: a 1.0 file).
+    pub sealed: Option<SealedMeta>,
 }
 
 /// The private part's `ArrowExtras` (`spec/FORMAT.md` §7.6): one record
@@ -741,13 +771,9 @@ mod tests {
                 seed: 0,
                 params: String::new(),
                 levels: None,
-                minimal_levels: None,
             },
             metrics: MetricsMeta {
                 precision: None,
-                ncp: 0.0,
-                ncp_kaylode: 0.0,
-                glm: 0.0,
                 dm: 0.0,
                 cavg: 1.0,
             },

@@ -1,11 +1,14 @@
-//! The `.karc` archive (format 1.0, `spec/FORMAT.md`).
+//! The `.karc` archive (format 2.0, `spec/FORMAT.md`; 1.0 files are read too).
 //!
 //! One file holds a **public part** (the release: every released column as
 //! a codec blob, the privacy claim, hierarchies, algorithm, metrics) and a
 //! **private part** (what restores the original file byte for byte: the
 //! difference coding of the QI columns, the identifier columns, the layout
-//! of the original CSV, its CRC-32 and the digest of the public part),
-//! sealed in an `age` envelope.
+//! of the original CSV, its CRC-32, the digest of the public part, and what
+//! the public part may not show: the hierarchies whole and the metrics
+//! measured against the original's domain), sealed in an `age` envelope.
+//! The public part holds only what the release shows ([`pruning`] keeps
+//! the hierarchy nodes it uses and their ancestors).
 //!
 //! Modules follow the format's structure: [`format`](mod@format) (magic, version,
 //! section table, CRC-32), [`meta`] (the postcard structures),
@@ -19,10 +22,12 @@
 
 mod ahead;
 pub mod checks;
+pub mod compat;
 pub mod compressed;
 pub mod digest;
 pub mod format;
 mod handoff;
+mod hierarchies;
 mod input;
 mod jobs;
 pub mod layout;
@@ -30,6 +35,7 @@ pub mod meta;
 pub mod models;
 pub mod parts;
 pub(crate) mod pipeline;
+pub(crate) mod pruning;
 pub mod reader;
 pub mod seal;
 pub mod signature;
@@ -55,7 +61,7 @@ pub enum ArchiveError {
         found: String,
     },
     /// A format major version this karc cannot read (written by a newer karc).
-    #[error("{}: unsupported format version {major}.{minor}: this karc reads format {}.x only (a newer major needs a newer karc)", path.display(), format::VERSION_MAJOR)]
+    #[error("{}: unsupported format version {major}.{minor}: this karc reads formats {}.x to {}.x (a newer major needs a newer karc)", path.display(), compat::MAJOR, format::VERSION_MAJOR)]
     UnsupportedVersion {
         /// The archive (or key file) concerned.
         path: PathBuf,

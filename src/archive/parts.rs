@@ -20,7 +20,7 @@ use super::checks::ColumnChecksMeta;
 use super::digest::PublicDigest;
 use super::format::{self, SectionKind};
 use super::layout::Layout;
-use super::meta::{self, PrivatePart, PublicMeta};
+use super::meta::{self, HierarchyRecord, PrivatePart, PublicMeta, SealedMeta, SealedMetrics};
 use super::models::ModelsClaim;
 use super::pipeline::{GroupWriter, Scratch};
 use super::seal::{self, Key, Seal};
@@ -29,6 +29,7 @@ use crate::anonymize::{Algorithm, Outcome};
 use crate::codec::DiffMode;
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
+use crate::hierarchy::{Hierarchy, Pruned};
 use crate::io::Output;
 use crate::metrics::Metrics;
 use crate::privacy::PrivacyModel;
@@ -236,14 +237,17 @@ pub fn merge(
                 same_table(&part.path, meta0, hierarchies0, models0.as_deref(), &opened)?
             }
         }
-        sum.add(&opened.meta, part);
+        sum.add(&opened.meta, &opened.sealed.metrics, part);
+        let whole = whole_hierarchies(&part.path, &opened.sealed)?;
+        let classes = whole_numbered(&part.path, &opened, &whole)?;
+        let mut sections = opened.sections.clone();
+        sections[0].1 = &classes;
         let w = writer.as_mut().expect("made with the first part");
         w.append_coded(
-            &opened.sections,
+            &sections,
+            opened.meta.qis.len(),
             opened.private.to_vec(),
-            opened.crc,
-            opened.original_len,
-            opened.meta.rows,
+            (opened.crc, opened.original_len, opened.meta.rows),
         )?;
     }
     if let Some(t) = totals {
@@ -251,11 +255,13 @@ pub fn merge(
     }
     let (meta0, hierarchies, _) = head.expect("at least one part");
     let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
-        .map_err(|e| not_a_part(&first.path, &format!("HIERARCHIES: {e}")))?;
+        .map_err(|e| not_a_part(&first.path, &format!("sealed hierarchies: {e}")))?;
     let (public, metrics) = sum.public_meta(meta0, params);
-    let packed = writer
-        .expect("made with the first part")
-        .finish(&public, &hierarchies)?;
+    let packed = writer.expect("made with the first part").finish(
+        &public,
+        &hierarchies,
+        SealedMetrics::from(&metrics),
+    )?;
     let (groups, original_len, file_bytes) =
         (packed.groups, packed.original_len, packed.file_len());
     output.write(|w| packed.write_to(w))?;
@@ -271,8 +277,8 @@ pub fn merge(
     })
 }
 
-/// What every later part must share with the first: its `META`, its
-/// `HIERARCHIES` and its `PRIVACY_MODELS` (bytes).
+/// What every later part must share with the first: its `META`, its whole
+/// hierarchies (the sealed Brotli stream) and its `PRIVACY_MODELS` (bytes).
 type Head = (PublicMeta, Vec<u8>, Option<Vec<u8>>);
 
 /// The merged file's writer and [`Head`], from the first part (the one with
@@ -303,7 +309,7 @@ fn start(
     }
     let head = (
         opened.meta.clone(),
-        opened.hierarchies.to_vec(),
+        opened.sealed.hierarchies.clone(),
         opened.models.map(<[u8]>::to_vec),
     );
     Ok((writer, head))
@@ -322,6 +328,9 @@ struct OpenedPart<'a> {
     sections: Vec<(SectionKind, &'a [u8])>,
     /// Its private part's `PrivatePart` bytes (a frame of §7.4).
     private: Vec<u8>,
+    /// What its private part holds beside: the whole hierarchies, the
+    /// sealed metrics.
+    sealed: SealedMeta,
     crc: u32,
     original_len: u64,
 }
@@ -381,9 +390,11 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         }
         .into());
     }
-    let private = plain[..split].to_vec();
-    let part: PrivatePart =
-        meta::from_bytes(&private).map_err(|e| not_a_part(path, &format!("private part: {e}")))?;
+    let (part, rest) = meta::split_from_bytes::<PrivatePart>(&plain[..split])
+        .map_err(|e| not_a_part(path, &format!("private part: {e}")))?;
+    let sealed: SealedMeta = meta::from_bytes(rest)
+        .map_err(|e| not_a_part(path, &format!("private part's sealed metadata: {e}")))?;
+    let private = plain[..split - rest.len()].to_vec();
     Ok(OpenedPart {
         meta,
         hierarchies: bodies[1].1,
@@ -391,9 +402,54 @@ fn open_part<'a>(path: &Path, bytes: &'a [u8], key: &Key) -> Result<OpenedPart<'
         checks: checks.map(|i| bodies[i].1),
         sections: bodies[group..bodies.len() - 1].to_vec(),
         private,
+        sealed,
         crc: part.digest,
         original_len: part.original_len,
     })
+}
+
+/// A part's whole hierarchies, from its private part.
+fn whole_hierarchies(path: &Path, sealed: &SealedMeta) -> Result<Vec<Hierarchy>> {
+    let records = meta::hierarchies_from_bytes(&sealed.hierarchies)
+        .map_err(|e| not_a_part(path, &format!("sealed hierarchies: {e}")))?;
+    records
+        .into_iter()
+        .map(|r| r.into_hierarchy(path))
+        .collect::<std::result::Result<_, String>>()
+        .map_err(|e| not_a_part(path, &format!("sealed hierarchies: {e}")))
+}
+
+/// A part's `QI_CLASSES` with its nodes numbered as in the whole
+/// hierarchies (`whole`) rather than its own pruned ones: the merged file
+/// prunes them again to the nodes every part uses.
+fn whole_numbered(path: &Path, part: &OpenedPart<'_>, whole: &[Hierarchy]) -> Result<Vec<u8>> {
+    let bad = |e: String| not_a_part(path, &e);
+    let records = meta::hierarchies_from_bytes(part.hierarchies).map_err(bad)?;
+    if records.len() != whole.len() {
+        return Err(bad(format!(
+            "{} public hierarchies, {} sealed",
+            records.len(),
+            whole.len()
+        )));
+    }
+    let numbers: Vec<Vec<Vec<u32>>> = records
+        .into_iter()
+        .zip(whole)
+        .map(|(HierarchyRecord { levels, parents }, h)| {
+            Pruned::from_tree(levels, parents)?.full_numbers(h)
+        })
+        .collect::<std::result::Result<_, String>>()
+        .map_err(bad)?;
+    let m = &part.meta;
+    let of_qi: Vec<Option<usize>> = (m.qis.iter())
+        .map(|&c| m.columns[c as usize].hierarchy.map(|h| h as usize))
+        .collect();
+    let classes = part.sections[0].1;
+    crate::codec::renumber_classes(classes, m.qis.len(), &mut |q, level, node| {
+        let h = (*of_qi.get(q)?)?;
+        numbers.get(h)?.get(level as usize)?.get(node as usize).copied()
+    })
+    .map_err(|e| bad(format!("QI classes: {e}")))
 }
 
 /// Refuses a part of another table or claim than the first part's.
@@ -412,7 +468,7 @@ fn same_table(
         || m.claim.l_diversity != meta0.claim.l_diversity
     {
         Some("its privacy claim")
-    } else if part.hierarchies != hierarchies0 {
+    } else if part.sealed.hierarchies != hierarchies0 {
         Some("its hierarchies")
     } else if part.models != models0 {
         Some("its privacy models")
@@ -457,15 +513,15 @@ impl MetricSums {
         self.squares = t.squares;
     }
 
-    fn add(&mut self, m: &PublicMeta, part: &PartFile) {
+    fn add(&mut self, m: &PublicMeta, sealed: &SealedMetrics, part: &PartFile) {
         let n = m.rows as f64;
         let x = &m.metrics;
         if self.rows == 0 {
             self.precision_defined = true;
         }
-        self.ncp += x.ncp * n;
-        self.ncp_kaylode += x.ncp_kaylode * n;
-        self.glm += x.glm * n;
+        self.ncp += sealed.ncp * n;
+        self.ncp_kaylode += sealed.ncp_kaylode * n;
+        self.glm += sealed.glm * n;
         match x.precision {
             Some(p) => *self.precision_loss.get_or_insert(0.0) += (1.0 - p) * n,
             None => self.precision_defined = false,
@@ -509,7 +565,6 @@ impl MetricSums {
         meta.claim.suppression_budget = self.budget;
         meta.algorithm.params = params.to_owned();
         meta.algorithm.levels = self.levels.clone().flatten();
-        meta.algorithm.minimal_levels = None;
         meta.metrics = (&metrics).into();
         (meta, metrics)
     }

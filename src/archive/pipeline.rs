@@ -19,8 +19,8 @@
 //! group's (§7.4).
 
 use std::fs::File;
-use std::io::{BufWriter, Seek, Write};
-use std::path::PathBuf;
+use std::io::{BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
 use super::ArchiveError;
 use super::checks::ColumnChecksMeta;
@@ -28,9 +28,11 @@ use super::digest::PublicDigest;
 use super::format::{self, SectionEntry, SectionKind, SectionSummary};
 use super::layout::{CaptureError, Layout, Padding};
 use super::meta::{
-    self, HierarchyRecord, IdentifierColumn, PrivatePart, PrivateTrailer, PublicMeta,
+    self, HierarchyRecord, IdentifierColumn, PrivatePart, PrivateTrailer, PublicMeta, SealedMeta,
+    SealedMetrics,
 };
 use super::models::ModelsClaim;
+use super::pruning::{PublicHierarchies, UsedNodes};
 use super::seal::{self, Seal};
 use super::signature::{self, Signer};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
@@ -73,6 +75,8 @@ pub struct GroupWriter {
     overlap: bool,
     /// Named in I/O errors: the output.
     name: PathBuf,
+    /// Where scratch files go (`None`: in memory).
+    scratch: Option<PathBuf>,
     body: Body,
     private: PrivateStream,
     /// The first group's private part, until a second group comes.
@@ -89,6 +93,8 @@ pub struct GroupWriter {
     models: Option<Vec<u8>>,
     /// The `COLUMN_CHECKS` section, when the derived-column check ran.
     checks: Option<Vec<u8>>,
+    /// The hierarchy nodes the groups' released QI columns use.
+    used: UsedNodes,
 }
 
 /// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
@@ -116,13 +122,18 @@ impl GroupWriter {
         scratch: Scratch<'_>,
         overlap: bool,
     ) -> Result<GroupWriter> {
-        let (name, body, private) = match scratch {
-            Scratch::Memory => (PathBuf::from("(memory)"), Spool::memory(), Spool::memory()),
+        let (name, dir, body, private) = match scratch {
+            Scratch::Memory => (
+                PathBuf::from("(memory)"),
+                None,
+                Spool::memory(),
+                Spool::memory(),
+            ),
             Scratch::Beside(output) => {
                 let name = output.name();
                 let dir = output.scratch_dir();
                 let temp = || Spool::file(&dir).map_err(|e| Error::io(&name, e));
-                (name.clone(), temp()?, temp()?)
+                (name.clone(), Some(dir.clone()), temp()?, temp()?)
             }
         };
         let private = match seal::encryptor(seal)? {
@@ -138,6 +149,7 @@ impl GroupWriter {
             trim,
             overlap,
             name,
+            scratch: dir,
             body: Body {
                 spool: body,
                 sections: Vec::new(),
@@ -152,6 +164,7 @@ impl GroupWriter {
             arrow: None,
             models: None,
             checks: None,
+            used: UsedNodes::default(),
         })
     }
 
@@ -203,6 +216,9 @@ impl GroupWriter {
             identifiers: identifier_columns(table, &self.roles),
         });
         self.private_part(part)?;
+        for (q, released) in group.released.iter().enumerate() {
+            self.used.add(q, &released.symbols);
+        }
         self.checksum.combine(&coded.crc);
         self.original_len += group.bytes.len() as u64;
         self.group_rows.push(table.rows as u64);
@@ -210,18 +226,26 @@ impl GroupWriter {
     }
 
     /// Appends a row group coded elsewhere (a part of a distributed pack,
-    /// [`super::parts`]): its public sections as they are, its private part
-    /// (a `PrivatePart`'s postcard bytes) and that part's CRC-32, original
-    /// length and rows.
+    /// [`super::parts`]): its public sections as they are (its `QI_CLASSES`
+    /// of `qis` QIs with nodes numbered as in the whole hierarchies), its
+    /// private part (a `PrivatePart`'s postcard bytes) and that part's
+    /// CRC-32, original length and rows.
     pub fn append_coded(
         &mut self,
         sections: &[(SectionKind, &[u8])],
+        qis: usize,
         part: Vec<u8>,
-        crc: u32,
-        original_len: u64,
-        rows: u64,
+        (crc, original_len, rows): (u32, u64, u64),
     ) -> Result<()> {
         for (kind, bytes) in sections {
+            if *kind == SectionKind::QiClasses {
+                let symbols = codec::classes_symbols(bytes, qis).map_err(|e| {
+                    Error::Options(format!("{}: QI classes: {e}", self.name.display()))
+                })?;
+                for (q, symbols) in symbols.iter().enumerate() {
+                    self.used.add(q, symbols);
+                }
+            }
             self.body
                 .push(*kind, bytes)
                 .map_err(|e| Error::io(&self.name, e))?;
@@ -265,12 +289,17 @@ impl GroupWriter {
     }
 
     /// Ends the file: `public` (whose `rows` the groups must add up to) and
-    /// the QIs' `hierarchies` head it, the private part ends with the
-    /// whole file's checksum (several groups) and the public part's digest.
+    /// the QIs' hierarchies, pruned to the nodes the groups use (`whole`:
+    /// the hierarchies `public.columns` index, whole), head it; the
+    /// groups' classes are renumbered to the pruned hierarchies; the
+    /// private part ends with the whole file's checksum (several groups),
+    /// the whole hierarchies and `metrics` ([`SealedMeta`]) and the public
+    /// part's digest.
     pub fn finish(
         mut self,
         public: &PublicMeta,
-        hierarchies: &[HierarchyRecord],
+        whole: &[HierarchyRecord],
+        metrics: SealedMetrics,
     ) -> Result<Packed> {
         assert!(!self.group_rows.is_empty(), "a file has a row group");
         assert_eq!(
@@ -279,6 +308,17 @@ impl GroupWriter {
             "META.rows is the rows of the groups written"
         );
         let too_large = |e| Error::Options(format!("{}: {e}", self.name.display()));
+        let hierarchies = PublicHierarchies::prune(public, whole, &self.used).map_err(too_large)?;
+        if hierarchies.renumbered() {
+            let body = std::mem::replace(&mut self.body, Body::empty());
+            self.body = body
+                .renumbered(self.scratch.as_deref(), public.qis.len(), &hierarchies)
+                .map_err(|e| Error::io(&self.name, e))?;
+        }
+        let sealed = meta::to_bytes(&SealedMeta {
+            hierarchies: meta::hierarchies_to_bytes(whole).map_err(too_large)?,
+            metrics,
+        });
         let mut head = vec![
             (
                 SectionKind::Meta,
@@ -286,7 +326,7 @@ impl GroupWriter {
             ),
             (
                 SectionKind::Hierarchies,
-                meta::hierarchies_to_bytes(hierarchies).map_err(too_large)?,
+                meta::hierarchies_to_bytes(&hierarchies.records).map_err(too_large)?,
             ),
         ];
         let arrow = self.arrow.take();
@@ -322,6 +362,7 @@ impl GroupWriter {
                 self.private.write_all(&trailer).map_err(io)?;
             }
         }
+        self.private.write_all(&sealed).map_err(io)?;
         if let Some(extras) = &extras {
             self.private.write_all(extras).map_err(io)?;
         }
@@ -370,6 +411,49 @@ struct Body {
 }
 
 impl Body {
+    fn empty() -> Body {
+        Body {
+            spool: Spool::memory(),
+            sections: Vec::new(),
+            hashes: Vec::new(),
+        }
+    }
+
+    /// The same sections, each `QI_CLASSES` (of `qis` QIs) with its nodes
+    /// renumbered as `hierarchies` numbers them, in a new spool beside
+    /// `scratch` (memory when `None`). One section at a time is in memory.
+    fn renumbered(
+        self,
+        scratch: Option<&Path>,
+        qis: usize,
+        hierarchies: &PublicHierarchies,
+    ) -> std::io::Result<Body> {
+        let mut out = Body {
+            spool: match scratch {
+                Some(dir) => Spool::file(dir)?,
+                None => Spool::memory(),
+            },
+            sections: Vec::with_capacity(self.sections.len()),
+            hashes: Vec::with_capacity(self.sections.len()),
+        };
+        let mut reader = self.spool.into_reader()?;
+        let mut bytes = Vec::new();
+        for s in &self.sections {
+            bytes.clear();
+            (&mut reader).take(s.length).read_to_end(&mut bytes)?;
+            if s.kind != SectionKind::QiClasses {
+                out.push(s.kind, &bytes)?;
+                continue;
+            }
+            let renumbered = codec::renumber_classes(&bytes, qis, &mut |q, level, node| {
+                hierarchies.number(q, level, node)
+            })
+            .map_err(std::io::Error::other)?;
+            out.push(s.kind, &renumbered)?;
+        }
+        Ok(out)
+    }
+
     fn push(&mut self, kind: SectionKind, bytes: &[u8]) -> std::io::Result<()> {
         self.spool.write_all(bytes)?;
         self.sections.push(SectionSummary {
@@ -603,6 +687,18 @@ impl Spool {
         match self {
             Spool::Memory(v) => v.len() as u64,
             Spool::File(_, n) => *n,
+        }
+    }
+
+    /// Reads back what was written, from its start.
+    fn into_reader(self) -> std::io::Result<Box<dyn Read>> {
+        match self {
+            Spool::Memory(v) => Ok(Box::new(std::io::Cursor::new(v))),
+            Spool::File(f, _) => {
+                let mut f = f.into_inner().map_err(|e| e.into_error())?;
+                f.rewind()?;
+                Ok(Box::new(std::io::BufReader::new(f)))
+            }
         }
     }
 

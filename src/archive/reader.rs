@@ -14,9 +14,13 @@ use super::checks::{ColumnChecksMeta, NamedChecks};
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::handoff::{self, Handoff};
+use super::hierarchies::{self as trees, Whole};
 use super::jobs::Jobs;
 use super::layout::{Layout, RenderedColumn, Texts};
-use super::meta::{self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta};
+use super::meta::{
+    self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta, SealedMeta,
+    SealedMetrics,
+};
 use super::models::ModelsClaim;
 use super::seal::{self, Key};
 use super::signature::{self, Embedded, Signer, Verified};
@@ -25,7 +29,7 @@ use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::classes::Partition;
 use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
-use crate::hierarchy::Hierarchy;
+use crate::hierarchy::{Hierarchy, Pruned};
 use crate::io::Input;
 use crate::minisign::PublicKey;
 use crate::privacy::risk::{self, Risk};
@@ -75,8 +79,14 @@ pub struct Archive {
     container: Container,
     /// The public part's metadata (columns, claim, algorithm, metrics).
     pub meta: PublicMeta,
-    /// One per `HIERARCHIES` record.
-    pub hierarchies: Vec<Hierarchy>,
+    /// One per `HIERARCHIES` record: the nodes the release uses and their
+    /// ancestors (a 1.0 file's: every node).
+    pub hierarchies: Vec<Pruned>,
+    /// A 1.0 file's hierarchies, whole (a 2.0 file's are in its private part).
+    whole_v1: Vec<Hierarchy>,
+    /// A 1.0 file's metrics measured against the original's domain, which
+    /// its `META` shows (a 2.0 file seals them).
+    v1_metrics: Option<SealedMetrics>,
     /// The row groups, in row order (one unless the file was streamed).
     groups: Vec<Group>,
     /// Whether the file has a `ROW_GROUPS` section, and so a private part
@@ -251,30 +261,23 @@ impl Archive {
             .into());
         }
         let meta_body = format::check_section(path, &bytes, 0, &entries[0], None)?;
-        let meta: PublicMeta = meta::meta_from_bytes(meta_body)
-            .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
+        let v1 = container.major == super::compat::MAJOR;
+        let (meta, v1_metrics) = match v1 {
+            true => super::compat::meta_from_bytes(meta_body).map(|(m, x)| (m, Some(x))),
+            false => meta::meta_from_bytes(meta_body).map(|m| (m, None)),
+        }
+        .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         validate_meta(&meta)
             .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
         let h_body = format::check_section(path, &bytes, 1, &entries[1], None)?;
+        let in_hierarchy = |(i, e): (usize, String)| {
+            let label = format::section_label(1, &entries[1], None);
+            corrupt(format!("{label} (hierarchy {i})"), e)
+        };
         let build = || {
             let records: Vec<HierarchyRecord> = meta::hierarchies_from_bytes(h_body)
                 .map_err(|e| corrupt(format::section_label(1, &entries[1], None), e))?;
-            records
-                .into_iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let source = PathBuf::from(format!("{}#hierarchy{i}", path.display()));
-                    r.into_hierarchy(&source).map_err(|e| {
-                        corrupt(
-                            format!(
-                                "{} (hierarchy {i})",
-                                format::section_label(1, &entries[1], None)
-                            ),
-                            e,
-                        )
-                    })
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()
+            trees::public(records, container.major, path).map_err(in_hierarchy)
         };
         let public_digest = std::sync::OnceLock::new();
         // Beside unsealing (to restore), the columns to render.
@@ -311,7 +314,7 @@ impl Archive {
             }
         });
         let ahead = planned.map_or_else(Vec::new, |a| a.finish(meta.columns.len()));
-        let hierarchies = hierarchies?;
+        let (hierarchies, whole_v1) = hierarchies?;
         if let Some(c) = meta
             .columns
             .iter()
@@ -337,12 +340,18 @@ impl Archive {
             column_checks,
             signature,
         } = groups?;
+        if !v1 {
+            let tables = groups.iter().map(|g| &g.class_table[..]);
+            trees::check_needed(&meta, &hierarchies, tables).map_err(in_hierarchy)?;
+        }
         let mut archive = Archive {
             path: path.to_owned(),
             bytes,
             container,
             meta,
             hierarchies,
+            whole_v1,
+            v1_metrics,
             groups,
             framed,
             private_section,
@@ -447,7 +456,7 @@ impl Archive {
         )
     }
 
-    fn hierarchy_of(&self, column: usize) -> Option<&Hierarchy> {
+    fn hierarchy_of(&self, column: usize) -> Option<&Pruned> {
         self.meta.columns[column]
             .hierarchy
             .map(|h| &self.hierarchies[h as usize])
@@ -868,19 +877,34 @@ impl Archive {
                 .validate(self.meta.columns.len(), self.groups[g].rows)
                 .map_err(|e| corrupt(format!("{label} (layout of row group {g})"), e))
         };
-        if !self.framed {
-            let (part, rest) = match arrow {
-                true => meta::split_from_bytes::<PrivatePart>(&plain),
-                false => part(&plain).map(|p| (p, &[][..])),
+        // A 2.0 file's part or trailer is followed by its `SealedMeta`
+        // (§7.1), then the Arrow extras, if any, and nothing else.
+        let v1 = self.container.major == super::compat::MAJOR;
+        let tail = |rest: &[u8], what: &str| -> Result<(Option<SealedMeta>, _)> {
+            let (sealed, rest) = match v1 {
+                true => (None, rest),
+                false => meta::split_from_bytes::<SealedMeta>(rest)
+                    .map(|(s, r)| (Some(s), r))
+                    .map_err(|e| corrupt(format!("{label} (sealed metadata)"), e))?,
+            };
+            if !arrow && !rest.is_empty() {
+                let detail = format!("{} bytes left after the structure", rest.len());
+                return Err(corrupt(format!("{label} ({what})"), detail).into());
             }
-            .map_err(|e| corrupt(label.clone(), e))?;
+            Ok((sealed, extras(rest, what)?))
+        };
+        if !self.framed {
+            let (part, rest) =
+                meta::split_from_bytes::<PrivatePart>(&plain).map_err(|e| corrupt(label.clone(), e))?;
             check_layout(&part, 0)?;
+            let (sealed, arrow) = tail(rest, "private part")?;
             return Ok(PrivateParts {
                 digest: part.digest,
                 original_len: part.original_len,
                 groups: vec![part],
                 public_digest,
-                arrow: extras(rest, "private part")?,
+                arrow,
+                sealed,
             });
         }
         let mut rest = &plain[..];
@@ -892,17 +916,16 @@ impl Archive {
             check_layout(&part, g)?;
             groups.push(part);
         }
-        let (trailer, rest) = match arrow {
-            true => meta::split_from_bytes::<PrivateTrailer>(rest),
-            false => meta::from_bytes::<PrivateTrailer>(rest).map(|t| (t, &[][..])),
-        }
-        .map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        let (trailer, rest) = meta::split_from_bytes::<PrivateTrailer>(rest)
+            .map_err(|e| corrupt(format!("{label} (trailer)"), e))?;
+        let (sealed, arrow) = tail(rest, "trailer")?;
         Ok(PrivateParts {
             digest: trailer.digest,
             original_len: trailer.original_len,
             groups,
             public_digest,
-            arrow: extras(rest, "trailer")?,
+            arrow,
+            sealed,
         })
     }
 
@@ -963,10 +986,23 @@ impl Archive {
         parts: &PrivateParts,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
+        let whole = self.whole_hierarchies(parts)?;
         if !self.framed {
-            return self.restore_group(0, &parts.groups[0], sink);
+            return self.restore_group(0, &parts.groups[0], &whole, sink);
         }
-        self.restore_groups(parts, sink)
+        self.restore_groups(parts, &whole, sink)
+    }
+
+    /// The whole hierarchies the originals are coded against: a 2.0 file's
+    /// from its private part (which must hold the trees its public ones
+    /// were pruned from), a 1.0 file's its public ones.
+    fn whole_hierarchies(&self, parts: &PrivateParts) -> Result<Whole<'_>> {
+        let Some(sealed) = &parts.sealed else {
+            return Ok(Whole::same(&self.whole_v1));
+        };
+        Whole::sealed(&sealed.hierarchies, &self.hierarchies, &self.path).map_err(|e| {
+            corrupt_in(&self.path)(format!("{} (hierarchies)", self.private_label()), e).into()
+        })
     }
 
     /// The row groups of a framed private part, in order, through `sink`;
@@ -974,12 +1010,13 @@ impl Archive {
     fn restore_groups(
         &self,
         parts: &PrivateParts,
+        whole: &Whole<'_>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
         let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
         for (g, part) in parts.groups.iter().enumerate() {
-            self.restore_group(g, part, &mut |bytes| {
+            self.restore_group(g, part, whole, &mut |bytes| {
                 hasher.update(bytes);
                 len += bytes.len() as u64;
                 sink(bytes)
@@ -1010,6 +1047,7 @@ impl Archive {
         &self,
         g: usize,
         part: &PrivatePart,
+        whole: &Whole<'_>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
         if self.groups[g].class_sizes.len() == 1 {
@@ -1026,11 +1064,23 @@ impl Archive {
                 QiSchema {
                     name: &self.meta.columns[c].name,
                     value_type: self.meta.columns[c].value_type,
-                    hierarchy: self.hierarchy_of(c),
+                    hierarchy: (self.meta.columns[c].hierarchy)
+                        .map(|h| &whole.hierarchies[h as usize]),
                 }
             })
             .collect();
-        let released = self.group_rows(g);
+        // The released nodes as the whole hierarchies number them.
+        let symbols: Vec<_> = (self.meta.qis.iter())
+            .zip(&self.groups[g].class_table)
+            .map(|(&c, table)| {
+                let h = self.meta.columns[c as usize].hierarchy.map(|h| h as usize);
+                whole.symbols(h, &table.symbols)
+            })
+            .collect();
+        let mut released = self.group_rows(g);
+        for (rows, symbols) in released.iter_mut().zip(&symbols) {
+            rows.symbols = symbols;
+        }
         let decoding = codec::OriginalsDecoding::new(&part.originals, &schemas, &released)
             .map_err(|e| self.originals_corrupt(g, e))?;
         let expected_len = self.reservation(part.original_len);
@@ -1423,6 +1473,28 @@ impl Archive {
             _ => None,
         };
 
+        // The whole hierarchies' node counts, when the private part is read.
+        let whole_nodes: Option<Vec<usize>> = match (&part, &self.whole_v1[..]) {
+            (Some(PrivateParts { sealed: Some(s), .. }), _) => Some(
+                meta::hierarchies_from_bytes(&s.hierarchies)
+                    .map(|records| {
+                        let count = |r: &HierarchyRecord| r.levels.iter().map(Vec::len).sum();
+                        records.iter().map(count).collect()
+                    })
+                    .unwrap_or_default(),
+            ),
+            (_, whole) if self.container.major == super::compat::MAJOR => Some(
+                whole
+                    .iter()
+                    .map(|h| (0..=h.height()).map(|l| h.nodes(l)).sum())
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let sealed_metrics = match &part {
+            Some(PrivateParts { sealed: Some(s), .. }) => Some(s.metrics),
+            _ => self.v1_metrics,
+        };
         let private_bytes = match (&part, self.private_section) {
             (Some(_), _) if !sealed => Some(private_stored),
             (_, Some(i)) if sealed => age_plaintext_len(&self.bytes[entries[i].range()]),
@@ -1462,11 +1534,18 @@ impl Archive {
                         _ => g.column_section[i].map_or(0, len),
                     })
                     .sum();
+                let h = c.hierarchy.map(|h| h as usize);
+                let public_nodes = h.and_then(|h| self.hierarchies.get(h)).map(Pruned::node_count);
+                let all_nodes = h.and_then(|h| whole_nodes.as_ref()?.get(h).copied());
                 ColumnInfo {
                     name: c.name.clone(),
                     role: c.role,
                     public_bytes: public,
                     private_bytes: private,
+                    hierarchy_public_nodes: public_nodes.map(|n| n as u64),
+                    hierarchy_sealed_nodes: public_nodes
+                        .zip(all_nodes)
+                        .map(|(p, a)| a.saturating_sub(p) as u64),
                 }
             })
             .collect();
@@ -1513,6 +1592,7 @@ impl Archive {
             sections,
             claim: self.claim_report.clone(),
             meta: self.meta.clone(),
+            sealed_metrics,
             models: self.models.clone(),
             column_checks: self.column_checks.as_ref().map(|c| c.named(&self.meta)),
             risk: self.risk()?,
@@ -1573,6 +1653,9 @@ pub struct Inspection {
     pub claim: Option<ClaimReport>,
     /// The public part's metadata.
     pub meta: PublicMeta,
+    /// The metrics measured against the original's domain: a 2.0 file
+    /// seals them (`None` without the private part), a 1.0 file shows them.
+    pub sealed_metrics: Option<SealedMetrics>,
     /// The models beyond k the file claims (`PRIVACY_MODELS`), if any.
     pub models: Option<ModelsClaim>,
     /// The derived-column check the release passed (`COLUMN_CHECKS`), if any.
@@ -1595,6 +1678,12 @@ pub struct ColumnInfo {
     pub public_bytes: u64,
     /// Bytes in the private part (needs the key when sealed).
     pub private_bytes: Option<u64>,
+    /// A QI with a hierarchy: the nodes its public part holds (those the
+    /// release uses and their ancestors).
+    pub hierarchy_public_nodes: Option<u64>,
+    /// A QI with a hierarchy: the nodes only its private part holds
+    /// (`None` when the private part was not read).
+    pub hierarchy_sealed_nodes: Option<u64>,
 }
 
 /// One section-table entry of [`Inspection`].

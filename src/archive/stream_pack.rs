@@ -19,6 +19,7 @@ use super::checks::ColumnChecksMeta;
 use super::layout;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
+    SealedMetrics,
 };
 use super::pipeline::{Group, GroupWriter, Scratch};
 use super::seal::Seal;
@@ -251,7 +252,7 @@ pub fn pack_stream(
         let names: Vec<String> = public.columns.iter().map(|c| c.name.clone()).collect();
         writer.column_checks(&ColumnChecksMeta::new(checks, &names));
     }
-    let mut packed = writer.finish(&public, &hierarchies)?;
+    let mut packed = writer.finish(&public, &hierarchies, SealedMetrics::from(&metrics))?;
     if let Some(signer) = options.sign {
         packed.sign(signer)?;
     }
@@ -506,7 +507,8 @@ fn write_group(
     })
 }
 
-/// `META` of a finished stream, and its QIs' hierarchies.
+/// `META` of a finished stream, and its QIs' whole hierarchies (the file
+/// prunes them to the nodes its groups use).
 fn stream_meta(
     config: &Config,
     stream: &Stream,
@@ -554,7 +556,6 @@ fn stream_meta(
             seed: options.params.seed,
             params: serde_json::to_string(&options.params).unwrap_or_default(),
             levels: None,
-            minimal_levels: None,
         },
         metrics: MetricsMeta::from(&metrics),
         dialect,

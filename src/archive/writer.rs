@@ -7,6 +7,7 @@ use super::TableInput;
 use super::checks::ColumnChecksMeta;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
+    SealedMetrics,
 };
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
@@ -183,7 +184,8 @@ fn pack_group(
             .collect();
         writer.column_checks(&ColumnChecksMeta::new(checks, &names));
     }
-    writer.finish(&public, &hierarchies)?.into_bytes()
+    let sealed = SealedMetrics::from(&a.report.metrics);
+    writer.finish(&public, &hierarchies, sealed)?.into_bytes()
 }
 
 /// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an
@@ -232,8 +234,9 @@ fn sensitive_hierarchy(a: &Anonymization<'_>, column: usize) -> Option<Hierarchy
     )
 }
 
-/// The public metadata of an anonymization, and the hierarchies of its QIs
-/// that `kept` says (one flag per QI) and of its sensitive columns that
+/// The public metadata of an anonymization, the whole hierarchies of its
+/// QIs that `kept` says (one flag per QI), which the file prunes to the
+/// nodes its release uses, and those of its sensitive columns that
 /// t-closeness measures with one.
 fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<HierarchyRecord>) {
     let data = a.data;
@@ -272,11 +275,6 @@ fn public_meta(a: &Anonymization<'_>, kept: &[bool]) -> (PublicMeta, Vec<Hierarc
                 serde_json::to_string(&a.config.algorithm.params).unwrap_or_default()
             },
             levels: a.report.levels.as_ref().map(|l| to_u32(l)),
-            minimal_levels: a
-                .report
-                .minimal_levels
-                .as_ref()
-                .map(|m| m.iter().map(|l| to_u32(l)).collect()),
         },
         metrics: MetricsMeta::from(&a.report.metrics),
         dialect: Dialect {

@@ -512,6 +512,46 @@ fn rows_coded(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> 
     Some(out)
 }
 
+/// Each QI's released symbols in a classes blob of `qis` QIs (its head,
+/// before the class table: what a writer reads to learn the hierarchy
+/// nodes a row group uses).
+pub fn classes_symbols(bytes: &[u8], qis: usize) -> Result<Vec<Vec<ReleasedSymbol>>, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    r.varint_equal("QIs in the classes blob", qis as u64)?;
+    (0..qis).map(|_| read_symbols(&mut r)).collect()
+}
+
+/// A classes blob of `qis` QIs with every hierarchy node renumbered:
+/// QI `q`'s node `(level, node)` becomes `renumber(q, level, node)` (`None`:
+/// the node has no number there, an error). Only the symbol lists are
+/// coded again; the class table and the rows' classes, which number
+/// symbols, not nodes, are copied as they are (`spec/FORMAT.md` §6: a
+/// file's public nodes are numbered once every row group is known).
+pub fn renumber_classes(
+    bytes: &[u8],
+    qis: usize,
+    renumber: &mut dyn FnMut(usize, u32, u32) -> Option<u32>,
+) -> Result<Vec<u8>, CodecError> {
+    let mut r = ByteReader::new(bytes);
+    r.varint_equal("QIs in the classes blob", qis as u64)?;
+    let mut out = Vec::with_capacity(bytes.len());
+    put_varint(&mut out, qis as u64);
+    for q in 0..qis {
+        let mut symbols = read_symbols(&mut r)?;
+        for s in &mut symbols {
+            if let ReleasedSymbol::Node { level, node } = s {
+                *node = renumber(q, *level, *node).ok_or_else(|| CodecError::Invalid {
+                    what: "released symbol",
+                    detail: format!("node (level {level}, node {node}) has no public number"),
+                })?;
+            }
+        }
+        put_symbols(&mut out, &symbols);
+    }
+    out.extend_from_slice(&bytes[r.position()..]);
+    Ok(out)
+}
+
 /// Where a classes blob's bytes go (for `karc inspect`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassesBytes {

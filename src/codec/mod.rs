@@ -21,8 +21,8 @@ mod runs;
 pub use bytes::{ByteReader, put_varint};
 pub use cells::Purpose;
 pub use classes::{
-    ClassesBytes, ReleasedClasses, RowsCoding, decode_classes, decode_classes_lazily,
-    encode_classes, encode_classes_as,
+    ClassesBytes, ReleasedClasses, RowsCoding, classes_symbols, decode_classes,
+    decode_classes_lazily, encode_classes, encode_classes_as, renumber_classes,
 };
 pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,

@@ -13,7 +13,7 @@ use super::bytes::{ByteReader, put_coded, put_string, put_varint};
 use crate::cell::{Cell, SUPPRESSED};
 use crate::dataset::QuasiIdentifier;
 use crate::dictionary::Dictionary;
-use crate::hierarchy::Hierarchy;
+use crate::hierarchy::NodeLabels;
 use crate::table::Column;
 
 /// Layout id of a released column blob: one distinct symbol and its count.
@@ -53,9 +53,9 @@ pub enum ReleasedSymbol {
 
 impl ReleasedSymbol {
     /// The label the release shows (as [`Cell::label`] prints it).
-    pub fn label<'a>(
+    pub fn label<'a, H: NodeLabels + ?Sized>(
         &'a self,
-        hierarchy: Option<&'a Hierarchy>,
+        hierarchy: Option<&'a H>,
     ) -> Result<std::borrow::Cow<'a, str>, CodecError> {
         use std::borrow::Cow;
         Ok(match self {
@@ -71,8 +71,8 @@ impl ReleasedSymbol {
 
 /// The label of a node, checked against the hierarchy (a node strictly
 /// between the leaves and the root).
-pub(crate) fn node_label(
-    hierarchy: Option<&Hierarchy>,
+pub(crate) fn node_label<H: NodeLabels + ?Sized>(
+    hierarchy: Option<&H>,
     level: u32,
     node: u32,
 ) -> Result<&str, CodecError> {
@@ -198,10 +198,10 @@ impl ReleasedColumn {
 
     /// The column of labels (as `Release::qi_column` prints them). Fails on
     /// a node the hierarchy does not have (a corrupt or mismatched file).
-    pub fn to_column(
+    pub fn to_column<H: NodeLabels + ?Sized>(
         &self,
         name: &str,
-        hierarchy: Option<&Hierarchy>,
+        hierarchy: Option<&H>,
     ) -> Result<Column, CodecError> {
         let mut dict = Dictionary::new();
         let codes_of: Vec<u32> = self

@@ -660,11 +660,11 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("magic_wrong.karc", Step::Open, |e| {
         matches!(e, ArchiveError::NotKarc { .. })
     }),
-    ("version_major2.karc", Step::Open, |e| {
+    ("version_major3.karc", Step::Open, |e| {
         matches!(
             e,
             ArchiveError::UnsupportedVersion {
-                major: 2,
+                major: 3,
                 minor: 0,
                 ..
             }
@@ -730,6 +730,26 @@ const INVALID: &[(&str, Step, Expect)] = &[
     ("hierarchies_trailing_bytes.karc", Step::Open, |e| {
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section == "section 1 (hierarchies)" && detail == "1 byte after the Brotli stream")
+    }),
+    // The public part holds only what the release shows (FORMAT §6).
+    ("hierarchies_node_unneeded.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 1 (hierarchies) (hierarchy 1)"
+                && detail.starts_with("node \"20\" of level 0 is neither released nor above a released node"))
+    }),
+    ("hierarchies_parent_not_kept.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 1 (hierarchies) (hierarchy 1)"
+                && detail == "level 1: node 0's parent 1 is not a kept node of level 2 (1 kept)")
+    }),
+    ("classes_node_beyond_pruned.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { detail, .. }
+            if detail == "QI 1 releases node 1 of level 1, beyond the 1 public nodes of that level")
+    }),
+    ("private_hierarchy_label_missing.karc", Step::Restore, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section.ends_with("(hierarchies)")
+                && detail == "hierarchy 1: level 1: the public node \"20-29\" is not in the full hierarchy")
     }),
     (
         "columns_missing.karc",
@@ -837,11 +857,20 @@ fn valid_and_compat_vectors_open_and_restore() {
     let csv = std::fs::read(fixture("archive/source/small.csv")).unwrap();
     // A Parquet input restores to its canonical CSV.
     let parquet_csv = std::fs::read(fixture("archive/source/small_parquet.csv")).unwrap();
-    // `compat/` holds no file until the format next changes (its README).
+    // `compat/` holds the 1.0 vectors as `v1.0_<name>` (its README).
     assert!(names_in("archive/valid").len() >= 9);
+    assert!(names_in("archive/compat").len() >= 9);
     for dir in ["archive/valid", "archive/compat"] {
         for name in names_in(dir) {
-            let original = match name.starts_with("arrow_") {
+            let base = name.trim_start_matches("v1.0_");
+            assert_eq!(
+                dir == "archive/compat",
+                Archive::open(&fixture(&format!("{dir}/{name}")), ClaimCheck::Enforce)
+                    .map(|a| a.version().0 == 1)
+                    .unwrap_or_else(|e| panic!("{name}: {e}")),
+                "{name}: compat/ holds the 1.0 files, valid/ this version's"
+            );
+            let original = match base.starts_with("arrow_") {
                 true => &parquet_csv,
                 false => &csv,
             };

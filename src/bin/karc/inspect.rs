@@ -71,6 +71,20 @@ fn print_text(i: &Inspection) {
             opt(c.private_bytes)
         );
     }
+    for c in &i.columns {
+        if let Some(public) = c.hierarchy_public_nodes {
+            match c.hierarchy_sealed_nodes {
+                Some(sealed) => println!(
+                    "hierarchy of {}: {public} nodes public (used by the release, and above), {sealed} sealed in the private part",
+                    c.name
+                ),
+                None => println!(
+                    "hierarchy of {}: {public} nodes public (used by the release, and above), the rest sealed in the private part",
+                    c.name
+                ),
+            }
+        }
+    }
     if let Some(rows) = i.class_rows_bytes {
         println!("{:<24} {:<12} {:>12}", "(rows' classes)", "all QIs", rows);
     }
@@ -155,12 +169,18 @@ fn print_text(i: &Inspection) {
         );
     }
     let x = &m.metrics;
+    let sealed = i.sealed_metrics.map_or(
+        "  ncp, ncp_kaylode, glm sealed (give the key)".to_owned(),
+        |s| {
+            format!(
+                "  ncp {:.4}  ncp_kaylode {:.4}  glm {:.4}",
+                s.ncp, s.ncp_kaylode, s.glm
+            )
+        },
+    );
     println!(
-        "metrics: precision {}  ncp {:.4}  ncp_kaylode {:.4}  glm {:.4}  dm {:.0}  cavg {:.3}",
+        "metrics: precision {}  dm {:.0}  cavg {:.3}{sealed}",
         x.precision.map_or("n/a".to_owned(), |p| format!("{p:.4}")),
-        x.ncp,
-        x.ncp_kaylode,
-        x.glm,
         x.dm,
         x.cavg
     );

@@ -369,12 +369,13 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // The original's checksum changed, the public digest kept.
     let plaintext = archive.private_plaintext(None)?;
     let (part, public_digest) = plaintext.split_at(plaintext.len() - 32);
-    let mut part: PrivatePart = meta::from_bytes(part)?;
+    let (mut part, sealed_meta) = meta::split_from_bytes::<PrivatePart>(part)?;
     part.digest ^= 0x0100;
     let mut s = sections_of(&plain);
     let last = s.len() - 1;
-    s[last].1 = [meta::to_bytes(&part), public_digest.to_vec()].concat();
+    s[last].1 = [&meta::to_bytes(&part), sealed_meta, public_digest].concat();
     write(&invalid, "private_digest_mismatch.karc", &reassemble(&s))?;
+    hierarchy_vectors(&plain, &invalid)?;
 
     // The sensitive column's first two values swapped (its section's CRC
     // right, the claim unchanged): the private part was made for another
@@ -451,6 +452,57 @@ fn signed_vectors(root: &Path, plain: &[u8]) -> Result<(), Box<dyn std::error::E
     let last = moved.len() - 1;
     moved.insert(last, s[at(SectionKind::Signature)].clone());
     write("reject_moved_signature.karc", &reassemble(&moved))?;
+/// The must-reject vectors of the pruned hierarchies (`spec/FORMAT.md`
+/// §6, §7.1), from `plain_small.karc` (`plain`), into `invalid`: a public
+/// node nothing needs, a public parent beyond the kept nodes, a released
+/// node beyond the public ones, and a whole hierarchy (private part)
+/// without a public label.
+fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let write = |name: &str, bytes: &[u8]| std::fs::write(invalid.join(name), bytes);
+    let public = |s: &Sections| meta::hierarchies_from_bytes(&s[1].1);
+    // A leaf put back under its kept parent (the public digest rebound,
+    // so that only the rule refuses it).
+    let mut s = sections_of(plain);
+    let mut records = public(&s)?;
+    let age = records.last_mut().ok_or("two hierarchies")?;
+    let leaf = age.levels[1].first().ok_or("a kept node of level 1")?.clone();
+    age.levels[0].push(leaf.split('-').next().unwrap_or("20").to_owned());
+    age.parents[0].push(0);
+    s[1].1 = meta::hierarchies_to_bytes(&records)?;
+    rebind(&mut s);
+    write("hierarchies_node_unneeded.karc", &reassemble(&s))?;
+    // A kept node's parent one past the kept nodes of the level above.
+    let mut s = sections_of(plain);
+    let mut records = public(&s)?;
+    let above = records[1].levels[2].len() as u32;
+    records[1].parents[1][0] = above;
+    s[1].1 = meta::hierarchies_to_bytes(&records)?;
+    rebind(&mut s);
+    write("hierarchies_parent_not_kept.karc", &reassemble(&s))?;
+    // The released node of `age` (the second QI; `city` is released as its
+    // values) renumbered past its level's kept nodes.
+    let mut s = sections_of(plain);
+    let records = public(&s)?;
+    let mut beyond = |_q: usize, level: u32, _node: u32| Some(records[1].levels[level as usize].len() as u32);
+    s[2].1 = codec::renumber_classes(&s[2].1, 2, &mut beyond)?;
+    rebind(&mut s);
+    write("classes_node_beyond_pruned.karc", &reassemble(&s))?;
+    // The private part's whole hierarchy of `age` with a public
+    // label renamed: restore cannot find the public node in it.
+    let mut s = sections_of(plain);
+    let last = s.len() - 1;
+    let plaintext = s[last].1.clone();
+    let (body, digest) = plaintext.split_at(plaintext.len() - 32);
+    let (part, rest) = meta::split_from_bytes::<PrivatePart>(body)?;
+    let mut sealed: meta::SealedMeta = meta::from_bytes(rest)?;
+    let mut whole = meta::hierarchies_from_bytes(&sealed.hierarchies)?;
+    let kept = public(&s)?[1].levels[1][0].clone();
+    for label in whole[1].levels[1].iter_mut().filter(|l| **l == kept) {
+        label.push_str(" (renamed)");
+    }
+    sealed.hierarchies = meta::hierarchies_to_bytes(&whole)?;
+    s[last].1 = [meta::to_bytes(&part), meta::to_bytes(&sealed), digest.to_vec()].concat();
+    write("private_hierarchy_label_missing.karc", &reassemble(&s))?;
     Ok(())
 }
 

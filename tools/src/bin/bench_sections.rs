@@ -147,11 +147,9 @@ fn main() -> Result<(), BoxError> {
         karc::archive::reader::ClaimCheck::Enforce,
     )?;
     let adult = archive.meta.clone();
-    let records: Vec<HierarchyRecord> = archive
-        .hierarchies
-        .iter()
-        .map(HierarchyRecord::from_hierarchy)
-        .collect();
+    // The whole hierarchies (the public part holds those the release uses).
+    let sealed = archive.private_parts(None)?.sealed.ok_or("a 2.0 file")?;
+    let records: Vec<HierarchyRecord> = meta::hierarchies_from_bytes(&sealed.hierarchies)?;
     let heads: String = [11]
         .iter()
         .chain(&args.qualities)

@@ -1,0 +1,85 @@
+//! Reading format 1.0 files (`spec/FORMAT.md` §10): their `META` names
+//! Incognito's minimal level vectors and every utility metric, which 2.0
+//! leaves out of the public part, and their `HIERARCHIES` holds every
+//! hierarchy whole (node numbers are then the full hierarchy's, and the
+//! private part has no `SealedMeta`). Everything else reads as in 2.0.
+
+use serde::Deserialize;
+
+use super::compressed;
+use super::meta::{
+    self, AlgorithmMeta, Claim, ColumnMeta, Dialect, MAX_META_BYTES, MetricsMeta, PublicMeta,
+    SealedMetrics,
+};
+
+/// The major version of the files this module reads.
+pub const MAJOR: u16 = 1;
+
+/// A 1.0 `META` (FORMAT 1.0 §5): 2.0's fields, with `minimal_levels` in
+/// `algorithm` and all six metrics.
+#[derive(Deserialize)]
+struct PublicMetaV1 {
+    writer: String,
+    rows: u64,
+    columns: Vec<ColumnMeta>,
+    qis: Vec<u32>,
+    claim: Claim,
+    algorithm: AlgorithmMetaV1,
+    metrics: MetricsMetaV1,
+    dialect: Dialect,
+    missing: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct AlgorithmMetaV1 {
+    name: String,
+    seed: u64,
+    params: String,
+    levels: Option<Vec<u32>>,
+    #[allow(dead_code, reason = "read to be skipped: 2.0 keeps it out of the file")]
+    minimal_levels: Option<Vec<Vec<u32>>>,
+}
+
+#[derive(Deserialize)]
+struct MetricsMetaV1 {
+    precision: Option<f64>,
+    ncp: f64,
+    ncp_kaylode: f64,
+    glm: f64,
+    dm: f64,
+    cavg: f64,
+}
+
+/// Reads a 1.0 `META` section (a Brotli stream of its postcard): the
+/// metadata as 2.0 holds it, and the metrics 2.0 seals, which a 1.0 file
+/// shows.
+pub fn meta_from_bytes(bytes: &[u8]) -> Result<(PublicMeta, SealedMetrics), String> {
+    let v1: PublicMetaV1 = meta::from_bytes(&compressed::decompress(bytes, MAX_META_BYTES)?)?;
+    let m = &v1.metrics;
+    let sealed = SealedMetrics {
+        ncp: m.ncp,
+        ncp_kaylode: m.ncp_kaylode,
+        glm: m.glm,
+    };
+    let public = PublicMeta {
+        writer: v1.writer,
+        rows: v1.rows,
+        columns: v1.columns,
+        qis: v1.qis,
+        claim: v1.claim,
+        algorithm: AlgorithmMeta {
+            name: v1.algorithm.name,
+            seed: v1.algorithm.seed,
+            params: v1.algorithm.params,
+            levels: v1.algorithm.levels,
+        },
+        metrics: MetricsMeta {
+            precision: m.precision,
+            dm: m.dm,
+            cavg: m.cavg,
+        },
+        dialect: v1.dialect,
+        missing: v1.missing,
+    };
+    Ok((public, sealed))
+}
