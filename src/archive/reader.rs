@@ -84,6 +84,10 @@ pub struct Archive {
     pub hierarchies: Vec<Pruned>,
     /// A 1.0 file's hierarchies, whole (a 2.0 file's are in its private part).
     whole_v1: Vec<Hierarchy>,
+    /// Per column, a sensitive column's hierarchy as a tree the models
+    /// measure t-closeness's hierarchical distance on (its public record:
+    /// the released values and their ancestors).
+    sensitive_trees: Vec<Option<Hierarchy>>,
     /// A 1.0 file's metrics measured against the original's domain, which
     /// its `META` shows (a 2.0 file seals them).
     v1_metrics: Option<SealedMetrics>,
@@ -344,6 +348,8 @@ impl Archive {
             let tables = groups.iter().map(|g| &g.class_table[..]);
             trees::check_needed(&meta, &hierarchies, tables).map_err(in_hierarchy)?;
         }
+        let sensitive_trees = sensitive_trees(path, &meta, &hierarchies)
+            .map_err(|e| corrupt(format::section_label(1, &container.entries[1], None), e))?;
         let mut archive = Archive {
             path: path.to_owned(),
             bytes,
@@ -351,6 +357,7 @@ impl Archive {
             meta,
             hierarchies,
             whole_v1,
+            sensitive_trees,
             v1_metrics,
             groups,
             framed,
@@ -607,7 +614,7 @@ impl Archive {
     /// tokens.
     pub fn sensitive<'c>(&self, column: usize, values: &'c Column) -> Result<Sensitive<'c>> {
         let m = &self.meta.columns[column];
-        let declared = match self.hierarchy_of(column) {
+        let declared = match self.sensitive_trees.get(column).and_then(Option::as_ref) {
             Some(h) => Declared::Hierarchy(h),
             None if m.value_type.is_numeric() => Declared::Numeric(
                 m.value_type,
@@ -2125,4 +2132,24 @@ mod tests {
             assert_eq!(age_plaintext_len(&sealed), Some(len as u64), "{len}");
         }
     }
+}
+
+/// [`Archive::sensitive_trees`]: each sensitive column's public record as
+/// a tree, or why it is not one.
+fn sensitive_trees(
+    path: &Path,
+    meta: &PublicMeta,
+    hierarchies: &[Pruned],
+) -> std::result::Result<Vec<Option<Hierarchy>>, String> {
+    (meta.columns.iter())
+        .map(|c| match (c.role, c.hierarchy) {
+            (Role::Sensitive, Some(h)) => {
+                let (levels, parents) = hierarchies[h as usize].to_tree();
+                Hierarchy::from_tree(path, levels, &parents)
+                    .map(Some)
+                    .map_err(|e| format!("the hierarchy of sensitive column {:?}: {e}", c.name))
+            }
+            _ => Ok(None),
+        })
+        .collect()
 }

@@ -452,6 +452,9 @@ fn signed_vectors(root: &Path, plain: &[u8]) -> Result<(), Box<dyn std::error::E
     let last = moved.len() - 1;
     moved.insert(last, s[at(SectionKind::Signature)].clone());
     write("reject_moved_signature.karc", &reassemble(&moved))?;
+    Ok(())
+}
+
 /// The must-reject vectors of the pruned hierarchies (`spec/FORMAT.md`
 /// §6, §7.1), from `plain_small.karc` (`plain`), into `invalid`: a public
 /// node nothing needs, a public parent beyond the kept nodes, a released
@@ -484,7 +487,8 @@ fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::er
     let mut s = sections_of(plain);
     let records = public(&s)?;
     let mut beyond = |_q: usize, level: u32, _node: u32| Some(records[1].levels[level as usize].len() as u32);
-    s[2].1 = codec::renumber_classes(&s[2].1, 2, &mut beyond)?;
+    let classes = s.iter().position(|(k, _)| *k == SectionKind::QiClasses).ok_or("QI_CLASSES")?;
+    s[classes].1 = codec::renumber_classes(&s[classes].1, 2, &mut beyond)?;
     rebind(&mut s);
     write("classes_node_beyond_pruned.karc", &reassemble(&s))?;
     // The private part's whole hierarchy of `age` with a public
