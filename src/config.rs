@@ -106,7 +106,7 @@ pub enum ConfigError {
         /// The names accepted.
         known: String,
     },
-    /// A `[[columns]]` key that does not fit the column (`allow_derived`, `pseudonymize`).
+    /// A `[[columns]]` key that does not fit the column (`allow_derived`).
     #[error("{}: column {name:?}: {message}", path.display())]
     Column {
         /// The config file.
@@ -234,10 +234,6 @@ pub struct ColumnConfig {
         deserialize_with = "one_or_many"
     )]
     pub allow_derived: Vec<String>,
-    /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
-    /// `pseudonymize`); its values stay in the private part.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub pseudonymize: bool,
 }
 
 /// Where a column's hierarchy comes from.
@@ -488,8 +484,7 @@ impl Config {
         Ok(())
     }
 
-    /// `allow_derived` names quasi-identifiers of a released non-QI column;
-    /// `pseudonymize` marks an identifier.
+    /// `allow_derived` names quasi-identifiers of a released non-QI column.
     fn validate_release_keys(&self, c: &ColumnConfig) -> Result<()> {
         let error = |message: String| -> Result<()> {
             Err(ConfigError::Column {
@@ -499,9 +494,6 @@ impl Config {
             }
             .into())
         };
-        if c.pseudonymize && c.role != Some(Role::Identifier) {
-            return error("pseudonymize = true needs role = \"identifier\"".to_owned());
-        }
         if !c.allow_derived.is_empty() && matches!(c.role, Some(Role::Quasi | Role::Identifier)) {
             return error(
                 "allow_derived is for a released column that is not a quasi-identifier (role sensitive or insensitive)"

@@ -8,10 +8,14 @@ use serde_json::Value;
 
 use crate::common::{fixture, karc};
 
+/// An appended column: its name and its value from a row's age and
+/// education-num.
+type Extra = (&'static str, fn(u32, u32) -> String);
+
 /// The raw UCI Adult table without its rows holding `?` (as
 /// adult-stream.toml wants them), with `extra` columns appended (a name and
 /// the value made from the row's age and education-num).
-fn adult_with(dir: &Path, extra: &[(&str, fn(u32, u32) -> String)]) -> PathBuf {
+fn adult_with(dir: &Path, extra: &[Extra]) -> PathBuf {
     let text = std::fs::read_to_string(fixture("adult-raw/adult.csv")).unwrap();
     let mut out = String::new();
     for (i, line) in text.lines().enumerate() {
@@ -89,7 +93,7 @@ fn one_line_refusal(out: &std::process::Output, column: &str, qi: &str) {
 #[test]
 fn pack_and_anonymize_refuse_a_column_derived_from_a_qi() {
     let dir = tempfile::tempdir().unwrap();
-    let extra: [(&str, fn(u32, u32) -> String); 3] = [
+    let extra: [Extra; 3] = [
         ("age_code", age_code),
         ("age_sq", age_squared),
         ("edu_code", education_code),

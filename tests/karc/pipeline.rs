@@ -105,7 +105,9 @@ fn a_stream_in_many_groups_has_the_release_of_one_group() {
     let many = stream(&csv, &dir.path().join("many.karc"), 130, &Seal::None);
     // One group: no ROW_GROUPS, an unframed private part (FORMAT.md §4).
     assert!(!kinds(&one).contains(&Some(SectionKind::RowGroups)));
-    assert_eq!(kinds(&many)[2], Some(SectionKind::RowGroups));
+    // After the derived-column check's section (FORMAT.md §5.2).
+    assert_eq!(kinds(&many)[2], Some(SectionKind::ColumnChecks));
+    assert_eq!(kinds(&many)[3], Some(SectionKind::RowGroups));
     let one = Archive::from_bytes(Path::new("one"), one, ClaimCheck::Enforce).unwrap();
     let many = Archive::from_bytes(Path::new("many"), many, ClaimCheck::Enforce).unwrap();
     let (i1, im) = (one.inspect(None).unwrap(), many.inspect(None).unwrap());

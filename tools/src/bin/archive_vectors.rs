@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use karc::archive::checks::ColumnChecksMeta;
 use karc::archive::compressed;
 use karc::archive::digest::{PublicDigest, blake3_hex};
 use karc::archive::format::{self, SectionKind};
@@ -75,6 +76,14 @@ fn rebind(sections: &mut Sections) {
         .map(|(k, b)| (k.code(), 0, b.as_slice()))
         .collect();
     last.1 = rebound(&last.1, &raw, format::VERSION_MAJOR, format::VERSION_MINOR);
+}
+
+/// The index of the first section of `kind` in `sections`.
+fn at(sections: &Sections, kind: SectionKind) -> usize {
+    sections
+        .iter()
+        .position(|(k, _)| *k == kind)
+        .expect("the vector has the section")
 }
 
 fn reassemble(sections: &Sections) -> Vec<u8> {
@@ -319,10 +328,10 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[1].1.push(0);
     write(&invalid, "hierarchies_trailing_bytes.karc", &reassemble(&s))?;
     let mut s = sections_of(&plain);
-    s.remove(3);
+    s.remove(at(&s, SectionKind::Column));
     write(&invalid, "columns_missing.karc", &reassemble(&s))?;
     let mut s = sections_of(&plain);
-    s.remove(2);
+    s.remove(at(&s, SectionKind::QiClasses));
     write(&invalid, "classes_missing.karc", &reassemble(&s))?;
 
     // The first QI's first row moved into a class of its own, CRCs right.
@@ -332,7 +341,8 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .push(ReleasedSymbol::Value("tampered".to_owned()));
     released[0].rows[0] = released[0].symbols.len() as u32 - 1;
     let mut s = sections_of(&plain);
-    s[2].1 = codec::encode_classes(&ReleasedClasses::from_columns(&released));
+    let c = at(&s, SectionKind::QiClasses);
+    s[c].1 = codec::encode_classes(&ReleasedClasses::from_columns(&released));
     write(&invalid, "claim_below_k.karc", &reassemble(&s))?;
     // A class no row uses: the coding of a release must be unique.
     let mut classes = ReleasedClasses::from_columns(archive.released());
@@ -341,7 +351,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         column.push(first);
     }
     let mut s = sections_of(&plain);
-    s[2].1 = codec::encode_classes(&classes);
+    s[c].1 = codec::encode_classes(&classes);
     write(&invalid, "classes_unused.karc", &reassemble(&s))?;
 
     // The rows' classes in rANS (coding 2), which the writer
@@ -351,18 +361,18 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let classes = ReleasedClasses::from_columns(archive.released());
     let rans = codec::encode_classes_as(&classes, RowsCoding::Rans).ok_or("rANS codes 6 rows")?;
     let mut s = sections_of(&plain);
-    s[2].1 = rans.clone();
+    s[c].1 = rans.clone();
     rebind(&mut s);
     write(&valid, "classes_rans_small.karc", &reassemble(&s))?;
     let mut bad = rans;
     *bad.last_mut().expect("a stream") ^= 0x01;
-    s[2].1 = bad;
+    s[c].1 = bad;
     write(&invalid, "classes_rans_end.karc", &reassemble(&s))?;
     // The rows' classes as runs (coding 3), which the writer picks on
     // tables sorted by their QIs.
     let runs = codec::encode_classes_as(&classes, RowsCoding::Runs).ok_or("runs code any rows")?;
     let mut s = sections_of(&plain);
-    s[2].1 = runs;
+    s[c].1 = runs;
     rebind(&mut s);
     write(&valid, "classes_runs_small.karc", &reassemble(&s))?;
 
@@ -381,9 +391,10 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // right, the claim unchanged): the private part was made for another
     // public part.
     let mut s = sections_of(&plain);
-    let mut note = codec::decode_plain(&s[3].1, "note", archive.rows())?;
+    let n = at(&s, SectionKind::Column);
+    let mut note = codec::decode_plain(&s[n].1, "note", archive.rows())?;
     note.codes.swap(0, 1);
-    s[3].1 = codec::encode_plain(&note);
+    s[n].1 = codec::encode_plain(&note);
     write(&invalid, "public_part_changed.karc", &reassemble(&s))?;
 
     let mut s = sections_of(&sealed);
@@ -398,6 +409,12 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write(&invalid, "claim_models_broken.karc", &models[1])?;
     write(&invalid, "claim_models_rows_broken.karc", &models[2])?;
 
+    // The derived-column check: a COLUMN_CHECKS section (spec/FORMAT.md
+    // §5.2) with a pair the config allowed, and the same section naming a
+    // QI as a checked column.
+    let checks = column_checks_vectors(&config, &csv)?;
+    write(&valid, "column_checks_allowed_small.karc", &checks[0])?;
+    write(&invalid, "column_checks_malformed.karc", &checks[1])?;
     signed_vectors(root, &plain)?;
 
     eprintln!("wrote the vectors under {}", root.display());
@@ -546,13 +563,44 @@ fn models_vectors(config: &Config, csv: &Path) -> Result<[Vec<u8>; 3], Box<dyn s
     let claim_broken = reassemble(&s);
     let mut s = sections_of(&valid);
     let rows = meta::meta_from_bytes(&s[0].1)?.rows as usize;
-    let note = at(&s)? + 2;
+    let note = s
+        .iter()
+        .position(|(k, _)| *k == SectionKind::Column)
+        .ok_or("a COLUMN section")?;
     let mut column = codec::decode_plain(&s[note].1, "note", rows)?;
     let first = column.codes[0];
     column.codes.iter_mut().for_each(|c| *c = first);
     s[note].1 = codec::encode_plain(&column);
     rebind(&mut s);
     Ok([valid, claim_broken, reassemble(&s)])
+}
+
+/// `small.csv` packed (unsealed) with `note` allowed to pin `age`
+/// (`allow_derived`), and the same file whose `COLUMN_CHECKS` lists the QI
+/// `age` among the checked released columns (private part rebound).
+fn column_checks_vectors(
+    config: &Config,
+    csv: &Path,
+) -> Result<[Vec<u8>; 2], Box<dyn std::error::Error>> {
+    let mut config = config.clone();
+    let note = config
+        .columns
+        .iter_mut()
+        .find(|c| c.name == "note")
+        .ok_or("small.toml has note")?;
+    note.allow_derived = vec!["age".to_owned()];
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+    };
+    let valid = writer::pack_file(&config, csv, &options)?;
+    let mut s = sections_of(&valid);
+    let i = at(&s, SectionKind::ColumnChecks);
+    let mut checks: ColumnChecksMeta = meta::from_bytes(&s[i].1)?;
+    checks.columns.insert(0, 2);
+    s[i].1 = meta::to_bytes(&checks);
+    rebind(&mut s);
+    Ok([valid, reassemble(&s)])
 }
 
 /// The golden digests of the writer's output on Adult, relative to the
