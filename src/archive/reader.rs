@@ -25,8 +25,8 @@ use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::Hierarchy;
 use crate::io::Input;
-use crate::privacy::risk::{self, Risk};
 use crate::number::NumberFormat;
+use crate::privacy::risk::{self, Risk};
 use crate::privacy::{
     ClaimReport, Constraint, Declared, Distance, Models, Sensitive, models, verify_columns,
     verify_weighted,
