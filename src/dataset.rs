@@ -362,7 +362,12 @@ fn bind_sensitive(
 /// Maps each dictionary code of `column` to its hierarchy leaf, naming the
 /// values the hierarchy lacks (`u32::MAX` for the `skip` tokens, which
 /// need none).
-fn leaves_of_column(table: &Table, column: usize, h: &Hierarchy, skip: &[String]) -> Result<Vec<u32>> {
+fn leaves_of_column(
+    table: &Table,
+    column: usize,
+    h: &Hierarchy,
+    skip: &[String],
+) -> Result<Vec<u32>> {
     let col = &table.columns[column];
     let mut leaf_of = Vec::with_capacity(col.dict.len());
     let mut absent = Vec::new();

@@ -34,8 +34,8 @@
 use std::ops::Range;
 
 use crate::cell::Cell;
-use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::classes::MISSING_VALUE;
+use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::privacy::constraint::ClassConstraint;
 use crate::privacy::{PrivacyModel, sensitive};
 use crate::release::Release;

@@ -234,7 +234,12 @@ impl HierarchyRecord {
                 })
                 .collect();
             parents.push(list);
-            levels.push(above.iter().map(|&n| h.label(level + 1, n).to_owned()).collect());
+            levels.push(
+                above
+                    .iter()
+                    .map(|&n| h.label(level + 1, n).to_owned())
+                    .collect(),
+            );
             nodes = above;
         }
         HierarchyRecord { levels, parents }

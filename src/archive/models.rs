@@ -151,7 +151,11 @@ impl ModelsClaim {
                     "column {:?}: distance {d:?}, but its declaration ({:?}{}) gives {}",
                     m.name,
                     m.value_type,
-                    if m.hierarchy.is_some() { ", a hierarchy" } else { "" },
+                    if m.hierarchy.is_some() {
+                        ", a hierarchy"
+                    } else {
+                        ""
+                    },
                     declared.name()
                 ));
             }

@@ -34,6 +34,7 @@ use crate::io::Input;
 use crate::minisign::PublicKey;
 use crate::privacy::risk::{self, Risk};
 use crate::number::NumberFormat;
+use crate::privacy::risk::{self, Risk};
 use crate::privacy::{
     ClaimReport, Constraint, Declared, Distance, Models, Sensitive, models, verify_columns,
     verify_weighted,

@@ -216,7 +216,10 @@ fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> 
 fn sensitive_hierarchy(a: &Anonymization<'_>, column: usize) -> Option<Hierarchy> {
     let data = a.data;
     a.model.models.t?;
-    let (_, h) = data.sensitive_hierarchies.iter().find(|(c, _)| *c == column)?;
+    let (_, h) = data
+        .sensitive_hierarchies
+        .iter()
+        .find(|(c, _)| *c == column)?;
     let values = &data.table.columns[column];
     let mut held = vec![false; values.dict.len()];
     for &c in &values.codes {

@@ -6,8 +6,8 @@
 
 use super::definitions::Definitions;
 use super::distribution::Distribution;
-use super::models::Models;
 use super::distribution::UNRANKED;
+use super::models::Models;
 use super::sensitive::Sensitive;
 use super::t_closeness::Emd;
 use super::{alpha_k, beta_likeness, delta_disclosure, l_diversity};

@@ -808,12 +808,22 @@ mod tests {
         let a = column("a", &["x", "x", "x", "*", "*"]);
         let all = Constraint { qis: vec![0], k: 2 };
         let s = column("s", &["p", "?", "?", "p", "?"]);
-        let r = verify_columns(&[&a], &[all.clone()], SuppressionPolicy::Mask, Some((&categorical(&s), 2)));
+        let r = verify_columns(
+            &[&a],
+            std::slice::from_ref(&all),
+            SuppressionPolicy::Mask,
+            Some((&categorical(&s), 2)),
+        );
         assert_eq!(r.suppressed_rows, 2);
         assert_eq!(r.l_diversity.as_ref().unwrap().min_distinct, Some(1));
         assert!(!r.holds());
         let s = column("s", &["p", "q", "?", "?", "?"]);
-        let r = verify_columns(&[&a], &[all], SuppressionPolicy::Mask, Some((&categorical(&s), 2)));
+        let r = verify_columns(
+            &[&a],
+            &[all],
+            SuppressionPolicy::Mask,
+            Some((&categorical(&s), 2)),
+        );
         assert_eq!(r.suppressed_rows, 0);
         assert_eq!(r.l_diversity.as_ref().unwrap().min_distinct, Some(2));
         assert!(r.holds());
@@ -865,7 +875,12 @@ mod tests {
             assert!(r.constraints[0].holds, "{policy:?}");
             assert_eq!(r.constraints[0].classes, 2);
             assert_eq!(r.constraints[1].violating_rows, 2);
-            let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&categorical(&diverse), 2)));
+            let r = verify_columns(
+                &[&a, &b],
+                &[all(2)],
+                policy,
+                Some((&categorical(&diverse), 2)),
+            );
             assert_eq!((r.suppressed_rows, r.holds()), (0, true), "{policy:?}");
             // Three star rows with one value: not a class of l = 2.
             let r = verify_columns(&[&a, &b], &[all(2)], policy, Some((&categorical(&flat), 2)));

@@ -319,11 +319,8 @@ mod tests {
 
     #[test]
     fn a_tree_keeps_the_height_over_the_values_it_holds() {
-        let h = Hierarchy::from_bytes(
-            Path::new("h"),
-            b"a;ab;*\nb;ab;*\nc;cd;*\nd;cd;*\ne;e;*\n",
-        )
-        .unwrap();
+        let h = Hierarchy::from_bytes(Path::new("h"), b"a;ab;*\nb;ab;*\nc;cd;*\nd;cd;*\ne;e;*\n")
+            .unwrap();
         let c = column(&["d", "a", "b"]);
         let s = Sensitive::new(&c, &[], Declared::Hierarchy(&h)).unwrap();
         let tree = s.tree.unwrap();

@@ -69,8 +69,8 @@ pub fn hierarchical_emd(d: &Distribution, x: &mut Extras, c: usize) -> f64 {
     let size = d.sizes[c] as f64;
     x.below.clear();
     x.below.resize(tree.nodes(0), 0.0);
-    for v in 0..d.values() {
-        x.below[leaf[v] as usize] = d.p(v as u32);
+    for (v, &l) in leaf.iter().enumerate() {
+        x.below[l as usize] = d.p(v as u32);
     }
     for (&v, &n) in ranks.iter().zip(counts) {
         x.below[leaf[v as usize] as usize] -= n as f64 / size;
@@ -177,8 +177,8 @@ pub fn ordered_emd(d: &Distribution, prefix: &Prefix, c: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::classes::Partition;
-    use crate::privacy::sensitive::{Declared, Sensitive};
     use crate::hierarchy::Hierarchy;
+    use crate::privacy::sensitive::{Declared, Sensitive};
     use crate::table::Column;
     use proptest::prelude::*;
 

@@ -153,7 +153,8 @@ impl Counts {
 
     /// Ordered distance over the values read as numbers.
     fn t_ordered(&self) -> f64 {
-        let mut order: Vec<(f64, &String)> = self.p.keys().map(|v| (v.parse().unwrap(), v)).collect();
+        let mut order: Vec<(f64, &String)> =
+            self.p.keys().map(|v| (v.parse().unwrap(), v)).collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0));
         let m = order.len() as f64;
         self.worst(|q| {
@@ -216,8 +217,19 @@ fn pack_t_on_a_categorical_column_of_numbers_holds_under_equal_distance() {
     std::fs::write(path("t.csv"), table(300, false)).unwrap();
     std::fs::write(path("t.toml"), CONFIG.replace("HIERARCHY", "")).unwrap();
     let pack = [
-        "pack", "-c", &path("t.toml"), &path("t.csv"), "-o", &path("t.karc"),
-        "--k", "5", "--sensitive", "method", "--t", "0.3", "--no-encryption",
+        "pack",
+        "-c",
+        &path("t.toml"),
+        &path("t.csv"),
+        "-o",
+        &path("t.karc"),
+        "--k",
+        "5",
+        "--sensitive",
+        "method",
+        "--t",
+        "0.3",
+        "--no-encryption",
     ];
     let (code, _, stderr) = outcome(&karc(&pack));
     assert_eq!(code, 0, "{stderr}");
@@ -225,21 +237,41 @@ fn pack_t_on_a_categorical_column_of_numbers_holds_under_equal_distance() {
     assert_eq!(code, 0, "{stderr}");
     let release = std::fs::read_to_string(path("r.csv")).unwrap();
     let c = counts(&read_rows(&release, "method"), &[]);
-    assert!(c.t_equal() <= 0.3, "t under equal distance: {}", c.t_equal());
+    assert!(
+        c.t_equal() <= 0.3,
+        "t under equal distance: {}",
+        c.t_equal()
+    );
     // The file's own measure is that one, and it says so.
     let v = json(&karc(&["verify", &path("t.karc"), "--json"]));
     assert_eq!(v["schema"], "karc.verify/2");
-    assert!(close(&v["models"]["t_closeness"], c.t_equal()), "{}", v["models"]);
+    assert!(
+        close(&v["models"]["t_closeness"], c.t_equal()),
+        "{}",
+        v["models"]
+    );
     assert_eq!(v["models"]["sensitive"][0]["distance"], "equal");
     assert!(v.get("l_diversity").is_none(), "one key per model");
     let i = json(&karc(&["inspect", &path("t.karc"), "--json"]));
     assert_eq!(i["models"]["distances"], serde_json::json!(["Equal"]));
     // verify of the release CSV takes the type; untyped, numbers are ordered.
-    let typed = ["verify", &path("r.csv"), "--qi", "age,zip", "--t", "0.3", "--json"];
-    let v = json(&karc(&[&typed[..], &["--sensitive", "method:categorical"]].concat()));
+    let typed = [
+        "verify",
+        &path("r.csv"),
+        "--qi",
+        "age,zip",
+        "--t",
+        "0.3",
+        "--json",
+    ];
+    let v = json(&karc(
+        &[&typed[..], &["--sensitive", "method:categorical"]].concat(),
+    ));
     assert_eq!(v["holds"], true);
     assert!(close(&v["models"]["t_closeness"], c.t_equal()));
-    let v = json(&karc(&[&typed[..], &["--sensitive", "method:numeric"]].concat()));
+    let v = json(&karc(
+        &[&typed[..], &["--sensitive", "method:numeric"]].concat(),
+    ));
     assert!(close(&v["models"]["t_closeness"], c.t_ordered()));
     assert_eq!(v["models"]["sensitive"][0]["distance"], "ordered");
     let v = json(&karc(&[&typed[..], &["--sensitive", "method"]].concat()));
@@ -266,8 +298,15 @@ fn every_model_counts_missing_cells_as_no_value() {
     let rows = read_rows(&csv, "method");
     let c = counts(&rows, &["", "?"]);
     let v = json(&karc(&[
-        "verify", &path("r.csv"), "--qi", "age,zip", "--sensitive", "method:categorical",
-        "--sensitive", "dose:numeric", "--json",
+        "verify",
+        &path("r.csv"),
+        "--qi",
+        "age,zip",
+        "--sensitive",
+        "method:categorical",
+        "--sensitive",
+        "dose:numeric",
+        "--json",
     ]));
     let m = &v["models"];
     let method = &m["sensitive"][0];
@@ -282,11 +321,21 @@ fn every_model_counts_missing_cells_as_no_value() {
     let k = *c.class_sizes.iter().min().unwrap();
     assert_eq!(m["k_anonymity"], k as u64);
     assert!(close(&m["risk"]["max_rir"], 1.0 / k as f64));
-    assert!(c.classes.len() < c.class_sizes.len(), "a class of missing cells alone");
+    assert!(
+        c.classes.len() < c.class_sizes.len(),
+        "a class of missing cells alone"
+    );
     // --missing names other tokens: `?` is then a value.
     let v = json(&karc(&[
-        "verify", &path("r.csv"), "--qi", "age,zip", "--sensitive", "method:categorical",
-        "--missing", "", "--json",
+        "verify",
+        &path("r.csv"),
+        "--qi",
+        "age,zip",
+        "--sensitive",
+        "method:categorical",
+        "--missing",
+        "",
+        "--json",
     ]));
     let only_empty = counts(&rows, &[""]);
     assert!(close(&v["models"]["t_closeness"], only_empty.t_equal()));
@@ -301,9 +350,27 @@ fn pack_enforces_the_models_with_missing_cells() {
     std::fs::write(path("t.csv"), table(500, true)).unwrap();
     std::fs::write(path("t.toml"), CONFIG.replace("HIERARCHY", "")).unwrap();
     let pack = [
-        "pack", "-c", &path("t.toml"), &path("t.csv"), "-o", &path("t.karc"), "--k", "4",
-        "--sensitive", "method", "--l", "2", "--t", "0.35", "--alpha", "0.85", "--delta", "2",
-        "--beta", "3", "--no-encryption",
+        "pack",
+        "-c",
+        &path("t.toml"),
+        &path("t.csv"),
+        "-o",
+        &path("t.karc"),
+        "--k",
+        "4",
+        "--sensitive",
+        "method",
+        "--l",
+        "2",
+        "--t",
+        "0.35",
+        "--alpha",
+        "0.85",
+        "--delta",
+        "2",
+        "--beta",
+        "3",
+        "--no-encryption",
     ];
     let (code, _, stderr) = outcome(&karc(&pack));
     assert_eq!(code, 0, "{stderr}");
@@ -311,8 +378,19 @@ fn pack_enforces_the_models_with_missing_cells() {
     assert_eq!(code, 0, "{stderr}");
     let release = std::fs::read_to_string(path("r.csv")).unwrap();
     let c = counts(&read_rows(&release, "method"), &["", "?"]);
-    assert!(c.l() >= 2 && c.t_equal() <= 0.35 && c.alpha() <= 0.85, "{} {} {}", c.l(), c.t_equal(), c.alpha());
-    assert!(c.delta() <= 2.0 && c.beta() <= 3.0, "{} {}", c.delta(), c.beta());
+    assert!(
+        c.l() >= 2 && c.t_equal() <= 0.35 && c.alpha() <= 0.85,
+        "{} {} {}",
+        c.l(),
+        c.t_equal(),
+        c.alpha()
+    );
+    assert!(
+        c.delta() <= 2.0 && c.beta() <= 3.0,
+        "{} {}",
+        c.delta(),
+        c.beta()
+    );
     assert!(*c.class_sizes.iter().min().unwrap() >= 4);
 }
 
@@ -332,8 +410,19 @@ fn hierarchical_t_is_published_pruned_and_rechecked() {
     let config = CONFIG.replace("HIERARCHY", "hierarchy = \"method.csv\"");
     std::fs::write(path("t.toml"), config).unwrap();
     let pack = [
-        "pack", "-c", &path("t.toml"), &path("t.csv"), "-o", &path("t.karc"), "--k", "5",
-        "--sensitive", "method", "--t", "0.15", "--no-encryption",
+        "pack",
+        "-c",
+        &path("t.toml"),
+        &path("t.csv"),
+        "-o",
+        &path("t.karc"),
+        "--k",
+        "5",
+        "--sensitive",
+        "method",
+        "--t",
+        "0.15",
+        "--no-encryption",
     ];
     let (code, _, stderr) = outcome(&karc(&pack));
     assert_eq!(code, 0, "{stderr}");
@@ -362,17 +451,34 @@ fn hierarchical_t_is_published_pruned_and_rechecked() {
     let v = json(&karc(&["verify", &path("t.karc"), "--json"]));
     assert_eq!(v["holds"], true);
     assert_eq!(v["models"]["sensitive"][0]["distance"], "hierarchical");
-    assert!(close(&v["models"]["t_closeness"], want), "{} vs {want}", v["models"]);
+    assert!(
+        close(&v["models"]["t_closeness"], want),
+        "{} vs {want}",
+        v["models"]
+    );
     let typed = format!("method:hierarchy={}", path("method.csv"));
     let v = json(&karc(&[
-        "verify", &path("r.csv"), "--qi", "age,zip", "--sensitive", &typed, "--t", "0.15", "--json",
+        "verify",
+        &path("r.csv"),
+        "--qi",
+        "age,zip",
+        "--sensitive",
+        &typed,
+        "--t",
+        "0.15",
+        "--json",
     ]));
     assert!(close(&v["models"]["t_closeness"], want));
     // The published hierarchy: the released values and their ancestors.
     let bytes = std::fs::read(path("t.karc")).unwrap();
     let archive = api::open(path("t.karc").as_ref(), bytes, ClaimCheck::Enforce).unwrap();
     let reader = archive.reader();
-    let at = reader.meta.columns.iter().position(|c| c.name == "method").unwrap();
+    let at = reader
+        .meta
+        .columns
+        .iter()
+        .position(|c| c.name == "method")
+        .unwrap();
     let h = &reader.hierarchies[reader.meta.columns[at].hierarchy.unwrap() as usize];
     let (levels, parents) = h.to_tree();
     assert_eq!(levels.len(), 4, "{levels:?}");
