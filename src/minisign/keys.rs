@@ -366,7 +366,7 @@ fn scrypt_stream(
         which: which.to_owned(),
         message,
     };
-    let memory = 128u128 * u128::from(r) << log_n;
+    let memory = (128u128 * u128::from(r)) << log_n;
     let work = (u128::from(r) * u128::from(p)) << log_n;
     if memory > u128::from(MAX_SCRYPT_BYTES) || work > u128::from(MAX_SCRYPT_WORK) {
         return Err(bad(format!(
