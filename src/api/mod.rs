@@ -92,8 +92,8 @@ pub use results::{
     StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
 pub use signing::{
-    NewSigningKey, PublicKey, SignOptions, SignatureStatus, Signer, Verified, check_signature,
-    Secret, expose, public_key, read_passphrase, sign_packed, signing_keygen,
+    NewSigningKey, PublicKey, Secret, SignOptions, SignatureStatus, Signer, Verified,
+    check_signature, expose, public_key, read_passphrase, sign_packed, signing_keygen,
 };
 pub use verify::{
     ConstraintSpec, SensitiveType, VerifyOptions, default_missing, parse_sensitive, read_release,

@@ -41,7 +41,7 @@ const SECRET_LEN: usize = 158;
 const PROTECTED_AT: usize = 54;
 
 /// The most memory scrypt may take to open a secret key: 256 MiB, twice
-/// what karc's own keys take ([`WRITE_MEMLIMIT`]). minisign's own `-G`
+/// what karc's own keys take (128 MiB). minisign's own `-G`
 /// asks for 1 GiB; such a key is refused with a message saying how to
 /// re-protect it, rather than letting any key file allocate gigabytes.
 pub const MAX_SCRYPT_BYTES: u64 = 256 << 20;
@@ -366,7 +366,7 @@ fn scrypt_stream(
         which: which.to_owned(),
         message,
     };
-    let memory = 128u128 * u128::from(r) << log_n;
+    let memory = (128u128 * u128::from(r)) << log_n;
     let work = (u128::from(r) * u128::from(p)) << log_n;
     if memory > u128::from(MAX_SCRYPT_BYTES) || work > u128::from(MAX_SCRYPT_WORK) {
         return Err(bad(format!(

@@ -127,7 +127,9 @@ impl Place {
                 "sign",
                 &valid("plain_small.karc"),
                 "--key",
-                &fixture("archive/keys/signing_test.key").display().to_string(),
+                &fixture("archive/keys/signing_test.key")
+                    .display()
+                    .to_string(),
                 "-o",
                 &self.path("signed.karc"),
             ]),
