@@ -318,8 +318,11 @@ fn privacy_model(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
     PrivacyModel::from_config(config, data).map_err(|e| {
         let place = match e.area() {
             Some(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
-            // Messages that name the section already (`[privacy]: ...`).
-            _ if e.to_string().starts_with("[privacy]") => config.path.display().to_string(),
+            // Their messages name the section (`[privacy]: ...`): shown
+            // without a location on every other path that reports them.
+            Some(ModelError::IncompleteL | ModelError::Models(_)) => {
+                config.path.display().to_string()
+            }
             _ => format!("{}: [privacy]", config.path.display()),
         };
         Error::Located {
