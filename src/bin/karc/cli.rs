@@ -302,10 +302,15 @@ pub struct SignerArgs {
 #[derive(Debug, Args)]
 pub struct SignKeyArgs {
     /// Sign the .karc file with this secret key (minisign's format, as `karc keygen --signing` writes).
-    #[arg(long = "sign", value_name = "KEY")]
+    #[arg(id = "sign_key", long = "sign", value_name = "KEY")]
     pub key: Option<PathBuf>,
     /// The signing key's passphrase on this file's first line (asked on the terminal otherwise).
-    #[arg(long = "sign-passphrase-file", value_name = "FILE", requires = "key")]
+    #[arg(
+        id = "sign_passphrase_file",
+        long = "sign-passphrase-file",
+        value_name = "FILE",
+        requires = "sign_key"
+    )]
     pub passphrase_file: Option<PathBuf>,
 }
 
