@@ -175,6 +175,11 @@ pub struct SealedMeta {
     pub hierarchies: Vec<u8>,
     /// The metrics measured against the original's domain.
     pub metrics: SealedMetrics,
+    /// An Arrow input's schema with its custom metadata (as `ARROW_SCHEMA`
+    /// codes a schema), which the public one leaves out; empty when the
+    /// input was CSV or its schema had none.
+    #[serde(with = "serde_bytes")]
+    pub arrow_schema: Vec<u8>,
 }
 
 /// The CSV dialect the release is exported in (as `karc anonymize` writes

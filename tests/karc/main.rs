@@ -28,6 +28,7 @@ mod newcomer;
 mod partitioning;
 mod parts;
 mod pipeline;
+mod public_bytes;
 mod robust;
 mod stream;
 mod sweep;
