@@ -125,7 +125,10 @@ pub fn hierarchy(data: &[u8]) {
 /// and map back to `h`'s nodes as pruning numbered them (FORMAT §6).
 fn pruned(h: &Hierarchy, data: &[u8]) {
     use crate::hierarchy::{NodeLabels, Pruned};
-    let mut bits = data.iter().cycle().flat_map(|b| (0..8).map(move |i| b >> i & 1 == 1));
+    let mut bits = data
+        .iter()
+        .cycle()
+        .flat_map(|b| (0..8).map(move |i| b >> i & 1 == 1));
     let used: Vec<Vec<bool>> = (0..=h.height())
         .map(|l| {
             (0..h.nodes(l))
@@ -137,14 +140,21 @@ fn pruned(h: &Hierarchy, data: &[u8]) {
     let (levels, parents) = p.to_tree();
     let back = Pruned::from_tree(levels, parents).expect("a pruned tree reads back");
     assert_eq!(back, p);
-    let mut public_used: Vec<Vec<bool>> = (0..=p.height()).map(|l| vec![false; p.nodes(l)]).collect();
+    let mut public_used: Vec<Vec<bool>> =
+        (0..=p.height()).map(|l| vec![false; p.nodes(l)]).collect();
     for (l, level) in used.iter().enumerate() {
         for (n, _) in level.iter().enumerate().filter(|(_, u)| **u) {
             public_used[l][numbers[l][n] as usize] = true;
         }
     }
-    assert_eq!(p.unneeded_node(&public_used), None, "pruning keeps only needed nodes");
-    let full = p.full_numbers(h).expect("a pruned tree maps to its whole one");
+    assert_eq!(
+        p.unneeded_node(&public_used),
+        None,
+        "pruning keeps only needed nodes"
+    );
+    let full = p
+        .full_numbers(h)
+        .expect("a pruned tree maps to its whole one");
     for (l, level) in full.iter().enumerate() {
         for (public, &whole) in level.iter().enumerate() {
             assert_eq!(numbers[l][whole as usize] as usize, public);

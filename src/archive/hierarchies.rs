@@ -52,7 +52,12 @@ pub fn check_needed<'a>(
         .collect();
     for table in tables {
         for (q, column) in table.iter().enumerate() {
-            let Some(flags) = of_qi.get(q).copied().flatten().and_then(|h| used.get_mut(h)) else {
+            let Some(flags) = of_qi
+                .get(q)
+                .copied()
+                .flatten()
+                .and_then(|h| used.get_mut(h))
+            else {
                 continue;
             };
             for s in &column.symbols {
@@ -142,7 +147,11 @@ impl<'a> Whole<'a> {
 
     /// `symbols` of a QI whose hierarchy is record `h`, nodes numbered as
     /// in the whole hierarchy (borrowed when nothing changes).
-    pub fn symbols<'s>(&self, h: Option<usize>, symbols: &'s [ReleasedSymbol]) -> Cow<'s, [ReleasedSymbol]> {
+    pub fn symbols<'s>(
+        &self,
+        h: Option<usize>,
+        symbols: &'s [ReleasedSymbol],
+    ) -> Cow<'s, [ReleasedSymbol]> {
         let Some(Some(numbers)) = h.and_then(|h| self.numbers.get(h)) else {
             return Cow::Borrowed(symbols);
         };

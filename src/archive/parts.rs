@@ -436,7 +436,11 @@ fn whole_numbered(path: &Path, part: &OpenedPart<'_>, whole: &[Hierarchy]) -> Re
     let classes = part.sections[0].1;
     crate::codec::renumber_classes(classes, m.qis.len(), &mut |q, level, node| {
         let h = (*of_qi.get(q)?)?;
-        numbers.get(h)?.get(level as usize)?.get(node as usize).copied()
+        numbers
+            .get(h)?
+            .get(level as usize)?
+            .get(node as usize)
+            .copied()
     })
     .map_err(|e| bad(format!("QI classes: {e}")))
 }

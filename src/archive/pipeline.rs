@@ -280,6 +280,8 @@ impl GroupWriter {
         self.private.write_all(part).map_err(io)
     }
 
+    // Long: the end of the file in the order it is written (prune and renumber, the head sections,
+    // the public digest, the private part's tail), which the digest and the tail depend on
     /// Ends the file: `public` (whose `rows` the groups must add up to) and
     /// the QIs' hierarchies, pruned to the nodes the groups use (`whole`:
     /// the hierarchies `public.columns` index, whole), head it; the

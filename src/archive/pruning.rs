@@ -43,7 +43,11 @@ impl UsedNodes {
             let slot = flags
                 .get_mut(level as usize)
                 .and_then(|l| l.get_mut(node as usize))
-                .ok_or_else(|| format!("QI {q} releases node {node} of level {level}, which its hierarchy has not"))?;
+                .ok_or_else(|| {
+                    format!(
+                        "QI {q} releases node {node} of level {level}, which its hierarchy has not"
+                    )
+                })?;
             *slot = true;
         }
         Ok(flags)
@@ -79,10 +83,19 @@ impl PublicHierarchies {
                 numbers.push(None);
                 continue;
             };
-            let record = whole.get(i as usize).ok_or("a column names a missing hierarchy")?;
-            let h = record.clone().into_hierarchy(std::path::Path::new("hierarchy"))?;
+            let record = whole
+                .get(i as usize)
+                .ok_or("a column names a missing hierarchy")?;
+            let h = record
+                .clone()
+                .into_hierarchy(std::path::Path::new("hierarchy"))?;
             let (pruned, n) = Pruned::prune(&h, &used.flags(q, &h)?);
-            renumbered |= used.qis.get(q).into_iter().flatten().any(|&(l, node)| n[l as usize][node as usize] != node);
+            renumbered |= used
+                .qis
+                .get(q)
+                .into_iter()
+                .flatten()
+                .any(|&(l, node)| n[l as usize][node as usize] != node);
             let (levels, parents) = pruned.to_tree();
             records[i as usize] = Some(HierarchyRecord { levels, parents });
             numbers.push(Some(n));
@@ -108,7 +121,12 @@ impl PublicHierarchies {
 
     /// QI `q`'s node `(level, node)` (whole numbering) in the public part.
     pub fn number(&self, q: usize, level: u32, node: u32) -> Option<u32> {
-        let n = *self.numbers.get(q)?.as_ref()?.get(level as usize)?.get(node as usize)?;
+        let n = *self
+            .numbers
+            .get(q)?
+            .as_ref()?
+            .get(level as usize)?
+            .get(node as usize)?;
         (n != u32::MAX).then_some(n)
     }
 }

@@ -722,7 +722,10 @@ impl Archive {
             return Ok(None);
         }
         let schema = ArrowLayout::schema_from_bytes(bytes).map_err(|e| {
-            corrupt_in(&self.path)(format!("{} (Arrow schema)", self.private_label()), e.to_string())
+            corrupt_in(&self.path)(
+                format!("{} (Arrow schema)", self.private_label()),
+                e.to_string(),
+            )
         })?;
         Ok(Some(SchemaRef::new(schema)))
     }
@@ -849,8 +852,8 @@ impl Archive {
             Ok((sealed, extras(rest, what)?))
         };
         if !self.framed {
-            let (part, rest) =
-                meta::split_from_bytes::<PrivatePart>(&plain).map_err(|e| corrupt(label.clone(), e))?;
+            let (part, rest) = meta::split_from_bytes::<PrivatePart>(&plain)
+                .map_err(|e| corrupt(label.clone(), e))?;
             check_layout(&part, 0)?;
             let (sealed, arrow) = tail(rest, "private part")?;
             return Ok(PrivateParts {
@@ -1372,7 +1375,12 @@ impl Archive {
 
         // The whole hierarchies' node counts, when the private part is read.
         let whole_nodes: Option<Vec<usize>> = match (&part, &self.whole_v1[..]) {
-            (Some(PrivateParts { sealed: Some(s), .. }), _) => Some(
+            (
+                Some(PrivateParts {
+                    sealed: Some(s), ..
+                }),
+                _,
+            ) => Some(
                 meta::hierarchies_from_bytes(&s.hierarchies)
                     .map(|records| {
                         let count = |r: &HierarchyRecord| r.levels.iter().map(Vec::len).sum();
@@ -1389,7 +1397,9 @@ impl Archive {
             _ => None,
         };
         let sealed_metrics = match &part {
-            Some(PrivateParts { sealed: Some(s), .. }) => Some(s.metrics),
+            Some(PrivateParts {
+                sealed: Some(s), ..
+            }) => Some(s.metrics),
             _ => self.v1_metrics,
         };
         let private_bytes = match (&part, self.private_section) {
@@ -1432,7 +1442,9 @@ impl Archive {
                     })
                     .sum();
                 let h = c.hierarchy.map(|h| h as usize);
-                let public_nodes = h.and_then(|h| self.hierarchies.get(h)).map(Pruned::node_count);
+                let public_nodes = h
+                    .and_then(|h| self.hierarchies.get(h))
+                    .map(Pruned::node_count);
                 let all_nodes = h.and_then(|h| whole_nodes.as_ref()?.get(h).copied());
                 ColumnInfo {
                     name: c.name.clone(),

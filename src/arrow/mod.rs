@@ -588,7 +588,11 @@ impl ArrowLayout {
     /// every field's key-value pairs), as a public part shows it.
     pub fn without_metadata(&self) -> ArrowLayout {
         let fields: Vec<Field> = (self.schema.fields().iter())
-            .map(|f| f.as_ref().clone().with_metadata(std::collections::HashMap::new()))
+            .map(|f| {
+                f.as_ref()
+                    .clone()
+                    .with_metadata(std::collections::HashMap::new())
+            })
             .collect();
         ArrowLayout {
             schema: Arc::new(Schema::new(fields)),

@@ -186,12 +186,10 @@ impl Pruned {
                 needed[l + 1][p as usize] = true;
             }
         }
-        needed.iter().enumerate().find_map(|(l, level)| {
-            level
-                .iter()
-                .position(|&n| !n)
-                .map(|n| (l, n as u32))
-        })
+        needed
+            .iter()
+            .enumerate()
+            .find_map(|(l, level)| level.iter().position(|&n| !n).map(|n| (l, n as u32)))
     }
 
     /// Each kept node's number in `full`, the whole hierarchy it was
@@ -275,7 +273,10 @@ mod tests {
         assert_eq!(parents, vec![vec![], vec![0], vec![0, 0]]);
         assert_eq!(numbers[1], vec![u32::MAX, 0, u32::MAX]);
         assert_eq!(numbers[2], vec![0, 1]);
-        assert_eq!(p.full_numbers(&h).unwrap(), vec![vec![], vec![1], vec![0, 1], vec![0]]);
+        assert_eq!(
+            p.full_numbers(&h).unwrap(),
+            vec![vec![], vec![1], vec![0, 1], vec![0]]
+        );
         assert_eq!(p.unneeded_node(&used(&[&[], &[0], &[0, 1]], &h)), None);
         assert_eq!(Pruned::from_tree(levels, parents).unwrap(), p);
         // Nothing used: nothing kept, not even the root.
@@ -301,7 +302,10 @@ mod tests {
         let whole = Pruned::whole(&h);
         assert_eq!(whole.node_count(), 5 + 3 + 2 + 1);
         // A leaf is never a released node: the first leaf is not needed.
-        assert_eq!(whole.unneeded_node(&used(&[&[], &[0, 1, 2]], &h)), Some((0, 0)));
+        assert_eq!(
+            whole.unneeded_node(&used(&[&[], &[0, 1, 2]], &h)),
+            Some((0, 0))
+        );
     }
 
     #[test]
@@ -320,7 +324,12 @@ mod tests {
         // Public labels out of the full hierarchy's order are caught on restore.
         let h = tree();
         let swapped = Pruned::from_tree(
-            vec![vec![], vec!["30-39".into(), "20-29".into()], vec!["0-49".into()], vec!["*".into()]],
+            vec![
+                vec![],
+                vec!["30-39".into(), "20-29".into()],
+                vec!["0-49".into()],
+                vec!["*".into()],
+            ],
             vec![vec![], vec![0, 0], vec![0]],
         )
         .unwrap();

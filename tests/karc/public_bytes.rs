@@ -36,7 +36,11 @@ fn tokens(text: &str, into: &mut HashSet<String>) {
     let keep = |c: char| c.is_alphanumeric() || "._+-".contains(c);
     for t in text.split(|c: char| !keep(c)).filter(|t| !t.is_empty()) {
         into.insert(t.to_owned());
-        let cut = t.char_indices().skip(1).find(|&(_, c)| c == '-').map(|(i, _)| i);
+        let cut = t
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '-')
+            .map(|(i, _)| i);
         if let Some(i) = cut {
             tokens(&t[..i], into);
             tokens(&t[i + 1..], into);
@@ -226,13 +230,20 @@ fn scan(dir: &Path, case: &str, packed: &Path, original: &Path) -> (Vec<String>,
     let texts = public_texts(&archive, &bytes);
     let mut findings = Vec::new();
     let mut count = 0;
-    for (q, (qi, hidden)) in hidden_values(&archive, packed, original).into_iter().enumerate() {
+    for (q, (qi, hidden)) in hidden_values(&archive, packed, original)
+        .into_iter()
+        .enumerate()
+    {
         count += hidden.len();
         let c = archive.meta.qis[q] as usize;
-        let own = archive.meta.columns[c].hierarchy.map(|h| &texts.labels[h as usize]);
+        let own = archive.meta.columns[c]
+            .hierarchy
+            .map(|h| &texts.labels[h as usize]);
         for v in hidden {
             let spaced = v.contains(|c: char| !c.is_alphanumeric() && !"._+-".contains(c));
-            let where_ = if own.is_some_and(|l| l.contains(&v) || (spaced && l.iter().any(|t| t.contains(&v)))) {
+            let where_ = if own
+                .is_some_and(|l| l.contains(&v) || (spaced && l.iter().any(|t| t.contains(&v))))
+            {
                 Some("public hierarchy's labels")
             } else if (spaced && texts.decoded_text.contains(&v)) || texts.decoded.contains(&v) {
                 Some("decoded metadata")
@@ -252,7 +263,13 @@ fn scan(dir: &Path, case: &str, packed: &Path, original: &Path) -> (Vec<String>,
 }
 
 /// Packs `input` with `config` and `args` (unsealed), then [`scan`]s it.
-fn pack_and_scan(dir: &Path, case: &str, config: &Path, input: &Path, args: &[&str]) -> (Vec<String>, usize) {
+fn pack_and_scan(
+    dir: &Path,
+    case: &str,
+    config: &Path,
+    input: &Path,
+    args: &[&str],
+) -> (Vec<String>, usize) {
     let out = dir.join(format!("{case}.karc"));
     let mut all = vec![
         "pack",
@@ -286,7 +303,13 @@ const ALGORITHMS: &[&str] = &[
 /// A generated table of `rows` rows: demographics (age, sex, a zip code,
 /// education), an income with cents, and a diagnosis; deterministic.
 fn mixed_table(rows: u64) -> String {
-    let educations = ["Bachelors", "Masters", "HS-grad", "Doctorate", "Some-college"];
+    let educations = [
+        "Bachelors",
+        "Masters",
+        "HS-grad",
+        "Doctorate",
+        "Some-college",
+    ];
     let diseases = ["flu", "asthma", "diabetes", "none"];
     let mut out = String::from("age,sex,zip,education,income,diagnosis\n");
     let mut x = 0x2545_f491_4f6c_dd1d_u64;
@@ -369,7 +392,12 @@ impl Findings {
             "{} hidden values in the public bytes of {} published copies, e.g.:\n{}",
             self.all.len(),
             self.cases,
-            self.all.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+            self.all
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
         );
     }
 }
@@ -385,9 +413,24 @@ fn small_tables_publish_no_hidden_value_by_any_algorithm() {
     std::fs::write(&airports, airports_table(800)).unwrap();
     let airports_config = init(&airports, "latitude,longitude", None);
     let tables: [(&str, PathBuf, PathBuf, &str); 5] = [
-        ("toy", fixture("arx-toy/test.toml"), fixture("arx-toy/test.csv"), "2"),
-        ("toy2", fixture("arx-toy/test2.toml"), fixture("arx-toy/test2.csv"), "2"),
-        ("italia", fixture("italia/italia.toml"), fixture("italia/italia.csv"), "2"),
+        (
+            "toy",
+            fixture("arx-toy/test.toml"),
+            fixture("arx-toy/test.csv"),
+            "2",
+        ),
+        (
+            "toy2",
+            fixture("arx-toy/test2.toml"),
+            fixture("arx-toy/test2.csv"),
+            "2",
+        ),
+        (
+            "italia",
+            fixture("italia/italia.toml"),
+            fixture("italia/italia.csv"),
+            "2",
+        ),
         ("mixed", mixed_config, mixed.clone(), "5"),
         ("airports", airports_config, airports.clone(), "5"),
     ];
@@ -400,13 +443,25 @@ fn small_tables_publish_no_hidden_value_by_any_algorithm() {
             let made = init(&input_copy, "age,city_birth,zip_code", Some("disease"));
             for algorithm in ALGORITHMS {
                 let case = format!("{name}-{algorithm}");
-                findings.add(pack_and_scan(d, &case, &made, &input_copy, &["-a", algorithm, "-k", k]));
+                findings.add(pack_and_scan(
+                    d,
+                    &case,
+                    &made,
+                    &input_copy,
+                    &["-a", algorithm, "-k", k],
+                ));
             }
             continue;
         }
         for algorithm in ALGORITHMS {
             let case = format!("{name}-{algorithm}");
-            findings.add(pack_and_scan(d, &case, config, input, &["-a", algorithm, "-k", k]));
+            findings.add(pack_and_scan(
+                d,
+                &case,
+                config,
+                input,
+                &["-a", algorithm, "-k", k],
+            ));
         }
     }
     for (name, config, input) in [
@@ -415,7 +470,17 @@ fn small_tables_publish_no_hidden_value_by_any_algorithm() {
     ] {
         for algorithm in ["fads", "castle"] {
             let case = format!("{name}-stream-{algorithm}");
-            let args = ["--stream", "-a", algorithm, "-k", "5", "--delay", "50", "--group-rows", "200"];
+            let args = [
+                "--stream",
+                "-a",
+                algorithm,
+                "-k",
+                "5",
+                "--delay",
+                "50",
+                "--group-rows",
+                "200",
+            ];
             findings.add(pack_and_scan(d, &case, config, input, &args));
         }
     }
@@ -430,11 +495,33 @@ fn adult_publishes_no_hidden_value_batch_stream_or_merged() {
     let mut findings = Findings::default();
     for algorithm in ["datafly", "incognito", "mondrian", "topdown", "classfly"] {
         let args = ["-a", algorithm, "-k", "5"];
-        findings.add(pack_and_scan(d, &format!("adult-{algorithm}"), &config, &input, &args));
+        findings.add(pack_and_scan(
+            d,
+            &format!("adult-{algorithm}"),
+            &config,
+            &input,
+            &args,
+        ));
     }
     for algorithm in ["fads", "castle"] {
-        let args = ["--stream", "-a", algorithm, "-k", "5", "--delay", "100", "--group-rows", "5000"];
-        findings.add(pack_and_scan(d, &format!("adult-stream-{algorithm}"), &config, &input, &args));
+        let args = [
+            "--stream",
+            "-a",
+            algorithm,
+            "-k",
+            "5",
+            "--delay",
+            "100",
+            "--group-rows",
+            "5000",
+        ];
+        findings.add(pack_and_scan(
+            d,
+            &format!("adult-stream-{algorithm}"),
+            &config,
+            &input,
+            &args,
+        ));
     }
     // A distributed pack (karc.spark.pack's path): parts merged into one
     // file, whose public hierarchies are the closure of the parts' nodes.
@@ -453,7 +540,12 @@ fn adult_publishes_no_hidden_value_batch_stream_or_merged() {
 fn the_scan_finds_the_leaves_of_a_whole_hierarchy() {
     let dir = tempfile::tempdir().unwrap();
     let v1 = fixture("archive/compat/v1.0_plain_small.karc");
-    let (findings, hidden) = scan(dir.path(), "v1.0", &v1, &fixture("archive/source/small.csv"));
+    let (findings, hidden) = scan(
+        dir.path(),
+        "v1.0",
+        &v1,
+        &fixture("archive/source/small.csv"),
+    );
     assert!(hidden > 0);
     assert!(
         findings.iter().any(|f| f.contains("age value \"21\"")),

@@ -412,7 +412,10 @@ fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::er
     let mut s = sections_of(plain);
     let mut records = public(&s)?;
     let age = records.last_mut().ok_or("two hierarchies")?;
-    let leaf = age.levels[1].first().ok_or("a kept node of level 1")?.clone();
+    let leaf = age.levels[1]
+        .first()
+        .ok_or("a kept node of level 1")?
+        .clone();
     age.levels[0].push(leaf.split('-').next().unwrap_or("20").to_owned());
     age.parents[0].push(0);
     s[1].1 = meta::hierarchies_to_bytes(&records)?;
@@ -430,7 +433,8 @@ fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::er
     // values) renumbered past its level's kept nodes.
     let mut s = sections_of(plain);
     let records = public(&s)?;
-    let mut beyond = |_q: usize, level: u32, _node: u32| Some(records[1].levels[level as usize].len() as u32);
+    let mut beyond =
+        |_q: usize, level: u32, _node: u32| Some(records[1].levels[level as usize].len() as u32);
     s[2].1 = codec::renumber_classes(&s[2].1, 2, &mut beyond)?;
     rebind(&mut s);
     write("classes_node_beyond_pruned.karc", &reassemble(&s))?;
@@ -448,7 +452,12 @@ fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::er
         label.push_str(" (renamed)");
     }
     sealed.hierarchies = meta::hierarchies_to_bytes(&whole)?;
-    s[last].1 = [meta::to_bytes(&part), meta::to_bytes(&sealed), digest.to_vec()].concat();
+    s[last].1 = [
+        meta::to_bytes(&part),
+        meta::to_bytes(&sealed),
+        digest.to_vec(),
+    ]
+    .concat();
     write("private_hierarchy_label_missing.karc", &reassemble(&s))?;
     Ok(())
 }
