@@ -141,9 +141,12 @@ pub fn hierarchy(data: &[u8]) {
             .into_hierarchy(path)
             .expect("a valid hierarchy's record rebuilds it");
         assert_eq!(back.to_tree(), h.to_tree(), "the record keeps the tree");
+        pruned(&h, data);
     }
     if let Ok(records) = meta::hierarchies_from_bytes(data) {
         for r in records {
+            // As a 2.0 public record, and as a 1.0 (whole) one.
+            let _ = crate::hierarchy::Pruned::from_tree(r.levels.clone(), r.parents.clone());
             let _ = r.into_hierarchy(path);
         }
     }
@@ -162,4 +165,46 @@ pub fn arrow_table(data: &[u8]) {
         crate::arrow::TableFormat::Parquet
     };
     let _ = crate::arrow::read_table_bytes(Path::new("fuzz.arrow"), bytes.to_vec(), format);
+}
+
+/// `h` pruned to nodes the bytes pick (node `n` of level `l` used when a
+/// byte's bit says so): the public tree must read back, need every node,
+/// and map back to `h`'s nodes as pruning numbered them (FORMAT §6).
+fn pruned(h: &Hierarchy, data: &[u8]) {
+    use crate::hierarchy::{NodeLabels, Pruned};
+    let mut bits = data
+        .iter()
+        .cycle()
+        .flat_map(|b| (0..8).map(move |i| b >> i & 1 == 1));
+    let used: Vec<Vec<bool>> = (0..=h.height())
+        .map(|l| {
+            (0..h.nodes(l))
+                .map(|_| l > 0 && l < h.height() && bits.next().unwrap_or(false))
+                .collect()
+        })
+        .collect();
+    let (p, numbers) = Pruned::prune(h, &used);
+    let (levels, parents) = p.to_tree();
+    let back = Pruned::from_tree(levels, parents).expect("a pruned tree reads back");
+    assert_eq!(back, p);
+    let mut public_used: Vec<Vec<bool>> =
+        (0..=p.height()).map(|l| vec![false; p.nodes(l)]).collect();
+    for (l, level) in used.iter().enumerate() {
+        for (n, _) in level.iter().enumerate().filter(|(_, u)| **u) {
+            public_used[l][numbers[l][n] as usize] = true;
+        }
+    }
+    assert_eq!(
+        p.unneeded_node(&public_used),
+        None,
+        "pruning keeps only needed nodes"
+    );
+    let full = p
+        .full_numbers(h)
+        .expect("a pruned tree maps to its whole one");
+    for (l, level) in full.iter().enumerate() {
+        for (public, &whole) in level.iter().enumerate() {
+            assert_eq!(numbers[l][whole as usize] as usize, public);
+        }
+    }
 }

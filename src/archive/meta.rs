@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::compressed;
 use super::layout::Layout;
+pub use super::sealed::{SealedMeta, SealedMetrics};
 use crate::arrow::ColumnExtras;
 use crate::config::{Role, SuppressionPolicy, ValueType};
 use crate::hierarchy::Hierarchy;
@@ -138,43 +139,6 @@ impl From<&Metrics> for MetricsMeta {
             cavg: m.cavg,
         }
     }
-}
-
-/// The utility metrics measured against the original's domain (the span
-/// of a numeric QI's values, the leaves under a hierarchy node): sealed in
-/// the private part, since with the release they would tell what the
-/// release hides (one numeric QI's NCP gives its hidden span).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SealedMetrics {
-    /// Normalized certainty penalty.
-    pub ncp: f64,
-    /// NCP as the kaylode library computes it (for comparison).
-    pub ncp_kaylode: f64,
-    /// Iyengar's general loss metric.
-    pub glm: f64,
-}
-
-impl From<&Metrics> for SealedMetrics {
-    fn from(m: &Metrics) -> Self {
-        SealedMetrics {
-            ncp: m.ncp,
-            ncp_kaylode: m.ncp_kaylode,
-            glm: m.glm,
-        }
-    }
-}
-
-/// What the private part holds beside its row groups (`spec/FORMAT.md`
-/// §7.1): the QIs' whole hierarchies, of which the public part holds the
-/// nodes the release uses, and the metrics the public part may not show.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealedMeta {
-    /// The whole hierarchies, one per `HIERARCHIES` record and in its
-    /// order, as a `HIERARCHIES` section codes them (a Brotli stream).
-    #[serde(with = "serde_bytes")]
-    pub hierarchies: Vec<u8>,
-    /// The metrics measured against the original's domain.
-    pub metrics: SealedMetrics,
 }
 
 /// The CSV dialect the release is exported in (as `karc anonymize` writes

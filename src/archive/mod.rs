@@ -7,7 +7,7 @@
 //! of the original CSV, its CRC-32, the digest of the public part, and what
 //! the public part may not show: the hierarchies whole and the metrics
 //! measured against the original's domain), sealed in an `age` envelope.
-//! The public part holds only what the release shows ([`pruning`] keeps
+//! The public part holds only what the release shows (`pruning`, internal, keeps
 //! the hierarchy nodes it uses and their ancestors).
 //!
 //! Modules follow the format's structure: [`format`](mod@format) (magic, version,
@@ -39,6 +39,7 @@ pub(crate) mod pruning;
 pub mod reader;
 pub mod seal;
 pub mod signature;
+pub mod sealed;
 pub mod stream_pack;
 pub mod writer;
 

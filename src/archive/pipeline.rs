@@ -105,6 +105,9 @@ pub struct ArrowSections {
     pub schema: Vec<u8>,
     /// Null rows and NaN bits, appended to the private part.
     pub extras: Vec<u8>,
+    /// The schema with its custom metadata, sealed (`SealedMeta`; empty
+    /// when it has none).
+    pub sealed_schema: Vec<u8>,
 }
 
 impl GroupWriter {
@@ -288,6 +291,8 @@ impl GroupWriter {
         self.private.write_all(part).map_err(io)
     }
 
+    // Long: the end of the file in the order it is written (prune and renumber, the head sections,
+    // the public digest, the private part's tail), which the digest and the tail depend on
     /// Ends the file: `public` (whose `rows` the groups must add up to) and
     /// the QIs' hierarchies, pruned to the nodes the groups use (`whole`:
     /// the hierarchies `public.columns` index, whole), head it; the
@@ -315,9 +320,13 @@ impl GroupWriter {
                 .renumbered(self.scratch.as_deref(), public.qis.len(), &hierarchies)
                 .map_err(|e| Error::io(&self.name, e))?;
         }
+        let arrow = self.arrow.take();
         let sealed = meta::to_bytes(&SealedMeta {
             hierarchies: meta::hierarchies_to_bytes(whole).map_err(too_large)?,
             metrics,
+            arrow_schema: arrow
+                .as_ref()
+                .map_or_else(Vec::new, |a| a.sealed_schema.clone()),
         });
         let mut head = vec![
             (
@@ -329,7 +338,6 @@ impl GroupWriter {
                 meta::hierarchies_to_bytes(&hierarchies.records).map_err(too_large)?,
             ),
         ];
-        let arrow = self.arrow.take();
         let extras = arrow.map(|a| {
             head.push((SectionKind::ArrowSchema, a.schema));
             a.extras

@@ -730,11 +730,13 @@ impl Archive {
     /// The restored original as one Arrow record batch: an Arrow input's
     /// table exactly (schema, types, nulls, values); a CSV input's columns
     /// as strings. `original` is the restored file (`extras` its private
-    /// part's Arrow extras).
+    /// part's Arrow extras, `sealed` its schema with the input's metadata
+    /// when the public one left it out).
     fn original_batch(
         &self,
         original: &[u8],
         extras: Option<Vec<ColumnExtras>>,
+        sealed: Option<SchemaRef>,
     ) -> Result<RecordBatch> {
         let d = self.meta.dialect;
         let options = CsvOptions {
@@ -743,7 +745,7 @@ impl Archive {
             trim: false,
         };
         let table = crate::table::Table::from_bytes(&self.path, original, &options)?;
-        let layout = match (&self.arrow_schema, extras) {
+        let layout = match (sealed.as_ref().or(self.arrow_schema.as_ref()), extras) {
             (Some(schema), Some(extras)) => Some(ArrowLayout {
                 schema: schema.clone(),
                 extras: Some(extras),
@@ -758,8 +760,9 @@ impl Archive {
     pub fn restore_batch(&self, key: Option<&Key>) -> Result<RecordBatch> {
         let mut parts = self.private_parts(key)?;
         let extras = parts.arrow.take();
+        let sealed = self.sealed_schema(&parts)?;
         let original = self.restore_from(parts)?;
-        self.original_batch(&original, extras)
+        self.original_batch(&original, extras, sealed)
     }
 
     /// [`Archive::from_bytes_and_restore`] to an Arrow record batch
@@ -774,9 +777,28 @@ impl Archive {
         let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
         let mut parts = archive.private_parts_of(plain?)?;
         let extras = parts.arrow.take();
+        let sealed = archive.sealed_schema(&parts)?;
         let original = archive.restore_from(parts)?;
-        let batch = archive.original_batch(&original, extras)?;
+        let batch = archive.original_batch(&original, extras, sealed)?;
         Ok((archive, batch))
+    }
+
+    /// An Arrow input's schema with its custom metadata, from the private
+    /// part (`None`: the public one is the whole schema).
+    fn sealed_schema(&self, parts: &PrivateParts) -> Result<Option<SchemaRef>> {
+        let Some(bytes) = parts.sealed.as_ref().map(|s| &s.arrow_schema) else {
+            return Ok(None);
+        };
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let schema = ArrowLayout::schema_from_bytes(bytes).map_err(|e| {
+            corrupt_in(&self.path)(
+                format!("{} (Arrow schema)", self.private_label()),
+                e.to_string(),
+            )
+        })?;
+        Ok(Some(SchemaRef::new(schema)))
     }
 
     /// Whether the file has a private part, and whether it is sealed.
@@ -1430,16 +1452,17 @@ impl Archive {
     }
 
     /// The same file without its private part (sections copied as they are).
+    /// A copy keeps the file's version (a 1.0 file's sections are 1.0's).
     pub fn published(&self) -> Vec<u8> {
-        let sections: Vec<(SectionKind, &[u8])> = self
+        let sections: Vec<(u16, u16, &[u8])> = self
             .container
             .entries
             .iter()
             .filter_map(|e| e.kind().map(|k| (k, e)))
             .filter(|(k, _)| !k.is_private())
-            .map(|(k, e)| (k, &self.bytes[e.range()]))
+            .map(|(k, e)| (k.code(), 0, &self.bytes[e.range()]))
             .collect();
-        format::assemble(&sections)
+        format::assemble_raw(self.container.major, self.container.minor, &sections)
     }
 
     // Long: gathers every size and field of the inspection in one place, public sections then the

@@ -202,9 +202,18 @@ fn arrow_sections(layout: &ArrowLayout, table: &Table) -> Result<ArrowSections> 
         }
         .into());
     }
+    // The public schema without the input's custom metadata (pandas'
+    // index and statistics, a writer's key-value pairs may hold values of
+    // the data); the private part keeps it for a restore (FORMAT §2.1).
+    let public = layout.without_metadata();
+    let sealed_schema = match public.schema == layout.schema {
+        true => Vec::new(),
+        false => layout.schema_bytes(),
+    };
     Ok(ArrowSections {
-        schema: layout.schema_bytes(),
+        schema: public.schema_bytes(),
         extras: meta::arrow_extras_to_bytes(extras),
+        sealed_schema,
     })
 }
 

@@ -585,6 +585,22 @@ impl ArrowLayout {
             .to_vec()
     }
 
+    /// The layout's schema without custom metadata (the schema's and
+    /// every field's key-value pairs), as a public part shows it.
+    pub fn without_metadata(&self) -> ArrowLayout {
+        let fields: Vec<Field> = (self.schema.fields().iter())
+            .map(|f| {
+                f.as_ref()
+                    .clone()
+                    .with_metadata(std::collections::HashMap::new())
+            })
+            .collect();
+        ArrowLayout {
+            schema: Arc::new(Schema::new(fields)),
+            extras: None,
+        }
+    }
+
     /// The schema of [`ArrowLayout::schema_bytes`].
     pub fn schema_from_bytes(bytes: &[u8]) -> Result<Schema> {
         let bad = |detail: String| ArrowTableError::Layout { detail };

@@ -63,7 +63,7 @@ fn config(k: usize) -> Config {
 
 /// Codes each fragment as a part in `dir`; returns the parts, the key
 /// that opens them and the canonical CSV a restore gives.
-fn parts(dir: &Path, k: usize, fragments: usize) -> (Vec<PartFile>, String, Vec<u8>) {
+pub(crate) fn parts(dir: &Path, k: usize, fragments: usize) -> (Vec<PartFile>, String, Vec<u8>) {
     let (identity, recipient) = distributed::part_key();
     let (parts, expected) = parts_for(dir, k, fragments, &recipient);
     (parts, identity, expected)

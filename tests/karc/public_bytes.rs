@@ -1,0 +1,557 @@
+//! The public part holds only what the release shows (`spec/FORMAT.md` §6,
+//! "What the public part may hold"; issue 30): published copies made by
+//! every algorithm, batch, stream and a merge of distributed parts, on the
+//! fixtures, a generated mixed table and a table of exact coordinates
+//! configured by `karc init` (the airports case), are scanned for the QI
+//! values their release hides. No hidden value may appear as a token of
+//! any public byte: the decoded hierarchy labels and metadata strings, the
+//! Brotli-decompressed `META` and `HIERARCHIES` and the other metadata
+//! sections, and the whole file.
+//!
+//! A value is *hidden* when it is an original value of a QI that is
+//! neither a released label of that QI nor a bound of one (`20` and `24`
+//! of `20-24`, `lo` and `hi` of `lo~hi`). Decoded texts are scanned for
+//! every hidden value; binary bytes (compressed, postcard, the column
+//! blobs) only for hidden values of at least 3 characters (metadata
+//! sections) or 6 (the whole file), where a shorter token could be two
+//! bytes of binary that happen to be digits.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use karc::api::distributed;
+use karc::archive::compressed;
+use karc::archive::format::{self, SectionKind};
+use karc::archive::meta;
+use karc::archive::reader::{Archive, ClaimCheck};
+use karc::archive::seal::Seal;
+use karc::hierarchy::NodeLabels;
+
+use crate::common::{fixture, karc, outcome};
+
+/// Splits `text` into tokens: runs of letters, digits and `._+-`; each
+/// token also split at `-` after its first character (`20-24` gives `20`
+/// and `24`).
+fn tokens(text: &str, into: &mut HashSet<String>) {
+    let keep = |c: char| c.is_alphanumeric() || "._+-".contains(c);
+    for t in text.split(|c: char| !keep(c)).filter(|t| !t.is_empty()) {
+        into.insert(t.to_owned());
+        let cut = t
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '-')
+            .map(|(i, _)| i);
+        if let Some(i) = cut {
+            tokens(&t[..i], into);
+            tokens(&t[i + 1..], into);
+        }
+    }
+}
+
+/// The original values of each QI (claim order) that the release hides:
+/// neither a label the release shows (of any QI: a text the release shows
+/// is public wherever else it appears, as `Other` is both a race and an
+/// occupation of Adult) nor a bound of one, nor a bound of a node above a
+/// released node in the whole hierarchy (`packed`'s private part): those
+/// the public part keeps, and a release of `80-84` shows that someone is
+/// in `80-89` (a row aged 89 elsewhere in `80-99` does not make the
+/// hierarchy's `80-89` a leak).
+fn hidden_values(
+    archive: &Archive,
+    packed: &Path,
+    original: &Path,
+) -> Vec<(String, BTreeSet<String>)> {
+    let m = &archive.meta;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(m.dialect.delimiter)
+        .has_headers(m.dialect.header)
+        .trim(csv::Trim::All)
+        .from_path(original)
+        .unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let whole = Archive::open(packed, ClaimCheck::Enforce)
+        .unwrap()
+        .private_parts(None)
+        .unwrap()
+        .sealed
+        .map(|s| meta::hierarchies_from_bytes(&s.hierarchies).unwrap());
+    let mut shown = HashSet::new();
+    for q in 0..m.qis.len() {
+        let c = m.qis[q] as usize;
+        let h = (m.columns[c].hierarchy)
+            .zip(whole.as_ref())
+            .map(|(h, w)| w[h as usize].clone().into_hierarchy(packed).unwrap());
+        for label in archive.qi_labels(q).unwrap().dict.values() {
+            shown.insert(label.to_owned());
+            tokens(label, &mut shown);
+            let Some(h) = &h else { continue };
+            for level in 1..h.height() {
+                let Some(mut node) = h.node(level, label) else {
+                    continue;
+                };
+                for up in level..h.height() {
+                    node = h.parent(up, node);
+                    tokens(h.label(up + 1, node), &mut shown);
+                }
+            }
+        }
+    }
+    (0..m.qis.len())
+        .map(|q| {
+            let c = m.qis[q] as usize;
+            let hidden = rows
+                .iter()
+                .map(|r| r[c].to_owned())
+                .filter(|v| !v.is_empty() && v != "*" && !m.missing.contains(v))
+                .filter(|v| !shown.contains(v))
+                .collect();
+            (m.columns[c].name.clone(), hidden)
+        })
+        .collect()
+}
+
+/// Every public byte of a published copy, as texts to scan: decoded (every
+/// hidden value must be absent), binary metadata (values of 3 characters
+/// and more) and the whole file (6 and more).
+struct PublicTexts {
+    /// Per `HIERARCHIES` record, its labels' tokens: scanned for its own
+    /// QI's values (`47***`, a zip code's ancestor, is not an age of 47).
+    labels: Vec<HashSet<String>>,
+    /// The metadata's strings.
+    decoded: HashSet<String>,
+    decoded_text: String,
+    metadata: HashSet<String>,
+    file: HashSet<String>,
+}
+
+fn public_texts(archive: &Archive, bytes: &[u8]) -> PublicTexts {
+    let mut decoded_text = String::new();
+    let mut labels = Vec::new();
+    for h in &archive.hierarchies {
+        let (levels, _) = h.to_tree();
+        assert_eq!(levels.len(), h.height() + 1);
+        let mut set = HashSet::new();
+        for label in levels.iter().flatten() {
+            set.insert(label.clone());
+            tokens(label, &mut set);
+        }
+        labels.push(set);
+    }
+    let m = &archive.meta;
+    let a = &m.algorithm;
+    let x = &m.metrics;
+    // The metrics' numbers are the release's (precision of its levels, DM
+    // and Cavg of its classes' sizes): a number equal to a hidden value
+    // there is a coincidence, not a disclosure.
+    let _ = (x.precision, x.dm, x.cavg, m.rows);
+    decoded_text += &format!(
+        "{}\n{}\n{}\n{}\n",
+        m.writer,
+        a.name,
+        params_strings(&a.params),
+        m.missing.join("\n")
+    );
+    for c in &m.columns {
+        decoded_text += &c.name;
+        decoded_text.push('\n');
+    }
+    if let Some(schema) = archive.arrow_schema() {
+        decoded_text += &format!("{schema:?}");
+    }
+    let mut decoded = HashSet::new();
+    tokens(&decoded_text, &mut decoded);
+
+    let container = format::parse(Path::new("published"), bytes).unwrap();
+    let mut metadata_text = String::new();
+    for e in &container.entries {
+        let body = &bytes[e.range()];
+        let plain = match e.kind() {
+            Some(SectionKind::Meta) => compressed::decompress(body, meta::MAX_META_BYTES).unwrap(),
+            Some(SectionKind::Hierarchies) => {
+                compressed::decompress(body, meta::MAX_HIERARCHIES_BYTES).unwrap()
+            }
+            Some(SectionKind::QiClasses | SectionKind::Column) => continue,
+            _ => body.to_vec(),
+        };
+        metadata_text += &String::from_utf8_lossy(&plain);
+        metadata_text.push('\n');
+    }
+    let mut metadata = HashSet::new();
+    tokens(&metadata_text, &mut metadata);
+    let mut file = HashSet::new();
+    tokens(&String::from_utf8_lossy(bytes), &mut file);
+    PublicTexts {
+        labels,
+        decoded,
+        decoded_text,
+        metadata,
+        file,
+    }
+}
+
+/// The keys and string values of the algorithm's parameters (a JSON
+/// object): its numbers are the configuration's (`"delay": 50`), not the
+/// data's.
+fn params_strings(params: &str) -> String {
+    fn walk(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::String(s) => *out += &format!("{s}\n"),
+            serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            serde_json::Value::Object(o) => o.iter().for_each(|(k, v)| {
+                *out += &format!("{k}\n");
+                walk(v, out);
+            }),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    match serde_json::from_str(params) {
+        Ok(v) => walk(&v, &mut out),
+        Err(_) => out += params,
+    }
+    out
+}
+
+/// Publishes `packed` into `dir` and scans the published copy for the
+/// values of `original`'s QIs its release hides; returns the case's
+/// findings (empty when nothing leaks) and how many values were hidden.
+fn scan(dir: &Path, case: &str, packed: &Path, original: &Path) -> (Vec<String>, usize) {
+    let published = dir.join(format!("{case}.pub.karc"));
+    let (code, _, err) = outcome(&karc(&[
+        "publish",
+        packed.to_str().unwrap(),
+        "-o",
+        published.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{case}: publish: {err}");
+    let bytes = std::fs::read(&published).unwrap();
+    let archive = Archive::from_bytes(&published, bytes.clone(), ClaimCheck::Enforce)
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+    let texts = public_texts(&archive, &bytes);
+    let mut findings = Vec::new();
+    let mut count = 0;
+    for (q, (qi, hidden)) in hidden_values(&archive, packed, original)
+        .into_iter()
+        .enumerate()
+    {
+        count += hidden.len();
+        let c = archive.meta.qis[q] as usize;
+        let own = archive.meta.columns[c]
+            .hierarchy
+            .map(|h| &texts.labels[h as usize]);
+        for v in hidden {
+            let spaced = v.contains(|c: char| !c.is_alphanumeric() && !"._+-".contains(c));
+            let where_ = if own
+                .is_some_and(|l| l.contains(&v) || (spaced && l.iter().any(|t| t.contains(&v))))
+            {
+                Some("public hierarchy's labels")
+            } else if (spaced && texts.decoded_text.contains(&v)) || texts.decoded.contains(&v) {
+                Some("decoded metadata")
+            } else if v.len() >= 3 && texts.metadata.contains(&v) {
+                Some("metadata sections' bytes")
+            } else if v.len() >= 6 && texts.file.contains(&v) {
+                Some("the file's bytes")
+            } else {
+                None
+            };
+            if let Some(w) = where_ {
+                findings.push(format!("{case}: {qi} value {v:?} (hidden) in the {w}"));
+            }
+        }
+    }
+    (findings, count)
+}
+
+/// Packs `input` with `config` and `args` (unsealed), then [`scan`]s it.
+fn pack_and_scan(
+    dir: &Path,
+    case: &str,
+    config: &Path,
+    input: &Path,
+    args: &[&str],
+) -> (Vec<String>, usize) {
+    let out = dir.join(format!("{case}.karc"));
+    let mut all = vec![
+        "pack",
+        "-c",
+        config.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--no-encryption",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let (code, _, err) = outcome(&karc(&all));
+    assert_eq!(code, 0, "{case}: pack {args:?}: {err}");
+    scan(dir, case, &out, input)
+}
+
+/// Every batch algorithm.
+const ALGORITHMS: &[&str] = &[
+    "datafly",
+    "ma-datafly",
+    "incognito",
+    "mondrian",
+    "basic-mondrian",
+    "topdown",
+    "classfly",
+    "classfly-plus-naive",
+    "classfly-plus-complete",
+    "classfly-plus-partial",
+];
+
+/// A generated table of `rows` rows: demographics (age, sex, a zip code,
+/// education), an income with cents, and a diagnosis; deterministic.
+fn mixed_table(rows: u64) -> String {
+    let educations = [
+        "Bachelors",
+        "Masters",
+        "HS-grad",
+        "Doctorate",
+        "Some-college",
+    ];
+    let diseases = ["flu", "asthma", "diabetes", "none"];
+    let mut out = String::from("age,sex,zip,education,income,diagnosis\n");
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..rows {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out += &format!(
+            "{},{},{:05},{},{}.{:02},{}\n",
+            18 + x % 73,
+            ["F", "M"][(x >> 8) as usize % 2],
+            10_000 + (x >> 12) % 900 * 7,
+            educations[(x >> 24) as usize % educations.len()],
+            12_000 + (x >> 28) % 90_000,
+            (x >> 40) % 100,
+            diseases[(x >> 48) as usize % diseases.len()],
+        );
+    }
+    out
+}
+
+/// A table of airports: exact coordinates with 8 decimals, as published
+/// lists give them, an elevation and a name.
+fn airports_table(rows: u64) -> String {
+    let mut out = String::from("name,latitude,longitude,elevation\n");
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in 0..rows {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let lat = (x % 13_000_000_000) as f64 / 1e8 - 60.0;
+        let lon = ((x >> 20) % 36_000_000_000) as f64 / 1e8 - 180.0;
+        out += &format!("Airport {i},{lat:.8},{lon:.8},{}\n", (x >> 50) % 3000);
+    }
+    out
+}
+
+/// `karc init`'s config of `input` (`qi`: the QIs), written beside it
+/// with its hierarchies as files (which a stream needs).
+fn init(input: &Path, qi: &str, sensitive: Option<&str>) -> PathBuf {
+    let config = input.with_extension("toml");
+    let hierarchies = input.with_extension("hierarchies");
+    let mut args = vec![
+        "init",
+        input.to_str().unwrap(),
+        "--qi",
+        qi,
+        "--hierarchies-dir",
+        hierarchies.to_str().unwrap(),
+        "-o",
+        config.to_str().unwrap(),
+    ];
+    if let Some(s) = sensitive {
+        args.extend(["--sensitive", s]);
+    }
+    let (code, _, err) = outcome(&karc(&args));
+    assert_eq!(code, 0, "init {input:?}: {err}");
+    config
+}
+
+/// Collects the findings of many cases and fails with all of them.
+#[derive(Default)]
+struct Findings {
+    all: Vec<String>,
+    cases: usize,
+    hidden: usize,
+}
+
+impl Findings {
+    fn add(&mut self, (findings, hidden): (Vec<String>, usize)) {
+        self.all.extend(findings);
+        self.cases += 1;
+        self.hidden += hidden;
+    }
+
+    fn assert_none(&self) {
+        assert!(self.hidden > 0, "the cases hide values: the scan can fail");
+        assert!(
+            self.all.is_empty(),
+            "{} hidden values in the public bytes of {} published copies, e.g.:\n{}",
+            self.all.len(),
+            self.cases,
+            self.all
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+#[test]
+fn small_tables_publish_no_hidden_value_by_any_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mixed = d.join("mixed.csv");
+    std::fs::write(&mixed, mixed_table(600)).unwrap();
+    let mixed_config = init(&mixed, "age,sex,zip,education,income", Some("diagnosis"));
+    let airports = d.join("airports.csv");
+    std::fs::write(&airports, airports_table(800)).unwrap();
+    let airports_config = init(&airports, "latitude,longitude", None);
+    let tables: [(&str, PathBuf, PathBuf, &str); 5] = [
+        (
+            "toy",
+            fixture("arx-toy/test.toml"),
+            fixture("arx-toy/test.csv"),
+            "2",
+        ),
+        (
+            "toy2",
+            fixture("arx-toy/test2.toml"),
+            fixture("arx-toy/test2.csv"),
+            "2",
+        ),
+        (
+            "italia",
+            fixture("italia/italia.toml"),
+            fixture("italia/italia.csv"),
+            "2",
+        ),
+        ("mixed", mixed_config, mixed.clone(), "5"),
+        ("airports", airports_config, airports.clone(), "5"),
+    ];
+    let mut findings = Findings::default();
+    for (name, config, input, k) in &tables {
+        if !config.exists() {
+            // italia has hierarchies but no config of its own: karc init's.
+            let input_copy = d.join(format!("{name}.csv"));
+            std::fs::copy(input, &input_copy).unwrap();
+            let made = init(&input_copy, "age,city_birth,zip_code", Some("disease"));
+            for algorithm in ALGORITHMS {
+                let case = format!("{name}-{algorithm}");
+                findings.add(pack_and_scan(
+                    d,
+                    &case,
+                    &made,
+                    &input_copy,
+                    &["-a", algorithm, "-k", k],
+                ));
+            }
+            continue;
+        }
+        for algorithm in ALGORITHMS {
+            let case = format!("{name}-{algorithm}");
+            findings.add(pack_and_scan(
+                d,
+                &case,
+                config,
+                input,
+                &["-a", algorithm, "-k", k],
+            ));
+        }
+    }
+    for (name, config, input) in [
+        ("mixed", &tables[3].1, &mixed),
+        ("airports", &tables[4].1, &airports),
+    ] {
+        for algorithm in ["fads", "castle"] {
+            let case = format!("{name}-stream-{algorithm}");
+            let args = [
+                "--stream",
+                "-a",
+                algorithm,
+                "-k",
+                "5",
+                "--delay",
+                "50",
+                "--group-rows",
+                "200",
+            ];
+            findings.add(pack_and_scan(d, &case, config, input, &args));
+        }
+    }
+    findings.assert_none();
+}
+
+#[test]
+fn adult_publishes_no_hidden_value_batch_stream_or_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (config, input) = (fixture("adult/adult.toml"), fixture("adult/adult.csv"));
+    let mut findings = Findings::default();
+    for algorithm in ["datafly", "incognito", "mondrian", "topdown", "classfly"] {
+        let args = ["-a", algorithm, "-k", "5"];
+        findings.add(pack_and_scan(
+            d,
+            &format!("adult-{algorithm}"),
+            &config,
+            &input,
+            &args,
+        ));
+    }
+    for algorithm in ["fads", "castle"] {
+        let args = [
+            "--stream",
+            "-a",
+            algorithm,
+            "-k",
+            "5",
+            "--delay",
+            "100",
+            "--group-rows",
+            "5000",
+        ];
+        findings.add(pack_and_scan(
+            d,
+            &format!("adult-stream-{algorithm}"),
+            &config,
+            &input,
+            &args,
+        ));
+    }
+    // A distributed pack (karc.spark.pack's path): parts merged into one
+    // file, whose public hierarchies are the closure of the parts' nodes.
+    let (parts, identity, expected) = crate::parts::parts(d, 10, 3);
+    let merged = d.join("adult-merged.karc");
+    distributed::merge_parts(&parts, &identity, &Seal::None, &merged, "{}").unwrap();
+    let canonical = d.join("adult-merged.csv");
+    std::fs::write(&canonical, &expected).unwrap();
+    findings.add(scan(d, "adult-merged", &merged, &canonical));
+    findings.assert_none();
+}
+
+/// The scan finds what a 1.0 file publishes: its hierarchies whole, every
+/// leaf (the ages Datafly generalizes) among them.
+#[test]
+fn the_scan_finds_the_leaves_of_a_whole_hierarchy() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = fixture("archive/compat/v1.0_plain_small.karc");
+    let (findings, hidden) = scan(
+        dir.path(),
+        "v1.0",
+        &v1,
+        &fixture("archive/source/small.csv"),
+    );
+    assert!(hidden > 0);
+    assert!(
+        findings.iter().any(|f| f.contains("age value \"21\"")),
+        "{findings:?}"
+    );
+    let v2 = fixture("archive/valid/plain_small.karc");
+    let (findings, _) = scan(dir.path(), "2.0", &v2, &fixture("archive/source/small.csv"));
+    assert!(findings.is_empty(), "{findings:?}");
+}
