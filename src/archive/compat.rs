@@ -2,11 +2,14 @@
 //! Incognito's minimal level vectors and every utility metric, which 2.0
 //! leaves out of the public part, and their `HIERARCHIES` holds every
 //! hierarchy whole (node numbers are then the full hierarchy's, and the
-//! private part has no `SealedMeta`). Everything else reads as in 2.0.
+//! private part has no `SealedMeta`), and their `PRIVACY_MODELS` names no
+//! t-closeness distance. Everything else reads as in 2.0.
 
 use serde::Deserialize;
 
 use super::compressed;
+use super::models::{DefinitionsMeta, DistanceMeta, ModelsClaim};
+use crate::privacy::Distance;
 use super::meta::{
     self, AlgorithmMeta, Claim, ColumnMeta, Dialect, MAX_META_BYTES, MetricsMeta, PublicMeta,
     SealedMetrics,
@@ -82,4 +85,48 @@ pub fn meta_from_bytes(bytes: &[u8]) -> Result<(PublicMeta, SealedMetrics), Stri
         missing: v1.missing,
     };
     Ok((public, sealed))
+}
+
+/// A 1.0 `PRIVACY_MODELS` (FORMAT 1.0 §5.1): 2.0's fields without
+/// `distances`.
+#[derive(Deserialize)]
+struct ModelsClaimV1 {
+    sensitive: Vec<u32>,
+    l: Option<u64>,
+    entropy_l: Option<f64>,
+    recursive_cl: Option<(f64, u64)>,
+    t: Option<f64>,
+    alpha: Option<f64>,
+    delta: Option<f64>,
+    beta: Option<f64>,
+    enhanced_beta: bool,
+    definitions: DefinitionsMeta,
+}
+
+/// Reads a 1.0 `PRIVACY_MODELS` section as 2.0 holds it. 1.0 had no
+/// hierarchical distance: t-closeness measured a numeric column in order
+/// and any other with the equal distance, which is the distance 2.0
+/// declares for a column without a hierarchy. A sensitive column index
+/// outside `meta` is left for [`ModelsClaim::validate`] to refuse.
+pub fn models_from_bytes(bytes: &[u8], meta: &PublicMeta) -> Result<ModelsClaim, String> {
+    let v1: ModelsClaimV1 = meta::from_bytes(bytes)?;
+    let distances = (v1.sensitive.iter())
+        .map(|&c| match meta.columns.get(c as usize) {
+            Some(m) => Distance::declared(m.value_type, false).into(),
+            None => DistanceMeta::Equal,
+        })
+        .collect();
+    Ok(ModelsClaim {
+        sensitive: v1.sensitive,
+        l: v1.l,
+        entropy_l: v1.entropy_l,
+        recursive_cl: v1.recursive_cl,
+        t: v1.t,
+        alpha: v1.alpha,
+        delta: v1.delta,
+        beta: v1.beta,
+        enhanced_beta: v1.enhanced_beta,
+        definitions: v1.definitions,
+        distances,
+    })
 }

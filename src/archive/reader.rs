@@ -1809,7 +1809,11 @@ impl RowGroups {
             Some(i) => {
                 let body = format::check_section(path, bytes, i, &entries[i], None)?;
                 let label = || format::section_label(i, &entries[i], None);
-                let claim: ModelsClaim = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                let claim = match container.major == super::compat::MAJOR {
+                    true => super::compat::models_from_bytes(body, meta),
+                    false => meta::from_bytes::<ModelsClaim>(body),
+                }
+                .map_err(|e| corrupt(label(), e))?;
                 claim.validate(meta).map_err(|e| corrupt(label(), e))?;
                 Some(claim)
             }

@@ -227,7 +227,8 @@ fn every_section_type_forged_with_its_crcs_recomputed_fails_verify_signer() {
     let public = fixture("archive/keys/signing_test.key.pub");
     let mut types = std::collections::BTreeSet::new();
     // Between them: META, HIERARCHIES, ARROW_SCHEMA, PRIVACY_MODELS,
-    // ROW_GROUPS, QI_CLASSES, COLUMN, SIGNATURE, both private sections.
+    // ROW_GROUPS, QI_CLASSES, COLUMN, SIGNATURE, COLUMN_CHECKS, both private
+    // sections.
     for name in [
         "models_small",
         "streamed_small_groups",
@@ -259,7 +260,7 @@ fn every_section_type_forged_with_its_crcs_recomputed_fails_verify_signer() {
     }
     assert_eq!(
         types.into_iter().collect::<Vec<_>>(),
-        vec![1, 2, 3, 4, 5, 6, 7, 8, 16, 17],
+        vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17],
         "every section type was forged"
     );
     assert_secret_never_shown(&t, &key);
@@ -520,7 +521,7 @@ fn the_signed_vectors_verify_or_are_refused_as_the_readme_says() {
         (
             "reject_edited_section.karc",
             1,
-            "section 3 (column) is not the section that was signed",
+            "section 4 (column) is not the section that was signed",
         ),
         (
             "reject_moved_signature.karc",

@@ -76,11 +76,11 @@ fn print_text(i: &Inspection) {
             match c.hierarchy_sealed_nodes {
                 Some(sealed) => println!(
                     "hierarchy of {}: {public} nodes public (used by the release, and above), {sealed} sealed in the private part",
-                    c.name
+                    shown(&c.name)
                 ),
                 None => println!(
                     "hierarchy of {}: {public} nodes public (used by the release, and above), the rest sealed in the private part",
-                    c.name
+                    shown(&c.name)
                 ),
             }
         }
@@ -122,12 +122,12 @@ fn print_text(i: &Inspection) {
         let allowed: Vec<String> = c
             .allowed
             .iter()
-            .map(|(c, q)| format!("{c} <- {q}"))
+            .map(|(c, q)| format!("{} <- {}", shown(c), shown(q)))
             .collect();
         println!(
             "derived columns: ({}) checked against ({}) at share {}: {}{}",
-            c.columns.join(", "),
-            c.qis.join(", "),
+            all_shown(c.columns.iter().map(String::as_str)).join(", "),
+            all_shown(c.qis.iter().map(String::as_str)).join(", "),
             c.threshold,
             if c.passed { "passed" } else { "FAILED" },
             match allowed.is_empty() {

@@ -289,17 +289,12 @@ pub fn signature_line(status: Option<&SignatureStatus>) -> String {
             } else {
                 ""
             },
-            s.trusted_comment
+            shown(&s.trusted_comment)
         ),
         Some(s) => format!(
             "signature: signed by key id {} (not checked against a key you trust; give --signer): {}",
             s.key_id,
-            printable(&s.trusted_comment)
+            shown(&s.trusted_comment)
         ),
     }
-}
-
-/// A file's text for the terminal: control characters left out.
-fn printable(text: &str) -> String {
-    text.chars().filter(|c| !c.is_control()).collect()
 }
