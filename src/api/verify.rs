@@ -170,34 +170,7 @@ fn verify_with<'t>(
     o: &VerifyOptions,
     undeclared: &dyn Fn(&'t Column) -> Result<Sensitive<'t>>,
 ) -> Result<ClaimReport> {
-    let mut names: Vec<String> = o.qi.clone();
-    let mut specs: Vec<(Vec<String>, usize)> = Vec::new();
-    for c in &o.constraints {
-        for col in &c.columns {
-            if !names.contains(col) {
-                names.push(col.clone());
-            }
-        }
-        specs.push((c.columns.clone(), c.k));
-    }
-    // The models alone (no k claimed) are measured over the QIs' classes,
-    // which k = 1 names.
-    let k =
-        o.k.or((specs.is_empty() && !o.sensitive.is_empty()).then_some(1));
-    if let Some(k) = k {
-        if o.qi.is_empty() {
-            return Err(Error::Options(
-                "--k needs --qi: name the quasi-identifier columns".to_owned(),
-            ));
-        }
-        specs.insert(0, (o.qi.clone(), k));
-    }
-    if specs.is_empty() {
-        return Err(Error::Options(
-            "no claim to check: give --qi with --k or --sensitive, or --constraint \"col,col:K\""
-                .to_owned(),
-        ));
-    }
+    let (names, specs) = claimed_constraints(o)?;
     let find = |name: &str| -> Result<&Column> {
         table.column(name).ok_or_else(|| {
             let available: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
@@ -252,6 +225,43 @@ fn verify_with<'t>(
         ));
     }
     Ok(report)
+}
+
+/// A constraint as `--qi`/`--k` or `--constraint` names it: columns, k.
+type ClaimedConstraint = (Vec<String>, usize);
+
+/// The columns a claim of `o` reads (the QIs, then each constraint's
+/// others) and its constraints (columns, k): `--qi`/`--k` first.
+fn claimed_constraints(o: &VerifyOptions) -> Result<(Vec<String>, Vec<ClaimedConstraint>)> {
+    let mut names: Vec<String> = o.qi.clone();
+    let mut specs: Vec<ClaimedConstraint> = Vec::new();
+    for c in &o.constraints {
+        for col in &c.columns {
+            if !names.contains(col) {
+                names.push(col.clone());
+            }
+        }
+        specs.push((c.columns.clone(), c.k));
+    }
+    // The models alone (no k claimed) are measured over the QIs' classes,
+    // which k = 1 names.
+    let k =
+        o.k.or((specs.is_empty() && !o.sensitive.is_empty()).then_some(1));
+    if let Some(k) = k {
+        if o.qi.is_empty() {
+            return Err(Error::Options(
+                "--k needs --qi: name the quasi-identifier columns".to_owned(),
+            ));
+        }
+        specs.insert(0, (o.qi.clone(), k));
+    }
+    if specs.is_empty() {
+        return Err(Error::Options(
+            "no claim to check: give --qi with --k or --sensitive, or --constraint \"col,col:K\""
+                .to_owned(),
+        ));
+    }
+    Ok((names, specs))
 }
 
 /// The models beyond k on a `.karc` file's release: classes on its QIs,

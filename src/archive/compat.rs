@@ -8,12 +8,12 @@
 use serde::Deserialize;
 
 use super::compressed;
-use super::models::{DefinitionsMeta, DistanceMeta, ModelsClaim};
-use crate::privacy::Distance;
 use super::meta::{
     self, AlgorithmMeta, Claim, ColumnMeta, Dialect, MAX_META_BYTES, MetricsMeta, PublicMeta,
     SealedMetrics,
 };
+use super::models::{DefinitionsMeta, DistanceMeta, ModelsClaim};
+use crate::privacy::Distance;
 
 /// The major version of the files this module reads.
 pub const MAJOR: u16 = 1;

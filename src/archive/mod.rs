@@ -35,12 +35,15 @@ pub mod meta;
 pub mod models;
 pub mod parts;
 pub(crate) mod pipeline;
+mod private_part;
 pub(crate) mod pruning;
 pub mod reader;
 pub mod seal;
-pub mod signature;
 pub mod sealed;
+pub mod signature;
+mod spool;
 pub mod stream_pack;
+mod wire;
 pub mod writer;
 
 pub use input::TableInput;

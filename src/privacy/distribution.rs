@@ -76,6 +76,25 @@ fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) 
     (rank, order.len())
 }
 
+/// The rows of `partition` grouped by class (a counting sort): class `c`'s
+/// rows are `grouped[start[c]..start[c + 1]]`, ascending.
+fn rows_by_class(partition: &Partition) -> (Vec<usize>, Vec<u32>) {
+    let classes = partition.classes();
+    let mut start = vec![0usize; classes + 1];
+    for (c, &s) in partition.sizes.iter().enumerate() {
+        start[c + 1] = start[c] + s as usize;
+    }
+    let mut fill = start.clone();
+    let mut grouped = vec![0u32; start[classes]];
+    for (r, &c) in partition.class_of.iter().enumerate() {
+        if c != NO_CLASS {
+            grouped[fill[c as usize]] = r as u32;
+            fill[c as usize] += 1;
+        }
+    }
+    (start, grouped)
+}
+
 impl Distribution {
     /// The distribution of `sensitive` over the classes of `partition`.
     /// The global distribution counts the rows of a class and, when
@@ -103,21 +122,9 @@ impl Distribution {
             }
             (t.clone(), leaf)
         });
-        // Rows grouped by class (a counting sort), then each class's
-        // values counted in one scratch array reset after it.
+        // Each class's values counted in one scratch array reset after it.
         let classes = partition.classes();
-        let mut start = vec![0usize; classes + 1];
-        for (c, &s) in partition.sizes.iter().enumerate() {
-            start[c + 1] = start[c] + s as usize;
-        }
-        let mut fill = start.clone();
-        let mut grouped = vec![0u32; start[classes]];
-        for (r, &c) in class_of.iter().enumerate() {
-            if c != NO_CLASS {
-                grouped[fill[c as usize]] = r as u32;
-                fill[c as usize] += 1;
-            }
-        }
+        let (start, grouped) = rows_by_class(partition);
         let mut scratch = vec![0u32; distinct];
         let mut touched: Vec<u32> = Vec::new();
         let mut offsets = Vec::with_capacity(classes + 1);

@@ -1,0 +1,142 @@
+//! The release as a reader gives it: columns, CSV export, Arrow batches
+//! (`spec/FORMAT.md` §7.6).
+
+use super::*;
+
+impl Archive {
+    /// Every released column (identifiers left out), in file order.
+    pub fn release_columns(&self) -> Result<Vec<Column>> {
+        let released = || {
+            (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].role != Role::Identifier)
+        };
+        let qi = |i: usize| self.meta.qis.iter().position(|&c| c as usize == i);
+        // The other columns first: their blobs hold (or count) every row, so
+        // a forged row count fails there before a QI of one class is made
+        // row by row.
+        let mut columns = released()
+            .map(|i| match qi(i) {
+                Some(_) => Ok(None),
+                None => self.plain_column(i).map(Some),
+            })
+            .collect::<Result<Vec<Option<Column>>>>()?;
+        for (slot, i) in columns.iter_mut().zip(released()) {
+            if let Some(q) = qi(i) {
+                *slot = Some(self.qi_labels(q)?);
+            }
+        }
+        Ok(columns.into_iter().flatten().collect())
+    }
+
+    /// Writes the release as CSV, byte-equal to `karc anonymize`'s output.
+    pub fn export_csv(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        let columns = self.release_columns()?;
+        let d = self.meta.dialect;
+        let ending = if d.crlf {
+            LineEnding::CrLf
+        } else {
+            LineEnding::Lf
+        };
+        write_columns_csv(&columns, self.rows(), d.delimiter, ending, d.header, out)
+            .map_err(|e| crate::Error::io(&self.path, e))
+    }
+
+    /// The schema of an Arrow input (Parquet, IPC), from `ARROW_SCHEMA`.
+    pub fn arrow_schema(&self) -> Option<&SchemaRef> {
+        self.arrow_schema.as_ref()
+    }
+
+    /// The release as one Arrow record batch: an Arrow input's columns keep
+    /// their types where the released texts still parse (the QIs are
+    /// strings); a CSV input's are strings.
+    pub fn release_batch(&self) -> Result<RecordBatch> {
+        let columns = self.release_columns()?;
+        let layout = self.arrow_schema.as_ref().map(|schema| {
+            let qis: Vec<&str> = self
+                .meta
+                .qis
+                .iter()
+                .map(|&c| self.meta.columns[c as usize].name.as_str())
+                .collect();
+            ArrowLayout {
+                schema: schema.clone(),
+                extras: None,
+            }
+            .release(&qis)
+        });
+        crate::arrow::to_arrow(&columns, layout.as_ref())
+    }
+
+    /// The restored original as one Arrow record batch: an Arrow input's
+    /// table exactly (schema, types, nulls, values); a CSV input's columns
+    /// as strings. `original` is the restored file (`extras` its private
+    /// part's Arrow extras, `sealed` its schema with the input's metadata
+    /// when the public one left it out).
+    pub(super) fn original_batch(
+        &self,
+        original: &[u8],
+        extras: Option<Vec<ColumnExtras>>,
+        sealed: Option<SchemaRef>,
+    ) -> Result<RecordBatch> {
+        let d = self.meta.dialect;
+        let options = CsvOptions {
+            delimiter: Some(d.delimiter),
+            header: d.header,
+            trim: false,
+        };
+        let table = crate::table::Table::from_bytes(&self.path, original, &options)?;
+        let layout = match (sealed.as_ref().or(self.arrow_schema.as_ref()), extras) {
+            (Some(schema), Some(extras)) => Some(ArrowLayout {
+                schema: schema.clone(),
+                extras: Some(extras),
+            }),
+            _ => None,
+        };
+        crate::arrow::to_arrow(&table.columns, layout.as_ref())
+    }
+
+    /// The restored original as an Arrow record batch
+    /// (`Archive::original_batch`) of a file already open.
+    pub fn restore_batch(&self, key: Option<&Key>) -> Result<RecordBatch> {
+        let mut parts = self.private_parts(key)?;
+        let extras = parts.arrow.take();
+        let sealed = self.sealed_schema(&parts)?;
+        let original = self.restore_from(parts)?;
+        self.original_batch(&original, extras, sealed)
+    }
+
+    /// [`Archive::from_bytes_and_restore`] to an Arrow record batch
+    /// (`Archive::original_batch`): the original is restored and checked
+    /// as for a CSV output first.
+    pub fn from_bytes_and_restore_batch(
+        path: &Path,
+        bytes: Vec<u8>,
+        check: ClaimCheck,
+        key: Option<&Key>,
+    ) -> Result<(Archive, RecordBatch)> {
+        let (archive, plain) = Archive::unsealing(path, Input::from(bytes), check, key)?;
+        let mut parts = archive.private_parts_of(plain?)?;
+        let extras = parts.arrow.take();
+        let sealed = archive.sealed_schema(&parts)?;
+        let original = archive.restore_from(parts)?;
+        let batch = archive.original_batch(&original, extras, sealed)?;
+        Ok((archive, batch))
+    }
+
+    /// An Arrow input's schema with its custom metadata, from the private
+    /// part (`None`: the public one is the whole schema).
+    pub(super) fn sealed_schema(&self, parts: &PrivateParts) -> Result<Option<SchemaRef>> {
+        let Some(bytes) = parts.sealed.as_ref().map(|s| &s.arrow_schema) else {
+            return Ok(None);
+        };
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let schema = ArrowLayout::schema_from_bytes(bytes).map_err(|e| {
+            corrupt_in(&self.path)(
+                format!("{} (Arrow schema)", self.private_label()),
+                e.to_string(),
+            )
+        })?;
+        Ok(Some(SchemaRef::new(schema)))
+    }
+}

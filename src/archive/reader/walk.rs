@@ -1,0 +1,279 @@
+//! The walk over a file's sections after its hierarchies, in the order
+//! `spec/FORMAT.md` §3 fixes: checksums, then the QI classes of each row
+//! group.
+
+use super::*;
+
+/// The most rows a row group may hold (`spec/FORMAT.md` §4): class sizes
+/// and row indices are 32-bit. Checked before anything is decoded, so that
+/// a forged row count cannot make a reader reserve more than the format
+/// allows.
+pub const MAX_GROUP_ROWS: u64 = u32::MAX as u64;
+
+/// The row groups of a file, walked from its section table: each group's
+/// sections, the sections' checksums, and the released QI columns decoded.
+pub(super) struct RowGroups {
+    pub(super) groups: Vec<Group>,
+    pub(super) framed: bool,
+    pub(super) private_section: Option<usize>,
+    pub(super) arrow_schema: Option<SchemaRef>,
+    pub(super) models: Option<ModelsClaim>,
+    pub(super) column_checks: Option<ColumnChecksMeta>,
+    pub(super) signature: Option<Embedded>,
+}
+
+impl RowGroups {
+    // Long: walks the sections once in the order FORMAT.md §3 fixes; split by section kind it would
+    // hide that order
+    /// Walks the sections after the hierarchies (`spec/FORMAT.md` §3):
+    /// section table errors first, then checksums, then the QI classes.
+    pub(super) fn walk(
+        path: &Path,
+        bytes: &[u8],
+        container: &Container,
+        kinds: &[Option<SectionKind>],
+        meta: &PublicMeta,
+    ) -> Result<RowGroups> {
+        let corrupt = corrupt_in(path);
+        let entries = &container.entries;
+        // The row groups third when there are several. Each row group: its
+        // QI classes, then a column section per released non-QI column; then
+        // at most one private section, last; unknown skippable sections
+        // anywhere.
+        let released_columns: Vec<usize> = (0..meta.columns.len())
+            .filter(|&i| !matches!(meta.columns[i].role, Role::Identifier | Role::Quasi))
+            .collect();
+        let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
+        let mut walk = known.iter().copied().peekable();
+        // An Arrow input's schema, third: its columns are META's.
+        let arrow_schema = match walk.next_if(|&i| kinds[i] == Some(SectionKind::ArrowSchema)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let schema = ArrowLayout::schema_from_bytes(body)
+                    .map_err(|e| corrupt(label(), e.to_string()))?;
+                let names = schema.fields().iter().map(|f| f.name());
+                if !names.eq(meta.columns.iter().map(|c| &c.name)) {
+                    return Err(corrupt(
+                        label(),
+                        "its fields are not the columns of the metadata".to_owned(),
+                    )
+                    .into());
+                }
+                Some(SchemaRef::new(schema))
+            }
+            None => None,
+        };
+        // The models beyond k the release claims, after the schema.
+        let models = match walk.next_if(|&i| kinds[i] == Some(SectionKind::PrivacyModels)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let claim = match container.major == crate::archive::compat::MAJOR {
+                    true => crate::archive::compat::models_from_bytes(body, meta),
+                    false => meta::from_bytes::<ModelsClaim>(body),
+                }
+                .map_err(|e| corrupt(label(), e))?;
+                claim.validate(meta).map_err(|e| corrupt(label(), e))?;
+                Some(claim)
+            }
+            None => None,
+        };
+        crate::archive::models::check_sensitive_hierarchies(meta, models.as_ref())
+            .map_err(|e| corrupt(format::section_label(0, &entries[0], None), e))?;
+        // The derived-column check, after the models.
+        let column_checks = match walk.next_if(|&i| kinds[i] == Some(SectionKind::ColumnChecks)) {
+            Some(i) => {
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let checks: ColumnChecksMeta =
+                    meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                checks.validate(meta).map_err(|e| corrupt(label(), e))?;
+                Some(checks)
+            }
+            None => None,
+        };
+        let framed = walk
+            .peek()
+            .is_some_and(|&i| kinds[i] == Some(SectionKind::RowGroups));
+        let group_rows: Vec<u64> = match walk.peek() {
+            Some(&i) if kinds[i] == Some(SectionKind::RowGroups) => {
+                walk.next();
+                let body = format::check_section(path, bytes, i, &entries[i], None)?;
+                let label = || format::section_label(i, &entries[i], None);
+                let rows: Vec<u64> = meta::from_bytes(body).map_err(|e| corrupt(label(), e))?;
+                if rows.is_empty()
+                    || rows.contains(&0)
+                    || rows.iter().try_fold(0u64, |a, &r| a.checked_add(r)) != Some(meta.rows)
+                {
+                    return Err(corrupt(
+                        label(),
+                        format!(
+                            "row groups {rows:?} do not split the {} rows into non-empty groups",
+                            meta.rows
+                        ),
+                    )
+                    .into());
+                }
+                rows
+            }
+            _ => vec![meta.rows],
+        };
+        if let Some((g, &rows)) = group_rows
+            .iter()
+            .enumerate()
+            .find(|&(_, &r)| r > MAX_GROUP_ROWS)
+        {
+            let (i, what) = match framed {
+                true => (
+                    known[usize::from(arrow_schema.is_some())
+                        + usize::from(models.is_some())
+                        + usize::from(column_checks.is_some())],
+                    format!("row group {g} holds"),
+                ),
+                false => (0, "META.rows is".to_owned()),
+            };
+            return Err(corrupt(
+                format::section_label(i, &entries[i], None),
+                format!("{what} {rows} rows, above the limit of {MAX_GROUP_ROWS} rows a row group"),
+            )
+            .into());
+        }
+        let mut groups = Vec::with_capacity(group_rows.len());
+        for (g, &rows) in group_rows.iter().enumerate() {
+            let classes_section = match walk.next() {
+                Some(i) if kinds[i] == Some(SectionKind::QiClasses) => i,
+                found => {
+                    return Err(corrupt(
+                        "section table".to_owned(),
+                        format!(
+                            "expected the QI classes section{}, found {}",
+                            if group_rows.len() == 1 {
+                                " third".to_owned()
+                            } else {
+                                format!(" of row group {g}")
+                            },
+                            found.map_or("the end".to_owned(), |i| format::section_label(
+                                i,
+                                &entries[i],
+                                None
+                            ))
+                        ),
+                    )
+                    .into());
+                }
+            };
+            let mut column_section = vec![None; meta.columns.len()];
+            for (n, &col) in released_columns.iter().enumerate() {
+                match walk.next() {
+                    Some(i) if kinds[i] == Some(SectionKind::Column) => {
+                        column_section[col] = Some(i);
+                    }
+                    _ => {
+                        return Err(corrupt(
+                            "section table".to_owned(),
+                            format!(
+                                "expected {} column sections in row group {g}, found {n}",
+                                released_columns.len()
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            }
+            groups.push(Group {
+                rows: rows as usize,
+                classes_section,
+                column_section,
+                classes_bytes: None,
+                class_table: Vec::new(),
+                class_sizes: Vec::new(),
+                class_rows: std::sync::OnceLock::new(),
+            });
+        }
+        // The signature after the public sections, before the private one.
+        let signature_section = walk.next_if(|&i| kinds[i] == Some(SectionKind::Signature));
+        let private_section = match walk.next() {
+            Some(i) if kinds[i].is_some_and(SectionKind::is_private) => Some(i),
+            None => None,
+            Some(i) => {
+                return Err(corrupt(
+                    format::section_label(i, &entries[i], None),
+                    format!(
+                        "unexpected after the {} row group(s){}",
+                        groups.len(),
+                        if kinds[i] == Some(SectionKind::Column) {
+                            ": more column sections than the released columns"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .into());
+            }
+        };
+        if let Some(i) = walk.next() {
+            return Err(corrupt(
+                format::section_label(i, &entries[i], None),
+                "a section after the private part".to_owned(),
+            )
+            .into());
+        }
+        for (i, e) in entries.iter().enumerate().skip(2) {
+            let column = groups
+                .iter()
+                .find_map(|g| g.column_section.iter().position(|&s| s == Some(i)))
+                .map(|c| meta.columns[c].name.as_str());
+            format::check_section(path, bytes, i, e, column)?;
+        }
+        let signature = signature_section
+            .map(|i| {
+                signature::parse_section(i, &bytes[entries[i].range()])
+                    .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e))
+            })
+            .transpose()?;
+
+        for group in &mut groups {
+            let i = group.classes_section;
+            let (classes, classes_bytes) = codec::decode_classes_lazily(
+                &bytes[entries[i].range()],
+                meta.qis.len(),
+                group.rows,
+            )
+            .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e.to_string()))?;
+            group.class_table = classes.table_columns();
+            if classes.rows.is_empty() && group.rows > 0 {
+                // One class, whose rows take no bits: the group's first
+                // released column, whose blob holds or counts each row,
+                // confirms their number (at most MAX_GROUP_ROWS).
+                if let Some((c, i)) = group
+                    .column_section
+                    .iter()
+                    .enumerate()
+                    .find_map(|(c, s)| Some((c, (*s)?)))
+                {
+                    codec::decode_plain(
+                        &bytes[entries[i].range()],
+                        &meta.columns[c].name,
+                        group.rows,
+                    )
+                    .map_err(|e| column_corrupt_in(path, entries, group, meta, c, e.to_string()))?;
+                }
+                group.class_sizes = vec![group.rows as u32];
+            } else {
+                group.class_sizes = classes.sizes();
+                group.class_rows = classes.rows.into();
+            }
+            group.classes_bytes = Some(classes_bytes);
+        }
+        Ok(RowGroups {
+            groups,
+            framed,
+            private_section,
+            arrow_schema,
+            models,
+            column_checks,
+            signature,
+        })
+    }
+}
