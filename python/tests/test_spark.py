@@ -40,6 +40,9 @@ CONFIG = {
     "columns": [
         {"name": c, "role": ROLES.get(c, ("insensitive",))[0], "type": ROLES.get(c, (None, "categorical"))[1]}
         | ({"hierarchy": OCCUPATIONS} if c == "occupation" else {})
+        # education is a function of the QI education-num (docs/DERIVED.md):
+        # released beside it on purpose here, where the subject is Spark.
+        | ({"allow_derived": ["education-num"]} if c == "education" else {})
         for c in COLUMNS
     ],
     "privacy": {"k": 10, "suppression_limit": 0.0},

@@ -142,7 +142,7 @@ pub fn take_frame<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], String> {
 /// One identifier column, never released.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdentifierColumn {
-    /// Index into [`PublicMeta::columns`].
+    /// Index into [`super::meta::PublicMeta::columns`].
     pub column: u32,
     /// The column coded with `codec::encode_plain`.
     #[serde(with = "serde_bytes")]

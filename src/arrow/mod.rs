@@ -547,6 +547,12 @@ pub fn table_from_arrow(schema: &Schema, batches: &[RecordBatch]) -> Result<(Tab
     Ok(builder.finish())
 }
 
+/// The one schema key a public part keeps: the Python package's mark of a
+/// table packed from a pandas DataFrame (value `pandas`), so that a release
+/// read from a published copy comes back as the kind of table packed. It
+/// tells which API the steward used, nothing of the data (FORMAT §7.6).
+pub const PUBLIC_SCHEMA_KEY: &str = "karc.python.kind";
+
 impl ArrowLayout {
     /// The public layout of a release: this schema with `text_columns` (the
     /// quasi-identifiers, whose cells are generalized labels) as strings,
@@ -586,7 +592,8 @@ impl ArrowLayout {
     }
 
     /// The layout's schema without custom metadata (the schema's and
-    /// every field's key-value pairs), as a public part shows it.
+    /// every field's key-value pairs), as a public part shows it; only
+    /// [`PUBLIC_SCHEMA_KEY`] stays, when its value is `pandas`.
     pub fn without_metadata(&self) -> ArrowLayout {
         let fields: Vec<Field> = (self.schema.fields().iter())
             .map(|f| {
@@ -595,8 +602,14 @@ impl ArrowLayout {
                     .with_metadata(std::collections::HashMap::new())
             })
             .collect();
+        let kept: std::collections::HashMap<String, String> = (self.schema.metadata())
+            .get(PUBLIC_SCHEMA_KEY)
+            .filter(|v| v.as_str() == "pandas")
+            .map(|v| (PUBLIC_SCHEMA_KEY.to_owned(), v.clone()))
+            .into_iter()
+            .collect();
         ArrowLayout {
-            schema: Arc::new(Schema::new(fields)),
+            schema: Arc::new(Schema::new_with_metadata(fields, kept)),
             extras: None,
         }
     }
