@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use karc::archive::format::{self, ENTRY_LEN, HEADER_LEN};
+use karc::archive::format::{self, ENTRY_LEN, HEADER_LEN, SectionKind};
 use karc::archive::meta::{self, PublicMeta};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::Key;
@@ -371,5 +371,60 @@ fn a_forged_name_reaches_the_terminal_escaped() {
         let claims = out.lines().filter(|l| l.starts_with("claim holds")).count();
         assert_eq!(claims, usize::from(command == "verify"), "{command}: {out}");
         assert!(out.contains("\\u{1b}[1A"), "{command}: {out}");
+    }
+}
+
+/// Issue 32: a `COLUMN` blob edited with its CRCs recomputed passed
+/// `verify` and `inspect`, and `export` then failed. Every command now
+/// refuses it on open with exit 1: the reader decodes every blob.
+#[test]
+fn a_column_blob_that_does_not_decode_is_refused_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut forged: Vec<(String, Vec<u8>)> = Vec::new();
+    for name in [
+        "published_small",
+        "plain_small",
+        "classes_rans_small",
+        "streamed_small_groups",
+    ] {
+        let bytes = std::fs::read(fixture(&format!("archive/valid/{name}.karc"))).unwrap();
+        let sections = sections_of(&bytes);
+        for (i, (kind, body)) in sections.iter().enumerate() {
+            if *kind != SectionKind::Column {
+                continue;
+            }
+            for first in [0x81u8, 0xFF, 0x00] {
+                let mut s = sections.clone();
+                if body.first() == Some(&first) {
+                    continue;
+                }
+                s[i].1[0] = first;
+                forged.push((
+                    format!("{name} section {i} first byte {first:#x}"),
+                    reassemble(&s),
+                ));
+            }
+        }
+    }
+    assert!(forged.len() > 10, "the forgeries were made");
+    for (what, bytes) in forged {
+        let path = dir.path().join("forged.karc");
+        std::fs::write(&path, &bytes).unwrap();
+        let p = path.to_str().unwrap();
+        let out = dir.path().join("out.csv");
+        let o = out.to_str().unwrap();
+        for args in [
+            vec!["verify", p],
+            vec!["inspect", p],
+            vec!["export", p, "-o", o],
+        ] {
+            let (code, _, err) = outcome(&crate::common::karc(&args));
+            assert!(
+                code == 1 && err.trim().lines().count() == 1,
+                "{what}, {}: exit {code}: {err}",
+                args[0]
+            );
+            assert!(!out.exists(), "{what}: export wrote nothing");
+        }
     }
 }

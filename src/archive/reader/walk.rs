@@ -242,23 +242,21 @@ impl RowGroups {
             )
             .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e.to_string()))?;
             group.class_table = classes.table_columns();
+            // Every released column's blob decodes to the group's rows (FORMAT
+            // §9, step 6): a count its bytes do not back is refused here, not
+            // met later by an export of made-up rows. It also confirms the
+            // count of a group of one class, whose rows take no bits.
+            for (c, i) in
+                (group.column_section.iter().enumerate()).filter_map(|(c, s)| Some((c, (*s)?)))
+            {
+                codec::decode_plain(
+                    &bytes[entries[i].range()],
+                    &meta.columns[c].name,
+                    group.rows,
+                )
+                .map_err(|e| column_corrupt_in(path, entries, group, meta, c, e.to_string()))?;
+            }
             if classes.rows.is_empty() && group.rows > 0 {
-                // One class, whose rows take no bits: the group's first
-                // released column, whose blob holds or counts each row,
-                // confirms their number (at most MAX_GROUP_ROWS).
-                if let Some((c, i)) = group
-                    .column_section
-                    .iter()
-                    .enumerate()
-                    .find_map(|(c, s)| Some((c, (*s)?)))
-                {
-                    codec::decode_plain(
-                        &bytes[entries[i].range()],
-                        &meta.columns[c].name,
-                        group.rows,
-                    )
-                    .map_err(|e| column_corrupt_in(path, entries, group, meta, c, e.to_string()))?;
-                }
                 group.class_sizes = vec![group.rows as u32];
             } else {
                 group.class_sizes = classes.sizes();
