@@ -484,7 +484,7 @@ fn write_column(
             let _ = writeln!(config, "hierarchy = {spec}\n");
         }
         Some(dir) => {
-            let file = format!("{}.csv", file_stem(&c.name, files.len()));
+            let file = unique_file(&c.name, files.len(), files);
             let path = dir.join(&file);
             let _ = writeln!(
                 config,
@@ -512,6 +512,22 @@ fn write_column(
         }
     }
     Ok(())
+}
+
+/// The hierarchy file of column `name`: its [`file_stem`], numbered
+/// (`a_b_2.csv`) when an earlier column's file has the same name up to
+/// case (`a/b`, `a_b` and `a:b` would all be `a_b.csv`; a case-blind file
+/// system would also merge `A` and `a`).
+fn unique_file(name: &str, index: usize, files: &[(String, String)]) -> String {
+    let stem = file_stem(name, index);
+    let taken = |f: &str| files.iter().any(|(t, _)| t.eq_ignore_ascii_case(f));
+    (1..)
+        .map(|n| match n {
+            1 => format!("{stem}.csv"),
+            n => format!("{stem}_{n}.csv"),
+        })
+        .find(|f| !taken(f))
+        .expect("a free name among unbounded numbers")
 }
 
 /// A file name from a column name: letters, digits, `-` and `_` kept.

@@ -778,3 +778,65 @@ fn init_on_awkward_and_tiny_tables() {
     );
     round_trip(dir.path(), &tiny, &[]);
 }
+
+/// Issue 32: `init --force` wrote over its own input (`-o` the CSV, or a
+/// link to it), and `--hierarchies-dir` gave columns `a/b`, `a_b` and
+/// `a:b` one file while reporting three. The input is refused as an
+/// output, with --force too, and each column gets its own file.
+#[test]
+fn init_never_overwrites_its_input_and_names_each_hierarchy_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.csv");
+    let mut text = String::from("a/b,a_b,a:b,A_B,n\n");
+    for r in 0..60 {
+        let _ = writeln!(text, "{},{},{},{},{}", r % 7, r % 5, r % 3, r % 4, r);
+    }
+    std::fs::write(&table, &text).unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&table, &link).unwrap();
+    let t = table.to_str().unwrap();
+    for out in [t, link.to_str().unwrap()] {
+        let (code, _, err) = outcome(&karc(&["init", t, "-o", out, "--force"]));
+        assert_eq!(code, 2, "{out}: {err}");
+        assert!(err.contains("same file as the input"), "{err}");
+        assert_eq!(std::fs::read_to_string(&table).unwrap(), text, "input kept");
+    }
+    let config = dir.path().join("t.toml");
+    let hdir = dir.path().join("h");
+    let (c, h) = (config.to_str().unwrap(), hdir.to_str().unwrap());
+    let args = [
+        "init",
+        t,
+        "-o",
+        c,
+        "--hierarchies-dir",
+        h,
+        "--qi",
+        "a/b,a_b,a:b,A_B",
+    ];
+    let (code, _, err) = outcome(&karc(&args));
+    assert_eq!(code, 0, "{err}");
+    let mut files: Vec<String> = std::fs::read_dir(&hdir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let mut folded: Vec<String> = files.iter().map(|f| f.to_lowercase()).collect();
+    folded.sort();
+    assert_eq!(folded, ["a_b.csv", "a_b_2.csv", "a_b_3.csv", "a_b_4.csv"]);
+    // The config names each file, and packs.
+    let written = std::fs::read_to_string(&config).unwrap();
+    for f in &files {
+        assert!(written.contains(f.as_str()), "{f} in {written}");
+    }
+    let out = dir.path().join("t.karc");
+    let pack = [
+        "pack",
+        t,
+        "-c",
+        c,
+        "-o",
+        out.to_str().unwrap(),
+        "--no-encryption",
+    ];
+    assert_eq!(outcome(&karc(&pack)).0, 0);
+}

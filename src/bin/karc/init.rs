@@ -37,6 +37,15 @@ pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         targets.push(args.output.clone());
     }
+    // Never the input, even with --force (a link to it included), as
+    // every other command refuses.
+    let outputs: Vec<Output> = (targets.iter())
+        .map(|t| Output::new(t, Access::Public))
+        .collect::<Result<_, _>>()?;
+    crate::files::refuse_overwriting(
+        std::slice::from_ref(&args.input),
+        &outputs.iter().map(Some).collect::<Vec<_>>(),
+    )?;
     if !args.force
         && let Some(existing) = targets.iter().find(|t| t.exists())
     {
