@@ -26,26 +26,32 @@ pub enum ConfigError {
         message: String,
     },
     /// `[input] delimiter` is not one ASCII character usable as a separator.
-    #[error("{}: [input] delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {found:?}", path.display())]
+    #[error("{}{at}: [input] delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {found:?}", path.display())]
     Delimiter {
         /// The config file.
         path: PathBuf,
+        /// Where in it (`:line:column`, or empty), as [`locate`] gives it.
+        at: String,
         /// The value found.
         found: String,
     },
     /// A column without `role`.
-    #[error("{}: column {name:?} has no role: expected role = \"identifier\", \"quasi\", \"sensitive\" or \"insensitive\"", path.display())]
+    #[error("{}{at}: column {name:?} has no role: expected role = \"identifier\", \"quasi\", \"sensitive\" or \"insensitive\"", path.display())]
     NoRole {
         /// The config file.
         path: PathBuf,
+        /// Where in it (`:line:column`, or empty).
+        at: String,
         /// The column or algorithm name.
         name: String,
     },
     /// Two `[[columns]]` entries with the same name.
-    #[error("{}: column {name:?} is listed twice", path.display())]
+    #[error("{}{at}: column {name:?} is listed twice", path.display())]
     DuplicateColumn {
         /// The config file.
         path: PathBuf,
+        /// Where in it (`:line:column`, or empty).
+        at: String,
         /// The column or algorithm name.
         name: String,
     },
@@ -107,26 +113,75 @@ pub enum ConfigError {
         known: String,
     },
     /// A `[[columns]]` key that does not fit the column (`allow_derived`).
-    #[error("{}: column {name:?}: {message}", path.display())]
+    #[error("{}{at}: column {name:?}: {message}", path.display())]
     Column {
         /// The config file.
         path: PathBuf,
+        /// Where in it (`:line:column`, or empty).
+        at: String,
         /// The column.
         name: String,
         /// What is wrong, for the message.
         message: String,
     },
     /// A `[privacy]` value out of its range (k = 0, a limit outside 0..=1, ...).
-    #[error("{}: [privacy]: {message}", path.display())]
+    #[error("{}{at}: [privacy]: {message}", path.display())]
     Privacy {
         /// The config file.
         path: PathBuf,
+        /// Where in it (`:line:column`, or empty).
+        at: String,
         /// What is wrong, for the message.
         message: String,
     },
 }
 
 impl crate::error::AreaError for ConfigError {}
+
+/// A step into a config's TOML document: a key, or an entry of an array
+/// (`[[columns]]`).
+#[derive(Debug, Clone, Copy)]
+pub enum TomlKey<'a> {
+    /// A key of a table.
+    Name(&'a str),
+    /// An entry of an array.
+    Index(usize),
+}
+
+/// `":line:column"` (1-based) of the last of `keys` in `text`, for an error
+/// found after parsing (semantic: a k of 0, an unknown column); empty when
+/// the key is not in the text (a value given by a flag or a default).
+pub fn locate(text: &str, keys: &[TomlKey]) -> String {
+    use toml::de::{DeTable, DeValue};
+    let Ok(doc) = DeTable::parse(text) else {
+        return String::new();
+    };
+    let mut table = Some(doc.get_ref());
+    let mut array: Option<&[toml::Spanned<DeValue>]> = None;
+    let mut span = None;
+    for key in keys {
+        let value = match *key {
+            TomlKey::Name(name) => table
+                .and_then(|t| t.iter().find(|(k, _)| k.get_ref() == name))
+                .map(|(k, v)| {
+                    span = Some(k.span());
+                    v
+                }),
+            TomlKey::Index(i) => array
+                .and_then(|a| a.get(i))
+                .inspect(|v| span = Some(v.span())),
+        };
+        let Some(value) = value else {
+            return String::new();
+        };
+        table = value.get_ref().as_table();
+        array = value.get_ref().as_array().map(|a| &a[..]);
+    }
+    span.map_or_else(String::new, |s| {
+        let (line, column) = line_col(text, s.start);
+        format!(":{line}:{column}")
+    })
+}
 
 /// What a column is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -411,6 +466,9 @@ pub struct Config {
     /// The config file, for messages and relative paths.
     #[serde(skip)]
     pub path: PathBuf,
+    /// The config's text, which locates a semantic error ([`locate`]).
+    #[serde(skip)]
+    text: String,
 }
 
 impl Config {
@@ -420,8 +478,18 @@ impl Config {
         Config::parse(path, &text)
     }
 
+    /// [`Config::parse`] of a text written from another form (a dict):
+    /// its semantic errors name their keys without a line and column.
+    pub fn parse_generated(path: &Path, text: &str) -> Result<Config> {
+        Config::parse_located(path, text, false)
+    }
+
     /// Parses config text; `path` locates hierarchy files and names errors.
     pub fn parse(path: &Path, text: &str) -> Result<Config> {
+        Config::parse_located(path, text, true)
+    }
+
+    fn parse_located(path: &Path, text: &str, located: bool) -> Result<Config> {
         let mut config: Config = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
             ConfigError::Parse {
@@ -432,63 +500,97 @@ impl Config {
             }
         })?;
         config.path = path.to_owned();
+        if located {
+            config.text = text.to_owned();
+        }
         config.validate()?;
         Ok(config)
     }
 
+    /// `":line:column"` of `keys` in this config's text ([`locate`]).
+    pub fn at(&self, keys: &[TomlKey]) -> String {
+        locate(&self.text, keys)
+    }
+
     fn validate(&self) -> Result<()> {
+        use TomlKey::{Index, Name};
         let path = || self.path.clone();
         self.delimiter()?;
         for (i, c) in self.columns.iter().enumerate() {
+            let at = |key| self.at(&[Name("columns"), Index(i), key]);
             if c.role.is_none() {
                 return Err(ConfigError::NoRole {
                     path: path(),
+                    at: at(Name("name")),
                     name: c.name.clone(),
                 }
                 .into());
             }
-            self.validate_release_keys(c)?;
+            self.validate_release_keys(i, c)?;
             if self.columns[..i].iter().any(|d| d.name == c.name) {
                 return Err(ConfigError::DuplicateColumn {
                     path: path(),
+                    at: at(Name("name")),
                     name: c.name.clone(),
                 }
                 .into());
             }
         }
-        let privacy = |message: String| -> Result<()> {
+        let privacy = |keys: &[TomlKey], message: String| -> Result<()> {
             Err(ConfigError::Privacy {
                 path: path(),
+                at: self.at(keys),
                 message,
             }
             .into())
         };
-        let constraints = self.privacy.constraints.iter().enumerate();
-        let counts = (self.privacy.k.map(|k| ("k".to_owned(), k)).into_iter())
-            .chain(constraints.map(|(i, c)| (format!("constraint {}: k", i + 1), c.k)))
-            .chain(self.privacy.l.map(|l| ("l".to_owned(), l)));
-        for (name, value) in counts {
-            if value == 0 {
-                return privacy(format!("{name} must be at least 1, found 0"));
-            }
+        if let Some(0) = self.privacy.k {
+            return privacy(
+                &[Name("privacy"), Name("k")],
+                "k must be at least 1, found 0".to_owned(),
+            );
+        }
+        if let Some((i, c)) = self
+            .privacy
+            .constraints
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.k == 0)
+        {
+            let keys = [Name("privacy"), Name("constraints"), Index(i), Name("k")];
+            return privacy(
+                &keys,
+                format!("constraint {}: k must be at least 1, found {}", i + 1, c.k),
+            );
+        }
+        if let Some(0) = self.privacy.l {
+            return privacy(
+                &[Name("privacy"), Name("l")],
+                "l must be at least 1, found 0".to_owned(),
+            );
         }
         if let Some(limit) = self.privacy.suppression_limit
             && !(0.0..=1.0).contains(&limit)
         {
-            return Err(ConfigError::Privacy {
-                path: path(),
-                message: format!("suppression_limit: expected a fraction in 0..=1, found {limit}"),
-            }
-            .into());
+            return privacy(
+                &[Name("privacy"), Name("suppression_limit")],
+                format!("suppression_limit: expected a fraction in 0..=1, found {limit}"),
+            );
         }
         Ok(())
     }
 
     /// `allow_derived` names quasi-identifiers of a released non-QI column.
-    fn validate_release_keys(&self, c: &ColumnConfig) -> Result<()> {
+    fn validate_release_keys(&self, i: usize, c: &ColumnConfig) -> Result<()> {
+        let keys = [
+            TomlKey::Name("columns"),
+            TomlKey::Index(i),
+            TomlKey::Name("allow_derived"),
+        ];
         let error = |message: String| -> Result<()> {
             Err(ConfigError::Column {
                 path: self.path.clone(),
+                at: self.at(&keys),
                 name: c.name.clone(),
                 message,
             }
@@ -520,6 +622,7 @@ impl Config {
                     [b] if crate::table::is_delimiter(*b) => Ok(Some(*b)),
                     _ => Err(ConfigError::Delimiter {
                         path: self.path.clone(),
+                        at: self.at(&[TomlKey::Name("input"), TomlKey::Name("delimiter")]),
                         found: d.to_owned(),
                     }
                     .into()),
@@ -671,8 +774,14 @@ mod tests {
             let err = Config::parse(Path::new("c.toml"), &text)
                 .unwrap_err()
                 .to_string();
+            // The line of the key at fault.
+            let at_fault = ["k = 0", "l = 0", "suppression_limit"];
+            let line = 1
+                + (text.lines())
+                    .position(|l| at_fault.iter().any(|f| l.starts_with(f)))
+                    .unwrap();
             assert!(
-                err.starts_with("c.toml: [privacy]: ") && err.contains(expected),
+                err.starts_with(&format!("c.toml:{line}:1: [privacy]: ")) && err.contains(expected),
                 "{err}"
             );
         }

@@ -105,8 +105,10 @@ pub use verify::{
 pub enum ConfigSource {
     /// A TOML file; hierarchy paths are relative to its folder.
     File(PathBuf),
-    /// TOML text in memory; `path` names it in messages and locates the
-    /// hierarchy files (relative to its folder).
+    /// TOML text in memory, written from another form (the Python
+    /// package's dict): `path` names it in messages and locates the
+    /// hierarchy files (relative to its folder); a semantic error names
+    /// its key, not a line of a text the user never saw.
     Text {
         /// Where the text would live: names it, locates its hierarchies.
         path: PathBuf,
@@ -142,7 +144,7 @@ pub fn load_config(source: &ConfigSource, overrides: &Overrides) -> Result<Confi
             ));
         }
         ConfigSource::File(path) => Config::load(path)?,
-        ConfigSource::Text { path, text } => Config::parse(path, text)?,
+        ConfigSource::Text { path, text } => Config::parse_generated(path, text)?,
         ConfigSource::Parsed(config) => config.as_ref().clone(),
     };
     if let Some(a) = &overrides.algorithm {
@@ -316,14 +318,17 @@ pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
 /// `[privacy]` section for the rest.
 fn privacy_model(config: &Config, data: &Dataset) -> Result<PrivacyModel> {
     PrivacyModel::from_config(config, data).map_err(|e| {
+        // The section's header, when the text has one (a flag may give
+        // the values instead).
+        let section = config.at(&[crate::config::TomlKey::Name("privacy")]);
         let place = match e.area() {
             Some(ModelError::KTooLarge { .. }) => data.table.source.display().to_string(),
             // Their messages name the section (`[privacy]: ...`): shown
             // without a location on every other path that reports them.
             Some(ModelError::IncompleteL | ModelError::Models(_)) => {
-                config.path.display().to_string()
+                format!("{}{}", config.path.display(), section)
             }
-            _ => format!("{}: [privacy]", config.path.display()),
+            _ => format!("{}{}: [privacy]", config.path.display(), section),
         };
         Error::Located {
             place,

@@ -373,7 +373,7 @@ fn privacy_k_zero() {
         &adult_csv(),
         &[],
         &[&format!(
-            "{config}: [privacy]: k must be at least 1, found 0"
+            "{config}:61:1: [privacy]: k must be at least 1, found 0"
         )],
     );
     anonymize_fails(

@@ -816,7 +816,7 @@ fn init_never_overwrites_its_input_and_names_each_hierarchy_file_once() {
     ];
     let (code, _, err) = outcome(&karc(&args));
     assert_eq!(code, 0, "{err}");
-    let mut files: Vec<String> = std::fs::read_dir(&hdir)
+    let files: Vec<String> = std::fs::read_dir(&hdir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
