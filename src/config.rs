@@ -234,6 +234,18 @@ pub struct ColumnConfig {
         deserialize_with = "one_or_many"
     )]
     pub allow_derived: Vec<String>,
+    /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
+    /// `pseudonym`; `archive::pseudonym`) rather than left out.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pseudonym: bool,
+    /// This column's pseudonym key file (relative to the config file),
+    /// over the config's `pseudonym_key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pseudonym_key: Option<PathBuf>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Where a column's hierarchy comes from.
@@ -408,6 +420,11 @@ pub struct Config {
     /// The anonymizer.
     #[serde(default)]
     pub algorithm: AlgorithmConfig,
+    /// The pseudonym key file (relative to the config file) of the
+    /// `pseudonym = true` columns without one of their own; none: each pack
+    /// draws a key and seals it (docs/CONFIG.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pseudonym_key: Option<PathBuf>,
     /// The config file, for messages and relative paths.
     #[serde(skip)]
     pub path: PathBuf,
@@ -484,7 +501,8 @@ impl Config {
         Ok(())
     }
 
-    /// `allow_derived` names quasi-identifiers of a released non-QI column.
+    /// `allow_derived` names quasi-identifiers of a released non-QI column;
+    /// `pseudonym` and `pseudonym_key` are an identifier's.
     fn validate_release_keys(&self, c: &ColumnConfig) -> Result<()> {
         let error = |message: String| -> Result<()> {
             Err(ConfigError::Column {
@@ -499,6 +517,14 @@ impl Config {
                 "allow_derived is for a released column that is not a quasi-identifier (role sensitive or insensitive)"
                     .to_owned(),
             );
+        }
+        if (c.pseudonym || c.pseudonym_key.is_some()) && c.role != Some(Role::Identifier) {
+            return error(
+                "pseudonym is for an identifier column: expected role = \"identifier\"".to_owned(),
+            );
+        }
+        if c.pseudonym_key.is_some() && !c.pseudonym {
+            return error("pseudonym_key needs pseudonym = true".to_owned());
         }
         for qi in &c.allow_derived {
             if self.role(qi) != Some(Role::Quasi) {
