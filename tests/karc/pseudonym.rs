@@ -225,6 +225,57 @@ fn pseudonyms_hide_the_identifiers_link_with_a_kept_key_and_restore() {
 }
 
 #[test]
+fn a_stream_pack_gives_the_same_pseudonyms_in_every_row_group() {
+    let (d, _) = setup();
+    let (code, _, err) = d.run(&["keygen", "--pseudonym", "-o", &d.path("pseudonym.key")]);
+    assert_eq!(code, 0, "{err}");
+    d.pack("kept.toml", "a.karc");
+    // A stream reads no table whole: its hierarchies are files.
+    let zips: String = (0..6)
+        .flat_map(|z| (0..3).map(move |r| 10100 + z * 10 + r))
+        .map(|z| format!("{z};{}*;*\n", z / 10))
+        .collect();
+    std::fs::write(d.path("zip.csv"), zips).unwrap();
+    std::fs::write(d.path("sex.csv"), "F;*\nM;*\n").unwrap();
+    let stream = config(Some("pseudonym.key"))
+        .replace("{ mask = 4 }", "\"zip.csv\"")
+        .replace("{ flat = true }", "\"sex.csv\"");
+    std::fs::write(d.path("stream.toml"), stream).unwrap();
+    let (code, _, err) = d.run(&[
+        "pack",
+        "--stream",
+        "-c",
+        &d.path("stream.toml"),
+        "-a",
+        "fads",
+        "-k",
+        "3",
+        "--delay",
+        "20",
+        "--group-rows",
+        "50",
+        &d.path("t.csv"),
+        "-o",
+        &d.path("s.karc"),
+        "--no-encryption",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for name in ["id", "email"] {
+        let mut batch = texts(&d.released("a.karc", name));
+        let mut stream = texts(&d.released("s.karc", name));
+        batch.sort();
+        stream.sort();
+        assert_eq!(batch, stream, "{name}");
+    }
+    let (code, _, err) = d.run(&["restore", &d.path("s.karc"), "-o", &d.path("s.csv")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(d.path("s.csv")).unwrap(),
+        std::fs::read(d.path("t.csv")).unwrap()
+    );
+}
+
+#[test]
 fn a_fresh_key_is_sealed_in_the_private_part_only() {
     let (d, _) = setup();
     d.pack("fresh.toml", "f.karc");
