@@ -306,6 +306,18 @@ pub struct ColumnConfig {
         deserialize_with = "one_or_many"
     )]
     pub allow_derived: Vec<String>,
+    /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
+    /// `pseudonym`; `archive::pseudonym`) rather than left out.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pseudonym: bool,
+    /// This column's pseudonym key file (relative to the config file),
+    /// over the config's `pseudonym_key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pseudonym_key: Option<PathBuf>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Where a column's hierarchy comes from.
@@ -480,6 +492,11 @@ pub struct Config {
     /// The anonymizer.
     #[serde(default)]
     pub algorithm: AlgorithmConfig,
+    /// The pseudonym key file (relative to the config file) of the
+    /// `pseudonym = true` columns without one of their own; none: each pack
+    /// draws a key and seals it (docs/CONFIG.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pseudonym_key: Option<PathBuf>,
     /// The config file, for messages and relative paths.
     #[serde(skip)]
     pub path: PathBuf,
@@ -597,14 +614,15 @@ impl Config {
         Ok(())
     }
 
-    /// `allow_derived` names quasi-identifiers of a released non-QI column.
+    /// `allow_derived` names quasi-identifiers of a released non-QI column;
+    /// `pseudonym` and `pseudonym_key` are an identifier's.
     fn validate_release_keys(&self, i: usize, c: &ColumnConfig) -> Result<()> {
-        let keys = [
-            TomlKey::Name("columns"),
-            TomlKey::Index(i),
-            TomlKey::Name("allow_derived"),
-        ];
-        let error = |message: String| -> Result<()> {
+        let error = |key: &str, message: String| -> Result<()> {
+            let keys = [
+                TomlKey::Name("columns"),
+                TomlKey::Index(i),
+                TomlKey::Name(key),
+            ];
             Err(ConfigError::Column {
                 path: self.path.clone(),
                 at: self.at(&keys),
@@ -615,15 +633,34 @@ impl Config {
         };
         if !c.allow_derived.is_empty() && matches!(c.role, Some(Role::Quasi | Role::Identifier)) {
             return error(
+                "allow_derived",
                 "allow_derived is for a released column that is not a quasi-identifier (role sensitive or insensitive)"
                     .to_owned(),
             );
         }
+        if (c.pseudonym || c.pseudonym_key.is_some()) && c.role != Some(Role::Identifier) {
+            let key = if c.pseudonym {
+                "pseudonym"
+            } else {
+                "pseudonym_key"
+            };
+            return error(
+                key,
+                "pseudonym is for an identifier column: expected role = \"identifier\"".to_owned(),
+            );
+        }
+        if c.pseudonym_key.is_some() && !c.pseudonym {
+            return error(
+                "pseudonym_key",
+                "pseudonym_key needs pseudonym = true".to_owned(),
+            );
+        }
         for qi in &c.allow_derived {
             if self.role(qi) != Some(Role::Quasi) {
-                return error(format!(
-                    "allow_derived: expected the name of a quasi-identifier, found {qi:?}"
-                ));
+                return error(
+                    "allow_derived",
+                    format!("allow_derived: expected the name of a quasi-identifier, found {qi:?}"),
+                );
             }
         }
         Ok(())

@@ -188,6 +188,27 @@ def test_pack_open_restore_dataframe(tmp_path):
     assert k_of_release(release, ["age", "height"], report["suppressed"]) >= 5
 
 
+def test_pack_with_pseudonymized_ids_releases_no_id_and_restores(tmp_path):
+    df = generated(1000)
+    config = dict(GENERATED_CONFIG)
+    config["columns"] = [dict(c, pseudonym=True) if c["name"] == "id" else c for c in GENERATED_CONFIG["columns"]]
+    keys = []
+    for name in ["a.karc", "b.karc"]:
+        out = tmp_path / name
+        karc.pack(df, out, config=config, no_encryption=True)
+        archive = karc.open(out)
+        release = archive.release()
+        ids = release["id"].tolist()
+        assert all(isinstance(p, str) and len(p) == 16 for p in ids)
+        assert len(set(ids)) == len(df)
+        assert not set(ids) & {str(i) for i in df["id"]}
+        assert archive.inspect()["columns"][0]["pseudonym"] is True
+        assert archive.restore().equals(df)
+        keys.append(ids)
+    # No key file: each pack draws its own key, so nothing links the two.
+    assert not set(keys[0]) & set(keys[1])
+
+
 def test_pack_open_restore_pyarrow_table(tmp_path):
     table = pa.Table.from_pandas(generated(3000), preserve_index=False)
     out = tmp_path / "g.karc"

@@ -84,7 +84,8 @@ impl Archive {
         &self.0
     }
 
-    /// The release's columns (identifiers left out), in file order.
+    /// The release's columns (identifiers left out, but for those released
+    /// as pseudonyms), in file order.
     pub fn release(&self) -> Result<Vec<Column>> {
         self.0.release_columns()
     }

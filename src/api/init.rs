@@ -468,6 +468,12 @@ fn write_column(
     );
     let _ = writeln!(config, "name = {}", toml_string(&c.name));
     let _ = writeln!(config, "role = \"{}\"  # {}", c.role, roles::comment(c));
+    if c.role == "identifier" {
+        // Left out of the release unless the publisher asks for pseudonyms.
+        config.push_str(
+            "# pseudonym = true  # release keyed pseudonyms instead of leaving it out (docs/CONFIG.md)\n",
+        );
+    }
     if c.role != "quasi" {
         config.push('\n');
         return Ok(());

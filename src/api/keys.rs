@@ -145,6 +145,12 @@ impl NewIdentity {
     }
 }
 
+/// Makes a new pseudonym key (docs/CONFIG.md `pseudonym_key`) from the
+/// system's randomness: the bytes a key file holds.
+pub fn pseudonym_keygen() -> Result<crate::archive::pseudonym::PseudonymKey> {
+    crate::archive::pseudonym::PseudonymKey::fresh()
+}
+
 /// Makes a new X25519 identity from the system's randomness.
 pub fn keygen() -> NewIdentity {
     use age::secrecy::ExposeSecret;

@@ -80,16 +80,16 @@ pub use archive::{
 };
 pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_rows, model_sets};
 pub use init::{ColumnChoice, InitOptions, InitOutput, Meaning, SAMPLE_ROWS, init, toml_string};
-pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, recipients_of};
+pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, pseudonym_keygen, recipients_of};
 pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
-    GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PublishResult,
-    RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult, StreamPackFigures,
-    StreamResult, VerifyResult, Versioned, format_name, seal_name,
+    GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PseudonymKeygenResult,
+    PublishResult, RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult,
+    StreamPackFigures, StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
 pub use signing::{
     NewSigningKey, PublicKey, Secret, SignOptions, SignatureStatus, Signer, Verified,

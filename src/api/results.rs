@@ -311,6 +311,17 @@ impl Versioned for SigningKeygenResult {
     const SCHEMA: &'static str = "karc.keygen-signing/1";
 }
 
+/// `karc keygen --pseudonym`: a pseudonym key written (never its bytes).
+#[derive(Debug, Clone, Serialize)]
+pub struct PseudonymKeygenResult {
+    /// The key file as named.
+    pub key_file: String,
+}
+
+impl Versioned for PseudonymKeygenResult {
+    const SCHEMA: &'static str = "karc.keygen-pseudonym/1";
+}
+
 /// `karc sign`: an archive signed.
 #[derive(Debug, Clone, Serialize)]
 pub struct SignResult {

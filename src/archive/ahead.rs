@@ -13,7 +13,6 @@ use super::format::{Container, SectionKind};
 use super::jobs::Jobs;
 use super::meta::PublicMeta;
 use crate::codec::{self, CodecError, Purpose};
-use crate::config::Role;
 use crate::table::Column;
 
 /// A column's decoding: its texts for rendering, or why it failed.
@@ -48,7 +47,7 @@ impl<'b> Ahead<'b> {
             .columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| !matches!(c.role, Role::Identifier | Role::Quasi));
+            .filter(|(_, c)| c.has_column_section());
         let sections = (2..kinds.len()).filter(|&i| kinds[i] == Some(SectionKind::Column));
         if released.clone().count() != sections.clone().count() {
             return None;

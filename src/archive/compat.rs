@@ -3,7 +3,7 @@
 //! leaves out of the public part, and their `HIERARCHIES` holds every
 //! hierarchy whole (node numbers are then the full hierarchy's, and the
 //! private part has no `SealedMeta`), and their `PRIVACY_MODELS` names no
-//! t-closeness distance. Everything else reads as in 2.0.
+//! t-closeness distance, and their columns no `pseudonym` flag. Everything else reads as in 2.0.
 
 use serde::Deserialize;
 
@@ -13,6 +13,7 @@ use super::meta::{
     SealedMetrics,
 };
 use super::models::{DefinitionsMeta, DistanceMeta, ModelsClaim};
+use crate::config::{Role, ValueType};
 use crate::privacy::Distance;
 
 /// The major version of the files this module reads.
@@ -24,13 +25,22 @@ pub const MAJOR: u16 = 1;
 struct PublicMetaV1 {
     writer: String,
     rows: u64,
-    columns: Vec<ColumnMeta>,
+    columns: Vec<ColumnMetaV1>,
     qis: Vec<u32>,
     claim: Claim,
     algorithm: AlgorithmMetaV1,
     metrics: MetricsMetaV1,
     dialect: Dialect,
     missing: Vec<String>,
+}
+
+/// A 1.0 column: 2.0's without `pseudonym` (1.0 released no identifier).
+#[derive(Deserialize)]
+struct ColumnMetaV1 {
+    name: String,
+    role: Role,
+    value_type: ValueType,
+    hierarchy: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -67,7 +77,15 @@ pub fn meta_from_bytes(bytes: &[u8]) -> Result<(PublicMeta, SealedMetrics), Stri
     let public = PublicMeta {
         writer: v1.writer,
         rows: v1.rows,
-        columns: v1.columns,
+        columns: (v1.columns.into_iter())
+            .map(|c| ColumnMeta {
+                name: c.name,
+                role: c.role,
+                value_type: c.value_type,
+                hierarchy: c.hierarchy,
+                pseudonym: false,
+            })
+            .collect(),
         qis: v1.qis,
         claim: v1.claim,
         algorithm: AlgorithmMeta {

@@ -58,6 +58,7 @@ pub fn columns_and_hierarchies<'a>(
             name,
             role,
             value_type,
+            pseudonym: false,
             hierarchy: hierarchy.map(|h| {
                 hierarchies.push(HierarchyRecord::from_hierarchy(h));
                 hierarchies.len() as u32 - 1
@@ -78,6 +79,28 @@ pub struct ColumnMeta {
     pub value_type: ValueType,
     /// Index into the `HIERARCHIES` section, for QIs that have one.
     pub hierarchy: Option<u32>,
+    /// An identifier released as keyed pseudonyms (a `COLUMN` section of
+    /// them; the originals stay in the private part): `spec/FORMAT.md` §5.
+    pub pseudonym: bool,
+}
+
+impl ColumnMeta {
+    /// Whether the release shows this column as a `COLUMN` section: every
+    /// column but a QI (its classes) and an identifier that is not
+    /// pseudonymized.
+    pub fn has_column_section(&self) -> bool {
+        match self.role {
+            Role::Quasi => false,
+            Role::Identifier => self.pseudonym,
+            Role::Sensitive | Role::Insensitive => true,
+        }
+    }
+
+    /// Whether the release shows this column at all (a QI's classes or a
+    /// `COLUMN` section).
+    pub fn is_released(&self) -> bool {
+        self.role != Role::Identifier || self.pseudonym
+    }
 }
 
 /// One k-anonymity constraint: classes over `qis` (positions in

@@ -37,6 +37,7 @@ pub mod parts;
 pub(crate) mod pipeline;
 mod private_part;
 pub(crate) mod pruning;
+pub mod pseudonym;
 pub mod reader;
 pub mod seal;
 pub mod sealed;

@@ -32,6 +32,7 @@ use super::meta::{
 };
 use super::models::ModelsClaim;
 use super::pruning::{PublicHierarchies, UsedNodes};
+use super::pseudonym::Pseudonyms;
 use super::seal::{self, Seal};
 use super::signature::{self, Signer};
 use super::spool::{PrivateStream, Spool, Summed};
@@ -95,6 +96,8 @@ pub struct GroupWriter {
     checks: Option<Vec<u8>>,
     /// The hierarchy nodes the groups' released QI columns use.
     used: UsedNodes,
+    /// The identifier columns released as pseudonyms, and their keys.
+    pseudonyms: Pseudonyms,
 }
 
 /// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
@@ -168,6 +171,7 @@ impl GroupWriter {
             models: None,
             checks: None,
             used: UsedNodes::default(),
+            pseudonyms: Pseudonyms::default(),
         })
     }
 
@@ -188,6 +192,12 @@ impl GroupWriter {
         self.checks = Some(meta::to_bytes(checks));
     }
 
+    /// Records the identifier columns released as pseudonyms: each group's
+    /// `COLUMN` section of them, `META`'s flags and the sealed fresh keys.
+    pub fn pseudonyms(&mut self, pseudonyms: Pseudonyms) {
+        self.pseudonyms = pseudonyms;
+    }
+
     /// Codes `group` and appends it: its public sections to the body, its
     /// private part to the private stream.
     pub fn write_group(&mut self, group: &Group<'_>) -> Result<()> {
@@ -200,6 +210,7 @@ impl GroupWriter {
         let coded = code_group(
             group,
             &self.roles,
+            &self.pseudonyms,
             self.mode,
             padding,
             self.overlap,
@@ -312,6 +323,11 @@ impl GroupWriter {
             self.group_rows.iter().sum::<u64>(),
             "META.rows is the rows of the groups written"
         );
+        let mut public = public.clone();
+        for (c, _) in &self.pseudonyms.keys {
+            public.columns[*c].pseudonym = true;
+        }
+        let public = &public;
         let too_large = |e| Error::Options(format!("{}: {e}", self.name.display()));
         let hierarchies = PublicHierarchies::prune(public, whole, &self.used).map_err(too_large)?;
         if hierarchies.renumbered() {
@@ -327,6 +343,7 @@ impl GroupWriter {
             arrow_schema: arrow
                 .as_ref()
                 .map_or_else(Vec::new, |a| a.sealed_schema.clone()),
+            pseudonym_keys: self.pseudonyms.sealed(),
         });
         let mut head = vec![
             (
@@ -491,6 +508,7 @@ struct Coded {
 fn code_group(
     group: &Group<'_>,
     roles: &[Role],
+    pseudonyms: &Pseudonyms,
     mode: DiffMode,
     padding: Vec<Padding>,
     overlap: bool,
@@ -507,7 +525,9 @@ fn code_group(
     // them from the classes.
     let originals = || codec::encode_originals(mode, group.qis, group.released);
     if !overlap {
-        public_sections(group, roles, &mut |kind, bytes| body.push(kind, &bytes))?;
+        public_sections(group, roles, pseudonyms, &mut |kind, bytes| {
+            body.push(kind, &bytes)
+        })?;
         let (layout, crc) = side();
         let originals = originals();
         return Ok(Coded {
@@ -524,7 +544,7 @@ fn code_group(
                 public.push((kind, bytes));
                 Ok(())
             };
-            public_sections(group, roles, &mut keep).map(|()| public)
+            public_sections(group, roles, pseudonyms, &mut keep).map(|()| public)
         });
         let originals = originals();
         let public = public
@@ -544,10 +564,12 @@ fn code_group(
 }
 
 /// Hands a group's public sections to `sink` as they are coded: its QI
-/// classes, then each released column that is not a QI, in column order.
+/// classes, then each released column that is not a QI, in column order
+/// (a pseudonymized identifier as its pseudonyms).
 fn public_sections(
     group: &Group<'_>,
     roles: &[Role],
+    pseudonyms: &Pseudonyms,
     sink: &mut dyn FnMut(SectionKind, Vec<u8>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let classes = ReleasedClasses::from_columns(group.released);
@@ -557,9 +579,14 @@ fn public_sections(
     );
     sink(SectionKind::QiClasses, codec::encode_classes(&classes))?;
     drop(classes);
-    for (column, role) in group.table.columns.iter().zip(roles) {
-        if !matches!(role, Role::Identifier | Role::Quasi) {
-            sink(SectionKind::Column, codec::encode_plain(column))?;
+    for (i, (column, role)) in group.table.columns.iter().zip(roles).enumerate() {
+        match (role, pseudonyms.key(i)) {
+            (Role::Quasi, _) | (Role::Identifier, None) => {}
+            (Role::Identifier, Some(key)) => {
+                let shown = key.pseudonymize(column, &pseudonyms.missing);
+                sink(SectionKind::Column, codec::encode_plain(&shown))?;
+            }
+            _ => sink(SectionKind::Column, codec::encode_plain(column))?,
         }
     }
     Ok(())

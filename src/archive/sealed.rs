@@ -45,4 +45,8 @@ pub struct SealedMeta {
     /// input was CSV or its schema had none.
     #[serde(with = "serde_bytes")]
     pub arrow_schema: Vec<u8>,
+    /// The pseudonym keys drawn for this pack (column index, key), which
+    /// only the private part may hold; a key read from a publisher's key
+    /// file is not kept (`archive::pseudonym`).
+    pub pseudonym_keys: Vec<(u32, [u8; 32])>,
 }

@@ -22,6 +22,7 @@ use super::meta::{
     SealedMetrics,
 };
 use super::pipeline::{Group, GroupWriter, Scratch};
+use super::pseudonym::Pseudonyms;
 use super::seal::Seal;
 use super::signature::Signer;
 use crate::cell::Cell;
@@ -229,6 +230,7 @@ pub fn pack_stream(
     let (roles, trim) = (&stream.schema().roles, stream.schema().trim);
     let scratch = Scratch::Beside(output);
     let mut writer = GroupWriter::new(options.mode, options.seal, roles, trim, scratch, false)?;
+    writer.pseudonyms(Pseudonyms::of_config(config, &names, false)?);
     let mut run = Run::new(stream.schema().qis.len());
     let mut next = Some((first, first_table));
     while let Some((bytes, table)) = next.take() {

@@ -11,6 +11,7 @@ use super::meta::{
 };
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
+use super::pseudonym::Pseudonyms;
 use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
@@ -151,6 +152,11 @@ fn pack_group(
         Scratch::Memory,
         true,
     )?;
+    let names: Vec<String> = (data.table.columns.iter())
+        .map(|c| c.name.clone())
+        .collect();
+    let shared = hierarchies == Hierarchies::Configured;
+    writer.pseudonyms(Pseudonyms::of_config(a.config, &names, shared)?);
     writer.write_group(&Group {
         bytes: original,
         table: &data.table,

@@ -787,6 +787,15 @@ const INVALID: &[(&str, Step, Expect)] = &[
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section.ends_with("(column checks)") && detail.contains("not ascending released columns"))
     }),
+    ("meta_pseudonym_not_identifier.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section == "section 0 (metadata)" && detail.contains("\"note\" is flagged as pseudonyms but is not an identifier"))
+    }),
+    (
+        "pseudonym_column_missing.karc",
+        Step::Open,
+        |e| matches!(e, ArchiveError::Corrupt { detail, .. } if detail.contains("expected 2 column sections")),
+    ),
     ("private_digest_mismatch.karc", Step::Restore, |e| {
         matches!(e, ArchiveError::RestoreChecksum { .. })
     }),

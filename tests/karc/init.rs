@@ -461,6 +461,15 @@ fn init_proposes_the_demographics_and_flags_identifiers_in_any_column_order() {
         let roles = roles_in(&config);
         assert_eq!(with_role(&roles, "quasi"), demographics, "{config}");
         assert_eq!(with_role(&roles, "identifier"), identifiers, "{config}");
+        // Each identifier's table offers pseudonyms, commented out.
+        let offered = "\n# pseudonym = true  # release keyed pseudonyms instead of leaving it out";
+        assert_eq!(
+            config.matches(offered).count(),
+            identifiers.len(),
+            "{config}"
+        );
+        let uncommented = config.replace("# pseudonym = true", "pseudonym = true");
+        karc::config::Config::parse(Path::new("config.toml"), &uncommented).unwrap();
         assert_eq!(with_role(&roles, "insensitive"), measurements, "{config}");
         let comment = |name: &str| &roles.iter().find(|(n, _, _)| n == name).unwrap().2;
         assert!(

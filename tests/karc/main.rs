@@ -30,6 +30,7 @@ mod newcomer;
 mod partitioning;
 mod parts;
 mod pipeline;
+mod pseudonym;
 mod public_bytes;
 mod robust;
 mod signed;

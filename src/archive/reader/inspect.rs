@@ -119,6 +119,7 @@ impl Archive {
                 ColumnInfo {
                     name: c.name.clone(),
                     role: c.role,
+                    pseudonym: c.pseudonym,
                     public_bytes: public,
                     private_bytes: private,
                     hierarchy_public_nodes: public_nodes.map(|n| n as u64),
@@ -253,6 +254,9 @@ pub struct ColumnInfo {
     pub name: String,
     /// Its role.
     pub role: Role,
+    /// An identifier released as keyed pseudonyms (its `COLUMN` section
+    /// holds them; the originals are in the private part).
+    pub pseudonym: bool,
     /// Bytes in the public part (its blob, or its share of the classes).
     pub public_bytes: u64,
     /// Bytes in the private part (needs the key when sealed).

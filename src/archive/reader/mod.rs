@@ -590,6 +590,12 @@ fn validate_meta(m: &PublicMeta) -> std::result::Result<(), String> {
             c.name
         ));
     }
+    if let Some(c) = (m.columns.iter()).find(|c| c.pseudonym && c.role != Role::Identifier) {
+        return Err(format!(
+            "column {:?} is flagged as pseudonyms but is not an identifier",
+            c.name
+        ));
+    }
     if m.claim.constraints.is_empty() {
         return Err("the claim has no constraint".to_owned());
     }

@@ -4,11 +4,11 @@
 use super::*;
 
 impl Archive {
-    /// Every released column (identifiers left out), in file order.
+    /// Every released column (identifiers left out, but for those released
+    /// as pseudonyms), in file order.
     pub fn release_columns(&self) -> Result<Vec<Column>> {
-        let released = || {
-            (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].role != Role::Identifier)
-        };
+        let released =
+            || (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].is_released());
         let qi = |i: usize| self.meta.qis.iter().position(|&c| c as usize == i);
         // The other columns first: their blobs hold (or count) every row, so
         // a forged row count fails there before a QI of one class is made
@@ -51,17 +51,17 @@ impl Archive {
     pub fn release_batch(&self) -> Result<RecordBatch> {
         let columns = self.release_columns()?;
         let layout = self.arrow_schema.as_ref().map(|schema| {
-            let qis: Vec<&str> = self
-                .meta
-                .qis
-                .iter()
-                .map(|&c| self.meta.columns[c as usize].name.as_str())
+            // The QIs' labels and the pseudonyms are texts whatever the
+            // input's types.
+            let texts: Vec<&str> = (self.meta.columns.iter())
+                .filter(|c| c.role == Role::Quasi || c.pseudonym)
+                .map(|c| c.name.as_str())
                 .collect();
             ArrowLayout {
                 schema: schema.clone(),
                 extras: None,
             }
-            .release(&qis)
+            .release(&texts)
         });
         crate::arrow::to_arrow(&columns, layout.as_ref())
     }

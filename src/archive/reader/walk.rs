@@ -41,7 +41,7 @@ impl RowGroups {
         // at most one private section, last; unknown skippable sections
         // anywhere.
         let released_columns: Vec<usize> = (0..meta.columns.len())
-            .filter(|&i| !matches!(meta.columns[i].role, Role::Identifier | Role::Quasi))
+            .filter(|&i| meta.columns[i].has_column_section())
             .collect();
         let known: Vec<usize> = (2..kinds.len()).filter(|&i| kinds[i].is_some()).collect();
         let mut walk = known.iter().copied().peekable();

@@ -445,12 +445,16 @@ pub struct KeygenArgs {
     #[arg(long, requires = "output")]
     pub force: bool,
     /// Print the public keys of this identity file's identities instead.
-    #[arg(short = 'y', value_name = "FILE", conflicts_with_all = ["output", "force", "signing"])]
+    #[arg(short = 'y', value_name = "FILE", conflicts_with_all = ["output", "force", "signing", "pseudonym"])]
     pub recipients_of: Option<PathBuf>,
     /// Make a signing key instead (minisign's formats): the secret key to -o FILE (readable by its
     /// owner only), the public key to FILE.pub, and the public key's line to standard output.
     #[arg(long, requires = "output")]
     pub signing: bool,
+    /// Make a pseudonym key instead (32 random bytes for a config's pseudonym_key) to -o FILE
+    /// (readable by its owner only): releases packed with it give a person the same pseudonym.
+    #[arg(long, requires = "output", conflicts_with = "signing")]
+    pub pseudonym: bool,
     /// With --signing: protect the secret key with a passphrase asked on the terminal (typed twice).
     #[arg(
         long,

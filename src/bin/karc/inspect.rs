@@ -66,7 +66,10 @@ fn print_text(i: &Inspection) {
         println!(
             "{:<24} {:<12} {:>12} {:>12}",
             shown(&c.name),
-            format!("{:?}", c.role).to_lowercase(),
+            match c.pseudonym {
+                true => "pseudonym".to_owned(),
+                false => format!("{:?}", c.role).to_lowercase(),
+            },
             c.public_bytes,
             opt(c.private_bytes)
         );

@@ -63,6 +63,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => generate::completions(args, json),
         Command::Man(args) => generate::man(args, json),
         Command::Keygen(args) if args.signing => sign::keygen(args, json),
+        Command::Keygen(args) if args.pseudonym => keys::pseudonym_keygen(args, json),
         Command::Keygen(args) => keys::keygen(args, json),
         Command::Sign(args) => sign::run(args, json),
         Command::Init(args) => init::run(args, json),

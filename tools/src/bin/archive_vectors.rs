@@ -417,6 +417,18 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write(&invalid, "column_checks_malformed.karc", &checks[1])?;
     signed_vectors(root, &plain)?;
 
+    // Pseudonymized identifiers (spec/FORMAT.md §5): `id` released as
+    // pseudonyms under the test key `keys/pseudonym.key`, and two files
+    // whose META flags a column the file cannot hold as pseudonyms.
+    let pseudonyms = pseudonym_vectors(&config, &csv, &keys, &plain)?;
+    write(&valid, "pseudonym_small.karc", &pseudonyms[0])?;
+    write(
+        &invalid,
+        "meta_pseudonym_not_identifier.karc",
+        &pseudonyms[1],
+    )?;
+    write(&invalid, "pseudonym_column_missing.karc", &pseudonyms[2])?;
+
     eprintln!("wrote the vectors under {}", root.display());
     Ok(())
 }
@@ -613,6 +625,45 @@ fn column_checks_vectors(
     s[i].1 = meta::to_bytes(&checks);
     rebind(&mut s);
     Ok([valid, reassemble(&s)])
+}
+
+/// `small.csv` packed (unsealed) with `id` released as pseudonyms under
+/// `keys/pseudonym.key` (the test key bytes 0, 1, …, 31, public: never use
+/// it for data); `plain` (no pseudonyms) with `note`, a sensitive column,
+/// flagged as pseudonyms; and `plain` with `id` flagged, whose file has no
+/// `COLUMN` section for it.
+fn pseudonym_vectors(
+    config: &Config,
+    csv: &Path,
+    keys: &Path,
+    plain: &[u8],
+) -> Result<[Vec<u8>; 3], Box<dyn std::error::Error>> {
+    let key: Vec<u8> = (0..32).collect();
+    std::fs::write(keys.join("pseudonym.key"), key)?;
+    let mut config = config.clone();
+    let id = (config.columns.iter_mut())
+        .find(|c| c.name == "id")
+        .ok_or("small.toml has id")?;
+    id.pseudonym = true;
+    id.pseudonym_key = Some(PathBuf::from("../keys/pseudonym.key"));
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+    };
+    let valid = writer::pack_file(&config, csv, &options)?;
+    let flagged = |column: &str| -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+        let mut s = sections_of(plain);
+        let i = at(&s, SectionKind::Meta);
+        let mut public = meta::meta_from_bytes(&s[i].1)?;
+        (public.columns.iter_mut())
+            .find(|c| c.name == column)
+            .ok_or("small.toml has the column")?
+            .pseudonym = true;
+        s[i].1 = meta::meta_to_bytes(&public)?;
+        rebind(&mut s);
+        Ok(reassemble(&s))
+    };
+    Ok([valid, flagged("note")?, flagged("id")?])
 }
 
 /// The golden digests of the writer's output on Adult, relative to the

@@ -92,6 +92,7 @@ fn meta_of(columns: usize, adult: &PublicMeta, rng: &mut ChaCha8Rng) -> PublicMe
                 ValueType::Categorical,
             ][i % 3],
             hierarchy: (i % 4 == 0).then_some(i as u32 / 4),
+            pseudonym: false,
         })
         .collect();
     m.qis = (0..columns as u32).step_by(4).collect();
