@@ -10,6 +10,10 @@ use crate::table::CsvOptions;
 pub use crate::table::ValueType;
 use crate::{Error, Result};
 
+mod locate;
+use locate::{SourceText, line_col};
+pub use locate::{TomlKey, locate};
+
 /// What is wrong with a config, or with how it fits the table.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -137,68 +141,6 @@ pub enum ConfigError {
 }
 
 impl crate::error::AreaError for ConfigError {}
-
-/// A config's source text, kept to locate errors: not part of what the
-/// config means, so two configs equal whatever text they came from.
-#[derive(Clone, Default)]
-struct SourceText(String);
-
-impl PartialEq for SourceText {
-    fn eq(&self, _: &SourceText) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for SourceText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} bytes of TOML", self.0.len())
-    }
-}
-
-/// A step into a config's TOML document: a key, or an entry of an array
-/// (`[[columns]]`).
-#[derive(Debug, Clone, Copy)]
-pub enum TomlKey<'a> {
-    /// A key of a table.
-    Name(&'a str),
-    /// An entry of an array.
-    Index(usize),
-}
-
-/// `":line:column"` (1-based) of the last of `keys` in `text`, for an error
-/// found after parsing (semantic: a k of 0, an unknown column); empty when
-/// the key is not in the text (a value given by a flag or a default).
-pub fn locate(text: &str, keys: &[TomlKey]) -> String {
-    use toml::de::{DeTable, DeValue};
-    let Ok(doc) = DeTable::parse(text) else {
-        return String::new();
-    };
-    let mut table = Some(doc.get_ref());
-    let mut array: Option<&[toml::Spanned<DeValue>]> = None;
-    let mut span = None;
-    for key in keys {
-        let value = match *key {
-            TomlKey::Name(name) => table
-                .and_then(|t| t.iter().find(|(k, _)| k.get_ref() == name))
-                .map(|(k, v)| {
-                    span = Some(k.span());
-                    v
-                }),
-            TomlKey::Index(i) => array
-                .and_then(|a| a.get(i))
-                .inspect(|v| span = Some(v.span())),
-        };
-        let Some(value) = value else {
-            return String::new();
-        };
-        table = value.get_ref().as_table();
-        array = value.get_ref().as_array().map(|a| &a[..]);
-    }
-    span.map_or_else(String::new, |s| {
-        let (line, column) = line_col(text, s.start);
-        format!(":{line}:{column}")
-    })
-}
 
 /// What a column is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -725,17 +667,6 @@ impl Config {
             .find(|c| c.name == name)
             .and_then(|c| c.role)
     }
-}
-
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.len(), |i| before.len() - i - 1)
-        + 1;
-    (line, column)
 }
 
 #[cfg(test)]

@@ -30,31 +30,7 @@ pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
         hierarchies_dir,
     };
     let output = karc::api::init(&args.input, &options)?;
-    let mut targets: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = &args.hierarchies_dir {
-        targets.extend(output.hierarchies.iter().map(|(f, _)| dir.join(f)));
-    }
-    if !to_stdout {
-        targets.push(args.output.clone());
-    }
-    // Never the input, even with --force (a link to it included), as
-    // every other command refuses.
-    let outputs: Vec<Output> = (targets.iter())
-        .map(|t| Output::new(t, Access::Public))
-        .collect::<Result<_, _>>()?;
-    crate::files::refuse_overwriting(
-        std::slice::from_ref(&args.input),
-        &outputs.iter().map(Some).collect::<Vec<_>>(),
-    )?;
-    if !args.force
-        && let Some(existing) = targets.iter().find(|t| t.exists())
-    {
-        return Err(Error::Options(format!(
-            "{}: the file exists: give --force to replace it",
-            existing.display()
-        ))
-        .into());
-    }
+    check_targets(&args, &output, to_stdout)?;
     if let Some(dir) = &args.hierarchies_dir {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         for (file, text) in &output.hierarchies {
@@ -99,6 +75,38 @@ pub fn run(args: InitArgs, json: Json) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses to write onto the input (a link to it included, even with
+/// --force, as every other command refuses) or, without --force, onto an
+/// existing file: the config and each hierarchy file.
+fn check_targets(args: &InitArgs, output: &InitOutput, to_stdout: bool) -> anyhow::Result<()> {
+    let mut targets: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = &args.hierarchies_dir {
+        targets.extend(output.hierarchies.iter().map(|(f, _)| dir.join(f)));
+    }
+    if !to_stdout {
+        targets.push(args.output.clone());
+    }
+    // Never the input, even with --force (a link to it included), as
+    // every other command refuses.
+    let outputs: Vec<Output> = (targets.iter())
+        .map(|t| Output::new(t, Access::Public))
+        .collect::<Result<_, _>>()?;
+    crate::files::refuse_overwriting(
+        std::slice::from_ref(&args.input),
+        &outputs.iter().map(Some).collect::<Vec<_>>(),
+    )?;
+    if !args.force
+        && let Some(existing) = targets.iter().find(|t| t.exists())
+    {
+        return Err(Error::Options(format!(
+            "{}: the file exists: give --force to replace it",
+            existing.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// `path` as seen from directory `base` (both as given, relative to the
