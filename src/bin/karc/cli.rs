@@ -45,8 +45,7 @@ fn recursive_cl(text: &str) -> Result<(f64, usize), String> {
     Ok((c, l))
 }
 
-/// The privacy models beyond k, on the `--sensitive` columns (README,
-/// "Privacy models").
+/// The privacy models beyond k, on the `--sensitive` columns (docs/MODELS.md).
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// A sensitive column (repeatable): every model is measured, and must hold, on each. verify
