@@ -15,7 +15,10 @@ const PHRASES: &[(&str, &str)] = &[
         "give --passphrase (asked on the terminal), --passphrase-file or --passphrase-env",
         "give passphrase=",
     ),
-    ("give --passphrase-file (or type it when asked)", "give its passphrase="),
+    (
+        "give --passphrase-file (or type it when asked)",
+        "give its passphrase=",
+    ),
     (
         "say how to seal the private part: --recipient / --recipients-file, a passphrase",
         "say how to seal the private part: recipients= / recipients_files=, passphrase=",

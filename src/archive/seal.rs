@@ -68,7 +68,8 @@ pub fn parse_recipient(text: &str, which: &str) -> Result<age::x25519::Recipient
 /// Reads a recipients file: one `age1...` per line, `#` comments and
 /// blank lines ignored (age's format).
 pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, ArchiveError> {
-    let text = std::fs::read_to_string(path).map_err(|e| key_file_error(path, KeyFile::Recipients, e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| key_file_error(path, KeyFile::Recipients, e))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -89,7 +90,8 @@ pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, 
 /// Reads an identity file (`AGE-SECRET-KEY-1...` lines, as `age-keygen`
 /// writes them).
 pub fn read_identity_file(path: &Path) -> Result<Key, ArchiveError> {
-    let file = std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Identities, e))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Identities, e))?;
     let identities = age::IdentityFile::from_buffer(std::io::BufReader::new(file))
         .map_err(|e| key_error(path, format!("not an age identity file: {e}")))?
         .into_identities()
@@ -102,7 +104,8 @@ pub fn read_identity_file(path: &Path) -> Result<Key, ArchiveError> {
 
 /// Reads a passphrase: the file's first line, without its line ending.
 pub fn read_passphrase_file(path: &Path) -> Result<SecretString, ArchiveError> {
-    let file = std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Passphrase, e))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Passphrase, e))?;
     let mut line = String::new();
     std::io::BufReader::new(file)
         .read_line(&mut line)
@@ -137,18 +140,28 @@ pub fn key_file_error(path: &Path, want: KeyFile, e: std::io::Error) -> ArchiveE
     let secret = text.to_ascii_uppercase().starts_with("AGE-SECRET-KEY-");
     let public = text.starts_with("age1") && !path.exists();
     let message = match (want, secret, public) {
-        (KeyFile::Identities, false, true) => "this is a public key (age1...), not an identity \
+        (KeyFile::Identities, false, true) => {
+            "this is a public key (age1...), not an identity \
             file: give the file holding its secret key (AGE-SECRET-KEY-1..., as `karc keygen -o \
-            FILE` writes it); a public key only seals (`-r age1...`)",
-        (KeyFile::Recipients, false, true) => "this is a public key (age1...), not a file of \
-            them: give it with `-r age1...`, or `-R FILE` for a file of such lines",
-        (KeyFile::Passphrase, false, true) => "this is a public key (age1...), not a \
-            passphrase file: a public key seals with `-r age1...`",
-        (KeyFile::Identities, true, _) => "this is a secret key itself, not its file: put it in \
-            a file readable by you only (as `karc keygen -o FILE` writes one) and give that file",
-        (_, true, _) => "this is a secret key (AGE-SECRET-KEY-1...), not a file: keep it for \
+            FILE` writes it); a public key only seals (`-r age1...`)"
+        }
+        (KeyFile::Recipients, false, true) => {
+            "this is a public key (age1...), not a file of \
+            them: give it with `-r age1...`, or `-R FILE` for a file of such lines"
+        }
+        (KeyFile::Passphrase, false, true) => {
+            "this is a public key (age1...), not a \
+            passphrase file: a public key seals with `-r age1...`"
+        }
+        (KeyFile::Identities, true, _) => {
+            "this is a secret key itself, not its file: put it in \
+            a file readable by you only (as `karc keygen -o FILE` writes one) and give that file"
+        }
+        (_, true, _) => {
+            "this is a secret key (AGE-SECRET-KEY-1...), not a file: keep it for \
             restoring (`-i FILE`), and seal with its public key (`-r age1...`, as `karc keygen -y \
-            FILE` prints it)",
+            FILE` prints it)"
+        }
         _ => return key_error(path, e.to_string()),
     };
     let shown = if secret {

@@ -603,17 +603,31 @@ fn completions_offer_the_values_of_named_flags() {
     assert_eq!(code, 0, "{err}");
     let offered = |flag: &str| -> Vec<String> {
         let case = format!("                {flag})\n");
-        let at = bash.find(&case).unwrap_or_else(|| panic!("no case for {flag}"));
+        let at = bash
+            .find(&case)
+            .unwrap_or_else(|| panic!("no case for {flag}"));
         let line = bash[at + case.len()..].lines().next().unwrap();
         assert!(line.contains("compgen -W"), "{flag}: {line}");
-        line.split('"').nth(1).unwrap().split(' ').map(str::to_owned).collect()
+        line.split('"')
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .map(str::to_owned)
+            .collect()
     };
     let modes = offered("--mode");
     for m in ["per-value-rans", "context", "per-value", "paper"] {
         assert!(modes.iter().any(|o| o == m), "--mode: {modes:?}");
     }
     let algorithms = offered("-a");
-    for a in ["datafly", "mondrian", "incognito", "topdown", "fads", "castle"] {
+    for a in [
+        "datafly",
+        "mondrian",
+        "incognito",
+        "topdown",
+        "fads",
+        "castle",
+    ] {
         assert!(algorithms.iter().any(|o| o == a), "-a: {algorithms:?}");
     }
     assert!(offered("--algorithms").iter().any(|o| o == "all"));

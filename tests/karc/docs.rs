@@ -85,7 +85,9 @@ fn transcripts(text: &str) -> Vec<Step> {
     }
     for step in &mut steps {
         if let Some(last) = step.expected.last()
-            && let Some(code) = last.strip_prefix("(exit ").and_then(|c| c.strip_suffix(')'))
+            && let Some(code) = last
+                .strip_prefix("(exit ")
+                .and_then(|c| c.strip_suffix(')'))
         {
             step.status = code.parse().expect("(exit N)");
             step.expected.pop();
@@ -118,10 +120,9 @@ fn matches(expected: &str, actual: &str) -> bool {
 /// and standard output through one pipe, in the order they were written).
 fn run(step: &Step, dir: &Path) -> (i32, Vec<String>) {
     let karc = Path::new(env!("CARGO_BIN_EXE_karc"));
-    let path = std::env::join_paths(
-        std::iter::once(karc.parent().unwrap().to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(karc.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     let output = Command::new("sh")
         .arg("-c")
@@ -177,7 +178,11 @@ fn every_transcript_in_the_readme_and_docs_prints_what_it_quotes() {
             checked += 1;
             let same = status == step.status
                 && actual.len() == step.expected.len()
-                && step.expected.iter().zip(&actual).all(|(e, a)| matches(e, a));
+                && step
+                    .expected
+                    .iter()
+                    .zip(&actual)
+                    .all(|(e, a)| matches(e, a));
             if same {
                 continue;
             }

@@ -669,7 +669,9 @@ fn restore_export_and_publish_replace_a_file_only_with_force() {
         let (code, _, err) = outcome(&karc(&command));
         assert_eq!(code, 2, "{command:?}: {err}");
         assert!(
-            err.contains(&format!("{target}: the file exists: give --force to replace it")),
+            err.contains(&format!(
+                "{target}: the file exists: give --force to replace it"
+            )),
             "{command:?}: {err}"
         );
         assert_eq!(std::fs::read(&existing).unwrap(), b"kept\n", "{command:?}");

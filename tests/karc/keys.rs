@@ -287,7 +287,14 @@ fn a_key_given_where_its_file_goes_is_named_as_such() {
             "AGE-SECRET-KEY-(not shown): this is a secret key itself, not its file",
         ),
         (
-            vec!["restore", &archive, "-o", &out, "--passphrase-file", &recipient],
+            vec![
+                "restore",
+                &archive,
+                "-o",
+                &out,
+                "--passphrase-file",
+                &recipient,
+            ],
             "this is a public key (age1...), not a passphrase file",
         ),
     ];

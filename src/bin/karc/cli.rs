@@ -227,7 +227,10 @@ impl Known {
     /// The stream algorithms.
     fn stream_algorithms() -> Known {
         use karc::api::stream::StreamAlgorithm;
-        Known(vec![StreamAlgorithm::Fads.name(), StreamAlgorithm::Castle.name()])
+        Known(vec![
+            StreamAlgorithm::Fads.name(),
+            StreamAlgorithm::Castle.name(),
+        ])
     }
 
     /// The batch algorithms and `all` (`compare`).
