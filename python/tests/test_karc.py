@@ -358,7 +358,7 @@ def test_seal_must_be_said_once(tmp_path):
 
 
 def test_not_a_table():
-    with pytest.raises(karc.BadInputError, match="expected a pandas DataFrame, a pyarrow Table or a file):
+    with pytest.raises(karc.BadInputError, match="expected a pandas DataFrame, a pyarrow Table or a file"):
         karc.anonymize([1, 2, 3], config=ADULT_TOML)
 
 
