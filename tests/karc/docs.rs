@@ -154,6 +154,7 @@ fn blessed(step: &Step, status: i32, actual: &[String]) -> Vec<String> {
     out
 }
 
+#[cfg(unix)]
 #[test]
 fn every_transcript_in_the_readme_and_docs_prints_what_it_quotes() {
     let bless = std::env::var_os("KARC_BLESS_DOCS").is_some();
