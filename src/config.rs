@@ -356,8 +356,7 @@ pub struct PrivacyConfig {
     pub sensitive: Vec<String>,
     /// Distinct l-diversity.
     pub l: Option<usize>,
-    // The models beyond distinct l, each as its flag names it (README,
-    // "Privacy models").
+    // The models beyond distinct l, each as its flag names it (docs/MODELS.md).
     /// Entropy l-diversity.
     pub entropy_l: Option<f64>,
     /// Recursive (c, l)-diversity as `[C, L]`.

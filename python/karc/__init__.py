@@ -17,26 +17,33 @@ pyarrow Tables, the same kind as given, through Arrow.
     True
 
 Errors are :class:`KarcError` (subclasses :class:`BadInputError`,
-:class:`CheckFailedError`, :class:`WrongKeyError`) with the command line's
-message and exit code.
+:class:`CheckFailedError`, :class:`WrongKeyError`), their messages naming
+this API's arguments, each with the command line's ``exit_code``.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+import contextlib as _contextlib
+import json as _json
+import math as _math
+import os as _os
+import warnings as _warnings
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-import pyarrow as pa
+import pyarrow as _pa
 
 from . import _karc
 from ._karc import BadInputError, CheckFailedError, KarcError, WrongKeyError
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     import pandas
 
+#: The package's version (the wheel's, as ``pip show karc`` gives it).
+__version__: str = _karc.__version__
+
 __all__ = [
+    "__version__",
     "Archive",
     "BadInputError",
     "CheckFailedError",
@@ -53,16 +60,22 @@ __all__ = [
 ]
 
 #: A table: a pyarrow Table or a pandas DataFrame.
-TableLike = Union["pandas.DataFrame", pa.Table]
-T = TypeVar("T", "pandas.DataFrame", pa.Table)
-#: A config: a TOML file's path, or the same content as a dict.
-ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
-PathLike = Union[str, "os.PathLike[str]"]
+TableLike = Union["pandas.DataFrame", "_pa.Table"]
+T = TypeVar("T", "pandas.DataFrame", "_pa.Table")
+#: A config: a TOML file's path, TOML text (as :func:`init` returns it), or
+#: the same content as a dict.
+ConfigLike = Union[str, "_os.PathLike[str]", Mapping[str, Any]]
+PathLike = Union[str, "_os.PathLike[str]"]
+
+
+def __dir__() -> List[str]:
+    """The API only (``dir(karc)``), not the modules and helpers it uses."""
+    return sorted(__all__)
 
 
 def _non_finite(value: Any, where: str) -> Optional[str]:
     """The key path of the first NaN or infinite number in a config dict."""
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, float) and not _math.isfinite(value):
         return f"{where}: expected a finite number, found {value}"
     if isinstance(value, Mapping):
         items = value.items()
@@ -78,21 +91,34 @@ def _non_finite(value: Any, where: str) -> Optional[str]:
     return None
 
 
+def _is_toml_text(config: str) -> bool:
+    """Whether a ``config=`` string is TOML text rather than a file's path:
+    it spans lines (as :func:`init`'s drafts do), or it holds a ``key = value``
+    and no file has that name."""
+    return "\n" in config or ("=" in config and not _os.path.exists(config))
+
+
 def _config_args(config: ConfigLike) -> Dict[str, Any]:
     if isinstance(config, Mapping):
         # TOML has no NaN a config could mean; JSON would write `NaN`, which
-        # the reader then refused at a column of its own text (issue 32).
+        # the reader then refused at a column of its own text.
         bad = _non_finite(config, "")
         if bad:
             raise BadInputError(f"config: {bad}")
-        return {"config_json": json.dumps(config)}
-    if isinstance(config, (str, os.PathLike)):
-        return {"config_path": os.fspath(config)}
-    raise BadInputError(f"config: expected a TOML file's path or a dict, found {type(config).__name__}")
+        return {"config_json": _json.dumps(config)}
+    if isinstance(config, str) and _is_toml_text(config):
+        # One JSON string: the native module reads it as TOML text, its errors
+        # located at their line and column in it.
+        return {"config_json": _json.dumps(config)}
+    if isinstance(config, (str, _os.PathLike)):
+        return {"config_path": _os.fspath(config)}
+    raise BadInputError(
+        f"config: expected a TOML file's path, TOML text or a dict, found {type(config).__name__}"
+    )
 
 
 def _is_path(value: Any) -> bool:
-    return isinstance(value, (str, os.PathLike))
+    return isinstance(value, (str, _os.PathLike))
 
 
 def _is_pandas(table: Any) -> bool:
@@ -104,22 +130,39 @@ def _is_pandas(table: Any) -> bool:
 _KIND = b"karc.python.kind"
 
 
-def _to_arrow(table: TableLike, mark: bool = False) -> pa.Table:
+def _to_arrow(table: TableLike, mark: bool = False) -> _pa.Table:
     """A pyarrow Table of a DataFrame (its index kept in the schema's pandas
     metadata; marked as a DataFrame when ``mark``)."""
-    if isinstance(table, pa.Table):
+    if isinstance(table, _pa.Table):
         return table
     if _is_pandas(table):
         # Columns converted on every core: a DataFrame of Python strings
         # converts about twice as fast on two.
-        arrow = pa.Table.from_pandas(table, nthreads=os.cpu_count())
+        arrow = _pa.Table.from_pandas(table, nthreads=_os.cpu_count())
         if mark:
             arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _KIND: b"pandas"})
         return arrow
-    raise BadInputError(f"expected a pandas DataFrame or a pyarrow Table, found {type(table).__name__}")
+    raise BadInputError(
+        f"table: expected a pandas DataFrame, a pyarrow Table or a file's path, found {type(table).__name__}"
+    )
 
 
-def _unmarked(table: pa.Table) -> TableLike:
+@_contextlib.contextmanager
+def _given(table: Any) -> Iterator[None]:
+    """Names a DataFrame a DataFrame in karc's messages: the native module
+    sees every table in memory as the Arrow table it was converted to."""
+    try:
+        yield
+    except KarcError as e:
+        message = str(e)
+        if not _is_pandas(table) or "Arrow table" not in message:
+            raise
+        renamed = type(e)(message.replace("Arrow table", "DataFrame"))
+        renamed.exit_code = e.exit_code
+        raise renamed from None
+
+
+def _unmarked(table: _pa.Table) -> TableLike:
     """A table from an archive as the kind packed: a DataFrame when marked."""
     metadata = dict(table.schema.metadata or {})
     if metadata.pop(_KIND, None) is None:
@@ -127,12 +170,12 @@ def _unmarked(table: pa.Table) -> TableLike:
     return table.replace_schema_metadata(metadata).to_pandas()
 
 
-def _source(table: Union[TableLike, PathLike], mark: bool = False) -> Union[str, pa.Table]:
+def _source(table: Union[TableLike, PathLike], mark: bool = False) -> Union[str, _pa.Table]:
     """What the native module reads: a file's path, or a pyarrow Table."""
-    return os.fspath(table) if _is_path(table) else _to_arrow(table, mark)
+    return _os.fspath(table) if _is_path(table) else _to_arrow(table, mark)
 
 
-def _like(result: pa.Table, given: Any) -> TableLike:
+def _like(result: _pa.Table, given: Any) -> TableLike:
     """``result`` as the kind of table ``given`` was."""
     return result.to_pandas() if _is_pandas(given) else result
 
@@ -145,18 +188,20 @@ def anonymize(
     *,
     seed: Optional[int] = None,
     suppression_limit: Optional[float] = None,
-) -> Tuple[Union[T, pa.Table], Dict[str, Any]]:
+) -> Tuple[Union[T, _pa.Table], Dict[str, Any]]:
     """Anonymize a table; returns ``(release, report)``.
 
     ``table`` is a pandas DataFrame or a pyarrow Table (the release is the
     same kind), or a CSV, Parquet or Arrow IPC file's path (the release is a
-    pyarrow Table; a CSV file's cells as text). ``config`` is a TOML file's path or a dict of the same content;
+    pyarrow Table; a CSV file's cells as text). ``config`` is a TOML file's path,
+    TOML text (as :func:`init` returns it) or a dict of the same content;
     ``k``, ``algorithm``, ``seed`` and ``suppression_limit`` override it as the
     command line's flags do. The report is the ``--report-json`` dict.
     """
     overrides = dict(k=k, algorithm=algorithm, seed=seed, suppression_limit=suppression_limit)
-    release, report = _karc.anonymize(_source(table), **_config_args(config), **overrides)
-    return _like(release, table), json.loads(report)
+    with _given(table):
+        release, report = _karc.anonymize(_source(table), **_config_args(config), **overrides)
+    return _like(release, table), _json.loads(report)
 
 
 def _seal_args(
@@ -174,7 +219,7 @@ def _seal_args(
         )
     return dict(
         recipients=list(recipients or []),
-        recipients_files=[os.fspath(f) for f in recipients_files or []],
+        recipients_files=[_os.fspath(f) for f in recipients_files or []],
         passphrase=passphrase,
         work_factor=work_factor,
         no_encryption=no_encryption,
@@ -218,10 +263,11 @@ def pack(
         seed=seed,
         suppression_limit=suppression_limit,
         mode=mode,
-        sign=None if sign is None else os.fspath(sign),
+        sign=None if sign is None else _os.fspath(sign),
         sign_passphrase=sign_passphrase,
     )
-    return json.loads(_karc.pack(_source(table, mark=True), os.fspath(output), **args))
+    with _given(table):
+        return _json.loads(_karc.pack(_source(table, mark=True), _os.fspath(output), **args))
 
 
 def sign(
@@ -239,25 +285,25 @@ def sign(
     instead (default ``path + ".minisig"``), which ``minisign -Vm`` checks.
     Returns the trusted comment signed.
     """
-    out = None if output is None else os.fspath(output)
-    return _karc.sign_file(os.fspath(path), os.fspath(key), passphrase, out, detached)
+    out = None if output is None else _os.fspath(output)
+    return _karc.sign_file(_os.fspath(path), _os.fspath(key), passphrase, out, detached)
 
 
 def _signers(signer: Union[str, PathLike, Sequence[Union[str, PathLike]], None]) -> List[str]:
     if signer is None:
         return []
-    if isinstance(signer, (str, os.PathLike)):
-        return [os.fspath(signer)]
-    return [os.fspath(s) for s in signer]
+    if isinstance(signer, (str, _os.PathLike)):
+        return [_os.fspath(signer)]
+    return [_os.fspath(s) for s in signer]
 
 
 def _key_args(identity: Union[PathLike, Sequence[PathLike], None], passphrase: Optional[str]) -> Dict[str, Any]:
     if identity is None:
         identities: List[str] = []
     elif _is_path(identity):
-        identities = [os.fspath(identity)]
+        identities = [_os.fspath(identity)]
     else:
-        identities = [os.fspath(i) for i in identity]
+        identities = [_os.fspath(i) for i in identity]
     return dict(identities=identities, passphrase=passphrase)
 
 
@@ -265,12 +311,12 @@ class Archive:
     """An opened ``.karc`` file, its integrity and privacy claim checked."""
 
     def __init__(self, path: PathLike, *, no_privacy_check: bool = False) -> None:
-        self._archive = _karc.Archive(os.fspath(path), no_privacy_check)
+        self._archive = _karc.Archive(_os.fspath(path), no_privacy_check)
 
     @property
     def path(self) -> str:
         """The file's path."""
-        return os.fspath(self._archive.path)
+        return _os.fspath(self._archive.path)
 
     def release(self) -> TableLike:
         """The release: a DataFrame or a pyarrow Table, as the packed table was."""
@@ -299,13 +345,13 @@ class Archive:
         or a list of them: a valid signature by one of them must cover the
         whole file, else :class:`CheckFailedError`.
         """
-        return json.loads(self._archive.verify(_signers(signer)))
+        return _json.loads(self._archive.verify(_signers(signer)))
 
     def inspect(
         self, identity: Union[PathLike, Sequence[PathLike], None] = None, *, passphrase: Optional[str] = None
     ) -> Dict[str, Any]:
         """Sections, sizes per part and column, claim, algorithm and metrics (a key adds private sizes)."""
-        return json.loads(self._archive.inspect(**_key_args(identity, passphrase)))
+        return _json.loads(self._archive.inspect(**_key_args(identity, passphrase)))
 
     def __repr__(self) -> str:
         return f"karc.Archive({self.path!r})"
@@ -375,10 +421,11 @@ def verify(
         constraints=[(list(c), int(n)) for c, n in constraints],
         suppressed=suppressed,
         sensitive=list(sensitive or ()),
-        models=json.dumps(models),
+        models=_json.dumps(models),
     )
     missing = None if missing is None else list(missing)
-    report = json.loads(_karc.verify(_source(table), delimiter=delimiter, missing=missing, **args))
+    with _given(table):
+        report = _json.loads(_karc.verify(_source(table), delimiter=delimiter, missing=missing, **args))
     models_hold = all(c["holds"] for c in (report.get("models") or {}).get("checks", []))
     report["holds"] = all(c["holds"] for c in report["constraints"]) and models_hold
     return report
@@ -390,13 +437,14 @@ def compare(
     *,
     algorithms: Sequence[str] = (),
     ks: Sequence[int] = (),
-    modes: Sequence[str] = (),
+    mode: Union[str, Sequence[str]] = (),
     baselines: bool = False,
     repeats: int = 1,
     seed: Optional[int] = None,
     suppression_limit: Optional[float] = None,
     models: Sequence[str] = (),
     sensitive: Sequence[str] = (),
+    modes: Optional[Sequence[str]] = None,
 ) -> "pandas.DataFrame":
     """Sizes and times of karc against zip (and zstd, xz with ``baselines``), one row
     per algorithm, k and mode, as ``karc compare`` measures; a table is measured as
@@ -409,24 +457,36 @@ def compare(
     (the algorithm's message, else None), ``precision``, ``ncp``, ``ncp_kaylode``,
     ``glm``, ``dm``, ``cavg``, ``ncp_increase``, ``glm_increase``, ``suppressed`` and
     ``anonymize_ms`` (NaN where refused). ``sensitive`` names the columns the models
-    hold on (default: the config's)."""
+    hold on (default: the config's).
+
+    ``mode`` is the private part's difference coding, as ``karc compare --mode``:
+    one name, a comma-separated string or a list (default: every mode).
+    ``modes=`` is its former name, deprecated."""
     import pandas
 
-    rows = json.loads(
-        _karc.compare(
-            _source(table),
-            **_config_args(config),
-            seed=seed,
-            suppression_limit=suppression_limit,
-            algorithms=list(algorithms),
-            ks=[int(k) for k in ks],
-            modes=list(modes),
-            baselines=baselines,
-            repeats=repeats,
-            models=list(models),
-            sensitive=list(sensitive),
+    if modes is not None:
+        _warnings.warn("compare(modes=...) is deprecated: use mode=", DeprecationWarning, stacklevel=2)
+        if mode:
+            raise BadInputError("compare: give mode= (modes= is its deprecated name), not both")
+        mode = modes
+    if isinstance(mode, str):
+        mode = [m for m in mode.split(",") if m]
+    with _given(table):
+        rows = _json.loads(
+            _karc.compare(
+                _source(table),
+                **_config_args(config),
+                seed=seed,
+                suppression_limit=suppression_limit,
+                algorithms=list(algorithms),
+                ks=[int(k) for k in ks],
+                modes=list(mode),
+                baselines=baselines,
+                repeats=repeats,
+                models=list(models),
+                sensitive=list(sensitive),
+            )
         )
-    )
     if models:
         names = ("precision", "ncp", "ncp_kaylode", "glm", "dm", "cavg")
         for row in rows:
@@ -473,17 +533,17 @@ def keygen(
     if signing and pseudonym:
         raise BadInputError("keygen: signing=True and pseudonym=True make different keys: choose one")
     if signing:
-        return _karc.signing_keygen(os.fspath(path), force, passphrase)
+        return _karc.signing_keygen(_os.fspath(path), force, passphrase)
     if passphrase is not None:
-        raise BadInputError("keygen: passphrase applies to a signing key (signing=True)")
+        raise BadInputError("keygen: passphrase= applies to a signing key (signing=True)")
     if pseudonym:
-        _karc.pseudonym_keygen(os.fspath(path), force)
+        _karc.pseudonym_keygen(_os.fspath(path), force)
         return None
-    return _karc.keygen(os.fspath(path), force)
+    return _karc.keygen(_os.fspath(path), force)
 
 
 def init(
-    table: PathLike,
+    table: Union[TableLike, PathLike],
     *,
     qi: Optional[Sequence[str]] = None,
     sensitive: Optional[str] = None,
@@ -491,12 +551,13 @@ def init(
     k: int = 5,
     explain: bool = False,
 ) -> Union[str, Tuple[str, List[Dict[str, Any]]]]:
-    """Draft a commented config (TOML text) for the CSV, Parquet or Arrow file ``table``.
+    """Draft a commented config (TOML text) for a table: a pandas DataFrame,
+    a pyarrow Table, or a CSV, Parquet or Arrow IPC file's path.
 
     As ``karc init``: the delimiter, header, types and roles are sniffed
     (or ``qi`` and ``sensitive`` given) and each quasi-identifier gets a
-    hierarchy built from its values, so the text packs as it is once written
-    to a file: ``pack(table, out, config=path, ...)``. Quasi-identifiers are
+    hierarchy built from its values, so the text packs as it is:
+    ``pack(table, out, config=text, ...)``, or written to a file first. Quasi-identifiers are
     picked by what the column names and values say an adversary knows, then
     by ARX's distinction and separation; identifiers are flagged. With
     ``explain=True``, returns ``(config, columns)``: the ranking as
@@ -505,7 +566,10 @@ def init(
     ``rank``, ``joint_distinction``, ``joint_separation``; docs/JSON.md).
     See docs/CONFIG.md.
     """
-    config, columns = _karc.init(os.fspath(table), list(qi or []), sensitive, l, k)
+    with _given(table):
+        config, columns = _karc.init(_source(table), list(qi or []), sensitive, l, k)
+    if _is_pandas(table):
+        config = config.replace("# karc config for Arrow table ", "# karc config for DataFrame ", 1)
     if explain:
-        return config, json.loads(columns)
+        return config, _json.loads(columns)
     return config

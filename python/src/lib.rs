@@ -6,15 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
+use karc::api::ArchiveError;
+use karc::api::DiffMode;
+use karc::api::table_from_arrow;
 use karc::api::{
     self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, TableInput,
     VerifyOptions,
 };
-use karc::api::ArchiveError;
-use karc::api::table_from_arrow;
-use karc::api::DiffMode;
-use karc::api::{Config, SuppressionPolicy};
 use karc::api::{Access, Input, Output, input_name, refuse_same_files};
+use karc::api::{Config, SuppressionPolicy};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -23,6 +23,7 @@ use pyo3::types::PyBytes;
 mod signing;
 mod spark;
 mod tables;
+mod terms;
 use arrow_pyarrow::{PyArrowType, Table as PyTable};
 
 create_exception!(
@@ -67,10 +68,11 @@ fn is_key_error(err: &karc::api::Error) -> bool {
     }
 }
 
-/// The library's error as the Python exception of its kind, with the
-/// command line's message and exit code.
+/// The library's error as the Python exception of its kind, with its
+/// message in Python's terms (arguments, not flags) and the command line's
+/// exit code.
 fn to_py(err: karc::api::Error) -> PyErr {
-    let message = karc::api::message(&err);
+    let message = terms::python_terms(&karc::api::message(&err));
     let code = err.exit_code();
     let py_err = if is_key_error(&err) {
         WrongKeyError::new_err(message)
@@ -87,12 +89,15 @@ fn to_py(err: karc::api::Error) -> PyErr {
 }
 
 /// Runs `work` without the GIL, its error as a Python exception.
-fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::api::Result<T> + Send) -> PyResult<T> {
+fn detached<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> karc::api::Result<T> + Send,
+) -> PyResult<T> {
     py.detach(work).map_err(to_py)
 }
 
-/// The config from a path or from JSON text (a Python dict), with the
-/// overrides.
+/// The config from a path or from JSON (a Python dict, or TOML text as
+/// one JSON string: what `karc.init()` returns), with the overrides.
 fn config(
     path: Option<PathBuf>,
     json: Option<String>,
@@ -100,20 +105,31 @@ fn config(
 ) -> karc::api::Result<Config> {
     let source = match (path, json) {
         (Some(path), None) => ConfigSource::File(path),
-        (None, Some(json)) => ConfigSource::Text {
-            path: PathBuf::from("<config dict>"),
-            text: toml_of_json(&json)?,
-        },
-        _ => return Err(options("give config: a TOML file's path or a dict")),
+        (None, Some(json)) => config_text(&json)?,
+        _ => {
+            return Err(options(
+                "give config: a TOML file's path, TOML text or a dict",
+            ));
+        }
     };
     api::load_config(&source, overrides)
 }
 
-/// A config dict (as JSON) written as TOML.
-fn toml_of_json(json: &str) -> karc::api::Result<String> {
+/// A config given as JSON: a string is TOML text (its errors located in
+/// it, as for a file), an object a dict (written as TOML for the parser).
+fn config_text(json: &str) -> karc::api::Result<ConfigSource> {
+    if let Ok(text) = serde_json::from_str::<String>(json) {
+        return Ok(ConfigSource::Text {
+            path: PathBuf::from("<config text>"),
+            text,
+        });
+    }
     let table: toml::Table = serde_json::from_str(json)
         .map_err(|e| options(&format!("<config dict>: not a TOML table: {e}")))?;
-    toml::to_string(&table).map_err(|e| options(&format!("<config dict>: {e}")))
+    Ok(ConfigSource::Text {
+        path: PathBuf::from("<config dict>"),
+        text: toml::to_string(&table).map_err(|e| options(&format!("<config dict>: {e}")))?,
+    })
 }
 
 fn options(message: &str) -> karc::api::Error {
@@ -435,8 +451,7 @@ fn verify_options(
         .map_err(|e| options(&format!("suppressed: {e}")))?;
     // The models as the package's wrapper gives them: JSON of privacy::Models.
     let models: karc::api::Models = match models {
-        Some(json) => serde_json::from_str(&json)
-            .map_err(|e| options(&format!("models: {e}")))?,
+        Some(json) => serde_json::from_str(&json).map_err(|e| options(&format!("models: {e}")))?,
         None => Default::default(),
     };
     Ok(VerifyOptions {
@@ -579,14 +594,15 @@ fn pseudonym_keygen(path: PathBuf, force: bool) -> PyResult<()> {
     api::pseudonym_keygen(&path, force, "force=True").map_err(to_py)
 }
 
-/// The config `karc init` drafts for the table at `path` (TOML text, with
-/// inline hierarchy builders), and its ranking of the columns as JSON text
-/// (the `columns` of `karc init --json`).
+/// The config `karc init` drafts for a table (a file's path, or a pyarrow
+/// Table: a DataFrame arrives as one) as TOML text with inline hierarchy
+/// builders, and its ranking of the columns as JSON text (the `columns`
+/// of `karc init --json`).
 #[pyfunction]
-#[pyo3(signature = (path, qi = Vec::new(), sensitive = None, l = None, k = 5))]
+#[pyo3(signature = (source, qi = Vec::new(), sensitive = None, l = None, k = 5))]
 fn init(
     py: Python<'_>,
-    path: PathBuf,
+    source: Source,
     qi: Vec<String>,
     sensitive: Option<String>,
     l: Option<usize>,
@@ -600,7 +616,8 @@ fn init(
         hierarchies_dir: None,
     };
     detached(py, move || {
-        let output = api::init(&path, &options)?;
+        let (name, input) = source.input()?;
+        let output = api::init_input(&name, &input, &options)?;
         Ok((output.config, json(&output.columns)?))
     })
 }
@@ -608,6 +625,13 @@ fn init(
 #[pymodule]
 fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Every karc error has an exit code, the command line's for its kind,
+    // also one raised by the package's Python half (an instance's own,
+    // set by `to_py`, overrides it).
+    py.get_type::<KarcError>().setattr("exit_code", 2)?;
+    py.get_type::<BadInputError>().setattr("exit_code", 2)?;
+    py.get_type::<CheckFailedError>().setattr("exit_code", 1)?;
     m.add("KarcError", py.get_type::<KarcError>())?;
     m.add("BadInputError", py.get_type::<BadInputError>())?;
     m.add("CheckFailedError", py.get_type::<CheckFailedError>())?;

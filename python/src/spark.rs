@@ -207,14 +207,18 @@ fn merge_parts(
                 classes,
             })
             .collect();
-        let totals = totals.map(|(suppression_budget, classes, squares, suppressed)| Totals {
-            suppression_budget,
-            suppressed,
-            classes,
-            squares,
-        });
+        let totals = totals.map(
+            |(suppression_budget, classes, squares, suppressed)| Totals {
+                suppression_budget,
+                suppressed,
+                classes,
+                squares,
+            },
+        );
         let merged = match &totals {
-            Some(t) => distributed::merge_recoded_parts(&parts, &identity, &seal, &output, &params, t)?,
+            Some(t) => {
+                distributed::merge_recoded_parts(&parts, &identity, &seal, &output, &params, t)?
+            }
             None => distributed::merge_parts(&parts, &identity, &seal, &output, &params)?,
         };
         json(&merged)

@@ -261,7 +261,7 @@ def test_verify_csv_path(tmp_path):
 
 
 def test_compare_gives_a_dataframe():
-    rows = karc.compare(ADULT_CSV, config=ADULT_TOML, algorithms=["datafly"], ks=[5, 10], modes=["per-value-rans"])
+    rows = karc.compare(ADULT_CSV, config=ADULT_TOML, algorithms=["datafly"], ks=[5, 10], mode="per-value-rans")
     assert isinstance(rows, pd.DataFrame)
     assert list(rows["k"]) == [5, 10]
     assert (rows["total_bytes"] < rows["zip_original_bytes"]).all()
@@ -358,7 +358,7 @@ def test_seal_must_be_said_once(tmp_path):
 
 
 def test_not_a_table():
-    with pytest.raises(karc.BadInputError, match="expected a pandas DataFrame or a pyarrow Table"):
+    with pytest.raises(karc.BadInputError, match="expected a pandas DataFrame, a pyarrow Table or a file"):
         karc.anonymize([1, 2, 3], config=ADULT_TOML)
 
 

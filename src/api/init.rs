@@ -125,7 +125,17 @@ pub struct ColumnChoice {
 
 /// The config (and hierarchy files) for the table at `input`.
 pub fn init(input: &Path, options: &InitOptions) -> Result<InitOutput> {
-    let table_input = TableInput::open(input)?;
+    init_input(input, &TableInput::open(input)?, options)
+}
+
+/// The config (and hierarchy files) for a table already read (a file, or
+/// an Arrow table in memory as [`super::arrow_input`] gives it), named
+/// `input` in messages and in the config's opening comment.
+pub fn init_input(
+    input: &Path,
+    table_input: &TableInput,
+    options: &InitOptions,
+) -> Result<InitOutput> {
     let arrow = table_input.arrow.is_some();
     let bytes = &table_input.csv;
     let delimiter = if arrow { b',' } else { detect_delimiter(bytes) };

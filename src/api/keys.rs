@@ -186,14 +186,16 @@ pub fn keygen() -> NewIdentity {
 }
 
 /// The public keys (`age1...`) of the X25519 identities in an identity
-/// file, as `age-keygen -y` prints them. The file's secret keys are never
+/// file, as `karc keygen -y` (and `age-keygen -y`) prints them. The file's secret keys are never
 /// part of a message.
 pub fn recipients_of(path: &std::path::Path) -> Result<Vec<String>> {
     let key_error = |message: String| crate::archive::ArchiveError::Key {
         path: path.to_owned(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| key_error(e.to_string()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        crate::archive::seal::key_file_error(path, crate::archive::seal::KeyFile::Identities, e)
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -80,7 +80,9 @@ pub use archive::{
     Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
 };
 pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_rows, model_sets};
-pub use init::{ColumnChoice, InitOptions, InitOutput, Meaning, SAMPLE_ROWS, init, toml_string};
+pub use init::{
+    ColumnChoice, InitOptions, InitOutput, Meaning, SAMPLE_ROWS, init, init_input, toml_string,
+};
 pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, pseudonym_keygen, recipients_of};
 pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
@@ -252,6 +254,12 @@ impl Anonymized {
         };
         to_arrow(&columns, Some(&layout))
     }
+}
+
+/// The names of the batch algorithms (`[algorithm] name`, `--algorithm`),
+/// in the order help texts list them: what a shell completes.
+pub fn algorithm_names() -> Vec<&'static str> {
+    Algorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
 /// Refuses an unknown algorithm (before any table is read).

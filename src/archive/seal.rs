@@ -53,7 +53,7 @@ pub fn parse_recipient(text: &str, which: &str) -> Result<age::x25519::Recipient
     age::x25519::Recipient::from_str(text).map_err(|e| {
         let message = if text.to_ascii_uppercase().starts_with("AGE-SECRET-KEY-") {
             "this is a secret key (AGE-SECRET-KEY-1...), not a recipient: give its public key \
-             (age1..., as `age-keygen -y` prints it), and keep the secret key for restoring"
+             (age1..., as `karc keygen -y FILE` prints it), and keep the secret key for restoring"
                 .to_owned()
         } else {
             format!("expected an X25519 recipient (age1...): {e}")
@@ -68,7 +68,8 @@ pub fn parse_recipient(text: &str, which: &str) -> Result<age::x25519::Recipient
 /// Reads a recipients file: one `age1...` per line, `#` comments and
 /// blank lines ignored (age's format).
 pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, ArchiveError> {
-    let text = std::fs::read_to_string(path).map_err(|e| key_error(path, e.to_string()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| key_file_error(path, KeyFile::Recipients, e))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -89,7 +90,8 @@ pub fn read_recipients_file(path: &Path) -> Result<Vec<age::x25519::Recipient>, 
 /// Reads an identity file (`AGE-SECRET-KEY-1...` lines, as `age-keygen`
 /// writes them).
 pub fn read_identity_file(path: &Path) -> Result<Key, ArchiveError> {
-    let file = std::fs::File::open(path).map_err(|e| key_error(path, e.to_string()))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Identities, e))?;
     let identities = age::IdentityFile::from_buffer(std::io::BufReader::new(file))
         .map_err(|e| key_error(path, format!("not an age identity file: {e}")))?
         .into_identities()
@@ -102,7 +104,8 @@ pub fn read_identity_file(path: &Path) -> Result<Key, ArchiveError> {
 
 /// Reads a passphrase: the file's first line, without its line ending.
 pub fn read_passphrase_file(path: &Path) -> Result<SecretString, ArchiveError> {
-    let file = std::fs::File::open(path).map_err(|e| key_error(path, e.to_string()))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| key_file_error(path, KeyFile::Passphrase, e))?;
     let mut line = String::new();
     std::io::BufReader::new(file)
         .read_line(&mut line)
@@ -115,6 +118,58 @@ pub fn read_passphrase_file(path: &Path) -> Result<SecretString, ArchiveError> {
         ));
     }
     Ok(SecretString::from(pass.to_owned()))
+}
+
+/// Which key file a command asked for, to tell a key given in its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFile {
+    /// A file of `age1...` public keys (`-R`).
+    Recipients,
+    /// A file of `AGE-SECRET-KEY-1...` identities (`-i`, `keygen -y`).
+    Identities,
+    /// A file holding a passphrase.
+    Passphrase,
+}
+
+/// The error of a key file that cannot be opened. A key typed where its
+/// file's name goes (`-i age1...`, `-R age1...`, `-i AGE-SECRET-KEY-1...`)
+/// is named as such instead of "No such file or directory", and a secret
+/// key given so is never echoed.
+pub fn key_file_error(path: &Path, want: KeyFile, e: std::io::Error) -> ArchiveError {
+    let text = path.to_string_lossy();
+    let secret = text.to_ascii_uppercase().starts_with("AGE-SECRET-KEY-");
+    let public = text.starts_with("age1") && !path.exists();
+    let message = match (want, secret, public) {
+        (KeyFile::Identities, false, true) => {
+            "this is a public key (age1...), not an identity \
+            file: give the file holding its secret key (AGE-SECRET-KEY-1..., as `karc keygen -o \
+            FILE` writes it); a public key only seals (`-r age1...`)"
+        }
+        (KeyFile::Recipients, false, true) => {
+            "this is a public key (age1...), not a file of \
+            them: give it with `-r age1...`, or `-R FILE` for a file of such lines"
+        }
+        (KeyFile::Passphrase, false, true) => {
+            "this is a public key (age1...), not a \
+            passphrase file: a public key seals with `-r age1...`"
+        }
+        (KeyFile::Identities, true, _) => {
+            "this is a secret key itself, not its file: put it in \
+            a file readable by you only (as `karc keygen -o FILE` writes one) and give that file"
+        }
+        (_, true, _) => {
+            "this is a secret key (AGE-SECRET-KEY-1...), not a file: keep it for \
+            restoring (`-i FILE`), and seal with its public key (`-r age1...`, as `karc keygen -y \
+            FILE` prints it)"
+        }
+        _ => return key_error(path, e.to_string()),
+    };
+    let shown = if secret {
+        PathBuf::from("AGE-SECRET-KEY-(not shown)")
+    } else {
+        path.to_owned()
+    };
+    key_error(&shown, message.to_owned())
 }
 
 fn key_error(path: &Path, message: String) -> ArchiveError {

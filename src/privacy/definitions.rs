@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Whose definitions the values follow where pyCANON and the literature
-/// differ (see README, "Privacy models").
+/// differ (see docs/MODELS.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Definitions {

@@ -239,7 +239,8 @@ fn parquet_and_ipc_inputs_restore_to_equal_tables() {
         ok(&pack(config, i, a));
         for output in ["out.parquet", "out.arrow", "out.ipc"] {
             let out = dir.path().join(output);
-            ok(&["restore", a, "-o", out.to_str().unwrap()]);
+            // Each input of the loop restores to the same names.
+            ok(&["restore", a, "-o", out.to_str().unwrap(), "--force"]);
             assert_same_table(&held, &read_arrow(&out));
         }
         // The NaN that is not the canonical one keeps its bits.
@@ -251,7 +252,7 @@ fn parquet_and_ipc_inputs_restore_to_equal_tables() {
         assert_eq!(score.value(5).to_bits(), ODD_NAN);
         // To CSV: the canonical CSV of the texts, which reads back as them.
         let csv = dir.path().join("out.csv");
-        ok(&["restore", a, "-o", csv.to_str().unwrap()]);
+        ok(&["restore", a, "-o", csv.to_str().unwrap(), "--force"]);
         let text = std::fs::read_to_string(&csv).unwrap();
         assert!(
             text.starts_with(

@@ -83,18 +83,21 @@ impl Place {
                 &self.path("r.csv"),
                 "-i",
                 &key,
+                "--force",
             ]),
             "export" => strings(&[
                 "export",
                 &valid("plain_small.karc"),
                 "-o",
                 &self.path("e.csv"),
+                "--force",
             ]),
             "publish" => strings(&[
                 "publish",
                 &valid("plain_small.karc"),
                 "-o",
                 &self.path("p.karc"),
+                "--force",
             ]),
             "inspect" => strings(&["inspect", &valid("plain_small.karc")]),
             "verify" => strings(&[
@@ -204,6 +207,7 @@ impl Place {
                     &valid("sealed_small_passphrase.karc"),
                     "-o",
                     &self.path("r.csv"),
+                    "--force",
                 ]);
                 strings(&[flag, &pass])
             }
@@ -588,4 +592,58 @@ fn completions_and_man_cover_every_command() {
     let pack = std::fs::read_to_string(Path::new(&place.path("man")).join("karc-pack.1")).unwrap();
     assert!(pack.starts_with(".ie") || pack.contains(".TH"), "{pack}");
     assert!(pack.contains("recipient"), "karc-pack.1 lists pack's flags");
+}
+
+/// Completions offer the values of the flags that take one of a few names
+/// (the algorithms, the difference modes, the claim's policies), not file
+/// names.
+#[test]
+fn completions_offer_the_values_of_named_flags() {
+    let (code, bash, err) = outcome(&karc(&["completions", "bash"]));
+    assert_eq!(code, 0, "{err}");
+    let offered = |flag: &str| -> Vec<String> {
+        let case = format!("                {flag})\n");
+        let at = bash
+            .find(&case)
+            .unwrap_or_else(|| panic!("no case for {flag}"));
+        let line = bash[at + case.len()..].lines().next().unwrap();
+        assert!(line.contains("compgen -W"), "{flag}: {line}");
+        line.split('"')
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .map(str::to_owned)
+            .collect()
+    };
+    let modes = offered("--mode");
+    for m in ["per-value-rans", "context", "per-value", "paper"] {
+        assert!(modes.iter().any(|o| o == m), "--mode: {modes:?}");
+    }
+    let algorithms = offered("-a");
+    for a in [
+        "datafly",
+        "mondrian",
+        "incognito",
+        "topdown",
+        "fads",
+        "castle",
+    ] {
+        assert!(algorithms.iter().any(|o| o == a), "-a: {algorithms:?}");
+    }
+    assert!(offered("--algorithms").iter().any(|o| o == "all"));
+    assert_eq!(offered("--suppressed"), ["mask", "strict"]);
+    assert_eq!(offered("--definitions"), ["pycanon", "literature"]);
+    // karc still checks an algorithm itself, naming what it knows.
+    let (code, _, err) = outcome(&karc(&[
+        "anonymize",
+        "-c",
+        "fixtures/arx-toy/test.toml",
+        "fixtures/arx-toy/test.csv",
+        "-o",
+        "-",
+        "-a",
+        "zip",
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown algorithm \"zip\""), "{err}");
 }

@@ -649,3 +649,40 @@ fn verify_says_what_a_file_is_that_is_not_karc() {
         "{err}"
     );
 }
+
+/// `restore`, `export` and `publish` refuse to replace an existing regular
+/// file without `--force`, as `init` and `keygen` do, leaving it as it was;
+/// with `--force` they replace it, and a device is written as ever.
+#[cfg(unix)]
+#[test]
+fn restore_export_and_publish_replace_a_file_only_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = packed(dir.path()).display().to_string();
+    let existing = dir.path().join("existing.csv");
+    let target = existing.display().to_string();
+    for command in [
+        vec!["restore", &archive, "-o", &target],
+        vec!["export", &archive, "-o", &target],
+        vec!["publish", &archive, "-o", &target],
+    ] {
+        std::fs::write(&existing, b"kept\n").unwrap();
+        let (code, _, err) = outcome(&karc(&command));
+        assert_eq!(code, 2, "{command:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{target}: the file exists: give --force to replace it"
+            )),
+            "{command:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&existing).unwrap(), b"kept\n", "{command:?}");
+        let mut forced = command.clone();
+        forced.push("--force");
+        let (code, _, err) = outcome(&karc(&forced));
+        assert_eq!(code, 0, "{forced:?}: {err}");
+        assert_ne!(std::fs::read(&existing).unwrap(), b"kept\n", "{forced:?}");
+        let mut device = command.clone();
+        device[3] = "/dev/null";
+        let (code, _, err) = outcome(&karc(&device));
+        assert_eq!(code, 0, "{device:?}: {err}");
+    }
+}

@@ -200,6 +200,7 @@ fn a_passphrase_from_the_environment_seals_and_opens() {
             &file,
             "-o",
             &restored,
+            "--force",
         ],
         None,
     );
@@ -245,4 +246,89 @@ fn an_empty_passphrase_is_refused_by_the_facade_as_by_the_cli() {
         .err()
         .expect("an empty passphrase must be refused");
     assert!(err.to_string().contains("empty passphrase"), "{err}");
+}
+
+/// A key typed where its file goes is named as such, never as "No such file
+/// or directory", and a secret key given so is never echoed; a secret key
+/// given as a recipient points to `karc keygen -y`.
+#[test]
+fn a_key_given_where_its_file_goes_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let identity = path(dir.path(), "id.txt");
+    let (code, recipient, _) = outcome(&karc(&["keygen", "-o", &identity]));
+    assert_eq!(code, 0);
+    let recipient = recipient.trim().to_owned();
+    let secret = std::fs::read_to_string(&identity)
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with(SECRET))
+        .unwrap()
+        .to_owned();
+    let archive = path(dir.path(), "a.karc");
+    let mut pack = pack_args("", &archive);
+    pack.extend(["-r", &recipient]);
+    assert_eq!(outcome(&karc(&pack)).0, 0);
+    let out = path(dir.path(), "o.csv");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["restore", &archive, "-o", &out, "-i", &recipient],
+            "this is a public key (age1...), not an identity file",
+        ),
+        (
+            vec!["keygen", "-y", &recipient],
+            "this is a public key (age1...), not an identity file",
+        ),
+        (
+            vec!["inspect", &archive, "-i", &recipient],
+            "this is a public key (age1...), not an identity file",
+        ),
+        (
+            vec!["restore", &archive, "-o", &out, "-i", &secret],
+            "AGE-SECRET-KEY-(not shown): this is a secret key itself, not its file",
+        ),
+        (
+            vec![
+                "restore",
+                &archive,
+                "-o",
+                &out,
+                "--passphrase-file",
+                &recipient,
+            ],
+            "this is a public key (age1...), not a passphrase file",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (code, _, err) = outcome(&karc(&args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("No such file"), "{args:?}: {err}");
+        assert!(!err.contains(&secret[SECRET.len()..]), "{args:?}: {err}");
+    }
+    let mut sealed = pack_args("", &out);
+    sealed.extend(["-R", &recipient]);
+    let (code, _, err) = outcome(&karc(&sealed));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("give it with `-r age1...`"), "{err}");
+    let mut sealed = pack_args("", &out);
+    sealed.extend(["-r", &secret]);
+    let (code, _, err) = outcome(&karc(&sealed));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("as `karc keygen -y FILE` prints it"), "{err}");
+    assert!(!err.contains("age-keygen"), "{err}");
+}
+
+/// `keygen -y FILE --json`: the public keys are the result, so the document
+/// goes to standard output, and standard error stays empty.
+#[test]
+fn keygen_y_json_goes_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let identity = path(dir.path(), "id.txt");
+    let (_, recipient, _) = outcome(&karc(&["keygen", "-o", &identity]));
+    let (code, out, err) = outcome(&karc(&["keygen", "-y", &identity, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["schema"], "karc.keygen/1");
+    assert_eq!(doc["recipients"][0], recipient.trim());
 }

@@ -17,6 +17,7 @@ mod constraints;
 mod decimals;
 mod declared;
 mod derived;
+mod docs;
 mod files;
 mod forged;
 mod frequencies;

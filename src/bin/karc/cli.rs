@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 
 /// A whole number from 1 up (k, l, delay, beta, mu, group rows): refused
@@ -44,8 +45,7 @@ fn recursive_cl(text: &str) -> Result<(f64, usize), String> {
     Ok((c, l))
 }
 
-/// The privacy models beyond k, on the `--sensitive` columns (README,
-/// "Privacy models").
+/// The privacy models beyond k, on the `--sensitive` columns (docs/MODELS.md).
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// A sensitive column (repeatable): every model is measured, and must hold, on each. verify
@@ -199,7 +199,9 @@ impl Command {
             Command::Completions(a) => Some(&a.output),
             Command::Man(a) => a.dir.is_none().then_some(a.output.as_path()),
             Command::Init(a) => Some(&a.output),
-            // No -o, or -y: the identity (or the recipients) on standard output.
+            // -y: the public keys are the result, so `--json` takes their place on standard
+            // output; no -o: the identity on standard output.
+            Command::Keygen(a) if a.recipients_of.is_some() => None,
             Command::Keygen(a) => Some(a.output.as_deref().unwrap_or(Path::new("-"))),
             Command::Stream(_) => Some(Path::new("-")),
             Command::Sign(a) => a.output.as_deref(),
@@ -208,13 +210,70 @@ impl Command {
     }
 }
 
+/// A value karc checks itself (its message names the config key it
+/// overrides too), whose known values clap lists in help and shell
+/// completions offer.
+#[derive(Debug, Clone)]
+pub struct Known(Vec<&'static str>);
+
+impl Known {
+    /// The batch and stream algorithms (`pack` takes both).
+    fn any_algorithm() -> Known {
+        let mut names = karc::api::algorithm_names();
+        names.extend(Self::stream_algorithms().0);
+        Known(names)
+    }
+
+    /// The stream algorithms.
+    fn stream_algorithms() -> Known {
+        use karc::api::stream::StreamAlgorithm;
+        Known(vec![
+            StreamAlgorithm::Fads.name(),
+            StreamAlgorithm::Castle.name(),
+        ])
+    }
+
+    /// The batch algorithms and `all` (`compare`).
+    fn algorithms_or_all() -> Known {
+        let mut names = karc::api::algorithm_names();
+        names.push("all");
+        Known(names)
+    }
+
+    /// The difference modes of the private part.
+    fn modes() -> Known {
+        Known(karc::api::DiffMode::ALL.iter().map(|m| m.name()).collect())
+    }
+}
+
+impl clap::builder::TypedValueParser for Known {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|n| clap::builder::PossibleValue::new(*n)),
+        ))
+    }
+}
+
 /// What every anonymizing command takes: the config and its overrides.
 #[derive(Debug, Args)]
 pub struct AnonymizerArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Algorithm, overriding [algorithm] name.
-    #[arg(long, short = 'a')]
+    /// Algorithm, overriding [algorithm] name (`pack --stream`: fads or castle).
+    #[arg(long, short = 'a', value_parser = Known::any_algorithm())]
     pub algorithm: Option<String>,
     /// k over all QIs, overriding [privacy] k and any constraint set.
     #[arg(long, short = 'k', value_parser = count)]
@@ -270,12 +329,15 @@ pub struct VerifyArgs {
     #[arg(long = "constraint")]
     pub constraints: Vec<String>,
     /// How all-`*` rows count: mask (exempt; the default) or strict (one ordinary class).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["mask", "strict"])
+        .try_map(|s| s.parse::<karc::api::SuppressionPolicy>()))]
     pub suppressed: Option<karc::api::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
     /// Whose definitions the values follow where they differ: pycanon or literature.
-    #[arg(long, default_value = "pycanon")]
+    #[arg(long, default_value = "pycanon",
+        value_parser = clap::builder::PossibleValuesParser::new(["pycanon", "literature"])
+        .try_map(|s| s.parse::<karc::api::Definitions>()))]
     pub definitions: karc::api::Definitions,
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
@@ -331,7 +393,7 @@ pub struct StreamArgs {
     #[arg(long, short = 'c')]
     pub config: PathBuf,
     /// fads (paper 003) or castle (Cao et al. 2011); default: [algorithm] name.
-    #[arg(long, short = 'a')]
+    #[arg(long, short = 'a', value_parser = Known::stream_algorithms())]
     pub algorithm: Option<String>,
     /// Distinct persons per released class, overriding [privacy] k.
     #[arg(long, short = 'k', value_parser = count)]
@@ -546,7 +608,7 @@ pub struct PackArgs {
     /// Difference coding of the private part: per-value-rans (default: small, and restores about as fast as
     /// unzip), context (smallest, restores about 3x slower), per-value (Huffman codes), or paper (paper 004,
     /// for reproduction).
-    #[arg(long)]
+    #[arg(long, value_parser = Known::modes())]
     pub mode: Option<String>,
     /// Anonymize as a stream (--algorithm fads or castle) and pack row group by row group, in memory
     /// bounded by the group size and the delay, not by the input.
@@ -581,6 +643,9 @@ pub struct RestoreArgs {
     /// Parquet or Arrow IPC (a Parquet or IPC input's exact table; a CSV input's columns as strings).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
+    /// Replace an existing file (without it, an existing regular file is refused: it may be the original itself).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub key: KeyArgs,
     /// Open the file even if its release breaks its privacy claim (forensics only).
@@ -598,6 +663,9 @@ pub struct ExportArgs {
     /// standard output, as CSV).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
+    /// Replace an existing file (without it, an existing regular file is refused).
+    #[arg(long)]
+    pub force: bool,
     /// Open the file even if its release breaks its privacy claim (forensics only).
     #[arg(long)]
     pub no_privacy_check: bool,
@@ -612,6 +680,9 @@ pub struct PublishArgs {
     /// Where to write the copy without private part (written atomically; `-`: standard output).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
+    /// Replace an existing file (without it, an existing regular file is refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -642,14 +713,14 @@ pub struct CompareArgs {
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
     /// its magic bytes).
     pub input: PathBuf,
-    /// Algorithms, comma-separated, or "all" (default: paper 004's five).
-    #[arg(long, value_delimiter = ',')]
+    /// Algorithms, comma-separated, or "all" (default: the five of Ibrahim et al.'s comparison).
+    #[arg(long, value_delimiter = ',', value_parser = Known::algorithms_or_all())]
     pub algorithms: Vec<String>,
     /// k values, comma-separated (default: 5,10,50,100 as in paper 004).
     #[arg(long = "ks", value_delimiter = ',', value_parser = count)]
     pub ks: Vec<usize>,
     /// Difference modes of the private part, comma-separated (default: all).
-    #[arg(long = "mode", value_delimiter = ',')]
+    #[arg(long = "mode", value_delimiter = ',', value_parser = Known::modes())]
     pub modes: Vec<String>,
     /// Output format of the rows (default: table; json with --json); csv with --models: the model
     /// rows.

@@ -16,6 +16,7 @@ use crate::keys::claim_check;
 pub fn run(args: ExportArgs, json: Json) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Public)?;
     refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
+    crate::files::refuse_existing(&args.output, args.force)?;
     let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
     if !args.signer.signers.is_empty() {
         archive.verify_signature(&crate::sign::trusted(&args.signer)?)?;

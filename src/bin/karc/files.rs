@@ -16,6 +16,21 @@ pub fn refuse_overwriting(inputs: &[PathBuf], outputs: &[Option<&Output>]) -> Re
     Ok(refuse_same_files(&inputs, &outputs)?)
 }
 
+/// Refuses, without `--force`, to replace an existing regular file (or a
+/// link to one), as `init` and `keygen` refuse: a restore's output may be
+/// the original table itself, an export's or a published copy's a file
+/// someone edited. Standard output, FIFOs and devices are written as ever.
+pub fn refuse_existing(path: &Path, force: bool) -> Result<()> {
+    if !force && !api::is_std(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err(api::Error::Options(format!(
+            "{}: the file exists: give --force to replace it",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Opens and checks the archive a command names (`-`: standard input).
 pub fn open_archive(path: &Path, check: ClaimCheck) -> Result<Archive> {
     open_archive_sized(path, check).map(|(archive, _)| archive)

@@ -27,8 +27,18 @@ fn opt(v: Option<u64>) -> String {
     v.map_or("-".to_owned(), |v| v.to_string())
 }
 
-// Long: straight-line printing of the inspection report's fields in display order
+/// The inspection as lines, in display order: the file's sizes and
+/// digests, its columns, its claim, its metrics and sections.
 fn print_text(i: &Inspection) {
+    print_sizes(i);
+    print_columns(i);
+    print_claim(i);
+    print_metrics(i);
+    print_sections(i);
+}
+
+/// The file, its parts' sizes, the private part's state and the digests.
+fn print_sizes(i: &Inspection) {
     let m = &i.meta;
     println!(
         "{}: karc format {}, {} rows, {} columns",
@@ -58,6 +68,11 @@ fn print_text(i: &Inspection) {
     if let Some(public) = &i.public_digest {
         println!("public part: BLAKE3 {public}, as the private part expects");
     }
+}
+
+/// Each column's role and bytes, the hierarchies' public nodes, the rows'
+/// classes.
+fn print_columns(i: &Inspection) {
     println!(
         "{:<24} {:<12} {:>12} {:>12}",
         "column", "role", "public", "private"
@@ -91,6 +106,12 @@ fn print_text(i: &Inspection) {
     if let Some(rows) = i.class_rows_bytes {
         println!("{:<24} {:<12} {:>12}", "(rows' classes)", "all QIs", rows);
     }
+}
+
+/// The algorithm, the claim (constraints, models, derived columns,
+/// suppression) and its re-check on open.
+fn print_claim(i: &Inspection) {
+    let m = &i.meta;
     let a = &m.algorithm;
     println!(
         "algorithm: {} seed {}{}{}",
@@ -164,6 +185,11 @@ fn print_text(i: &Inspection) {
         }
         None => println!("claim NOT checked (--no-privacy-check)"),
     }
+}
+
+/// The re-identification risk and the utility metrics (those the release
+/// alone gives, and the sealed ones when the key was given).
+fn print_metrics(i: &Inspection) {
     if let Some(r) = &i.risk {
         let p = &r.prosecutor;
         println!(
@@ -171,7 +197,7 @@ fn print_text(i: &Inspection) {
             p.highest_risk, p.records_at_highest_risk, p.success_rate, r.marketer, r.average_rir
         );
     }
-    let x = &m.metrics;
+    let x = &i.meta.metrics;
     let sealed = i.sealed_metrics.map_or(
         "  ncp, ncp_kaylode, glm sealed (give the key)".to_owned(),
         |s| {
@@ -187,6 +213,10 @@ fn print_text(i: &Inspection) {
         x.dm,
         x.cavg
     );
+}
+
+/// The section table.
+fn print_sections(i: &Inspection) {
     println!("sections:");
     for s in &i.sections {
         println!(

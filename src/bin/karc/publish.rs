@@ -13,6 +13,7 @@ use crate::json::Json;
 pub fn run(args: PublishArgs, json: Json) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Public)?;
     refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
+    crate::files::refuse_existing(&args.output, args.force)?;
     let (archive, input_bytes) = open_archive_sized(&args.input, ClaimCheck::Enforce)?;
     // The copy must open and verify as it is before it leaves.
     let bytes = archive.published(&output.name())?;

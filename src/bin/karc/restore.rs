@@ -20,6 +20,7 @@ pub fn run(args: RestoreArgs, json: Json) -> Result<ExitCode> {
     let mut inputs = key_options.files();
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output)])?;
+    crate::files::refuse_existing(&args.output, args.force)?;
     let key = key_options.key()?;
     let spinner = crate::progress::spinner("restoring");
     let name = input_name(&args.input);

@@ -391,10 +391,12 @@ impl Karc<'_> {
         let karc_bytes = size(&archive);
         let restore = runner.measure(runs, None, || {
             let mut c = Command::new(&self.karc);
+            // Each timed run writes over the last one's output.
             c.arg("restore")
                 .arg(&archive)
                 .arg("-o")
                 .arg(&restored)
+                .arg("--force")
                 .args(&self.keys.open);
             c
         })?;
