@@ -71,6 +71,7 @@ pub mod global;
 mod init;
 mod keys;
 mod pack;
+mod report;
 mod results;
 mod signing;
 mod verify;
@@ -91,6 +92,7 @@ pub use results::{
     PublishResult, RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult,
     StreamPackFigures, StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
+pub use report::{ReleaseReport, ReportOptions, report_archive, report_table};
 pub use signing::{
     NewSigningKey, PublicKey, Secret, SignOptions, SignatureStatus, Signer, Verified,
     check_signature, expose, public_key, read_passphrase, sign_packed, signing_keygen,

@@ -539,7 +539,9 @@ pub fn attribute_loss(generalization: &[QiGeneralization]) -> Vec<AttributeLoss>
         .iter()
         .map(|g| {
             let share = |f: &dyn Fn(LabelKind) -> bool| -> f64 {
-                g.levels.iter().filter(|l| f(l.kind)).map(|l| l.share).sum()
+                (g.levels.iter())
+                    .filter(|l| f(l.kind))
+                    .fold(0.0, |sum, l| sum + l.share)
             };
             let height_loss = g.height.filter(|&h| h > 0).and_then(|h| {
                 g.levels

@@ -171,9 +171,22 @@ fn level_words(kind: LabelKind, height: Option<u32>, of: &[&Labelled]) -> String
     } else if kind == LabelKind::Label {
         format!("{} distinct labels, as released", of.len())
     } else {
-        format!("{} groups", of.len())
+        format!(
+            "{} group{}{}",
+            of.len(),
+            if of.len() == 1 { "" } else { "s" },
+            examples(of)
+        )
     };
     format!("{level}{shape}")
+}
+
+/// Up to three labels of the most rows, as ", such as A, B, C".
+fn examples(of: &[&Labelled]) -> String {
+    let mut by_rows: Vec<&&Labelled> = of.iter().collect();
+    by_rows.sort_by(|a, b| b.rows.cmp(&a.rows).then(a.label.cmp(&b.label)));
+    let shown: Vec<&str> = by_rows.iter().take(3).map(|l| l.label.as_str()).collect();
+    format!(", such as {}", shown.join(", "))
 }
 
 /// Interval widths in words: one width, or their spread. Integer ranges

@@ -51,6 +51,8 @@ svg.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0; }
 svg.chart text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 svg.chart text.c { text-anchor: end; } svg.chart text.in { fill: #fff; font-size: 11px; }
 svg.chart line.ax { stroke: #888; } svg.chart text.ax { fill: var(--muted); }
+figure { margin: .5rem 0 1rem; }
+td.mono:first-child, th.mono { white-space: nowrap; }
 figcaption { color: var(--muted); font-size: .9rem; }
 footer { margin-top: 2.5rem; color: var(--muted); font-size: .85rem; }
 @page { size: A4; margin: 16mm; }
@@ -307,7 +309,7 @@ impl ReleaseReport {
         let text = |v: f64| {
             let i = bins.iter().position(|b| b.rows as f64 == v).unwrap_or(0);
             format!(
-                "{} rows ({:.1} %), {} classes",
+                "{} rows, {:.1} %, {} classes",
                 v,
                 v * 100.0 / total.max(1) as f64,
                 classes[i]

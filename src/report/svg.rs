@@ -11,9 +11,9 @@ use super::html::escape;
 /// Width of every chart, in CSS pixels (it scales down with the page).
 const WIDTH: f64 = 720.0;
 /// Room for the category labels on the left.
-const LABEL_WIDTH: f64 = 190.0;
+const LABEL_WIDTH: f64 = 180.0;
 /// Room for the value written after the longest bar.
-const VALUE_WIDTH: f64 = 150.0;
+const VALUE_WIDTH: f64 = 230.0;
 /// Height of one bar.
 const BAR: f64 = 16.0;
 /// Space between categories.

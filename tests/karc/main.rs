@@ -32,6 +32,7 @@ mod parts;
 mod pipeline;
 mod pseudonym;
 mod public_bytes;
+mod report;
 mod robust;
 mod signed;
 mod stream;

@@ -90,17 +90,19 @@ impl ReleaseReport {
 
 /// The whole file beside zip and xz of the original (with the key).
 fn whole_file(out: &mut String, s: &Sizes) {
-    let mut rows: Vec<(String, u64)> = vec![
-        ("karc file, whole".to_owned(), s.file_bytes),
-        ("karc public part".to_owned(), s.public_bytes),
-        ("karc private part, stored".to_owned(), s.private_stored_bytes),
-    ];
     let original = [
         ("original", s.original_bytes),
         ("zip of the original", s.zip_bytes),
         ("xz -9e of the original", s.xz_bytes),
     ];
-    rows.extend(original.iter().filter_map(|(n, v)| Some(((*n).to_owned(), (*v)?))));
+    let mut rows: Vec<(String, u64)> = (original.iter())
+        .filter_map(|(n, v)| Some(((*n).to_owned(), (*v)?)))
+        .collect();
+    rows.extend([
+        ("karc file, whole".to_owned(), s.file_bytes),
+        ("karc public part (the release)".to_owned(), s.public_bytes),
+        ("karc private part, stored".to_owned(), s.private_stored_bytes),
+    ]);
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let chart = svg::bars(
         "The file beside general-purpose compressors",
