@@ -86,13 +86,13 @@ pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
+pub use report::{ReleaseReport, ReportOptions, report_archive, report_table};
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
     GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PseudonymKeygenResult,
     PublishResult, RESTORE_CHECKS, RestoreResult, SignResult, SigningKeygenResult,
     StreamPackFigures, StreamResult, VerifyResult, Versioned, format_name, seal_name,
 };
-pub use report::{ReleaseReport, ReportOptions, report_archive, report_table};
 pub use signing::{
     NewSigningKey, PublicKey, Secret, SignOptions, SignatureStatus, Signer, Verified,
     check_signature, expose, public_key, read_passphrase, sign_packed, signing_keygen,

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use super::{ClaimCheck, VerifyOptions, read_release, verify_archive_models, verify_table};
+use super::{ClaimCheck, VerifyOptions, verify_archive_models, verify_table};
 use crate::archive::seal::Key;
 use crate::report::gather::{self, Scope};
+use crate::table::Table;
 use crate::{Error, Result};
 
 pub use crate::report::ReleaseReport;
@@ -62,12 +63,14 @@ pub fn report_archive(name: &Path, bytes: Vec<u8>, o: &ReportOptions) -> Result<
     )
 }
 
-/// The report on a release table's `bytes` (CSV, Parquet or Arrow IPC)
-/// under the claim `claim`.
+/// The report on a release table made by anyone (read by
+/// [`read_release`], or from Arrow) under the claim `claim`; `file`: the
+/// bytes it was read from, whose SHA-256 the report states (`None`: a
+/// table in memory).
 pub fn report_table(
     name: &Path,
-    bytes: Vec<u8>,
-    delimiter: Option<u8>,
+    table: &Table,
+    file: Option<&[u8]>,
     claim: &VerifyOptions,
     o: &ReportOptions,
 ) -> Result<ReleaseReport> {
@@ -77,20 +80,22 @@ pub fn report_table(
                 .to_owned(),
         ));
     }
-    let file = bytes.clone();
-    let table = read_release(name, bytes, delimiter)?;
-    let report = verify_table(&table, claim)?;
+    let report = verify_table(table, claim)?;
     let mut qis = claim.qi.clone();
     for c in &claim.constraints {
         qis.extend(c.columns.iter().filter(|n| !claim.qi.contains(n)).cloned());
     }
     let sensitive: Vec<String> = (claim.sensitive.iter())
-        .map(|s| {
-            super::parse_sensitive(s, |n| table.column(n).is_some()).map(|(name, _)| name)
-        })
+        .map(|s| super::parse_sensitive(s, |n| table.column(n).is_some()).map(|(name, _)| name))
         .collect::<Result<_>>()?;
     Ok(gather::for_table(
-        name, &file, &table, &qis, &sensitive, &report, scope(o),
+        name,
+        file,
+        table,
+        &qis,
+        &sensitive,
+        &report,
+        scope(o),
     ))
 }
 

@@ -13,8 +13,8 @@ use serde::Serialize;
 use super::generalization::{LabelKind, Labelled, QiGeneralization, describe};
 use crate::archive::checks::NamedChecks;
 use crate::classes::Partition;
-use crate::privacy::risk::{Risk, risk_of_sizes};
 use crate::config::SuppressionPolicy;
+use crate::privacy::risk::{Risk, risk_of_sizes};
 use crate::privacy::{ClaimReport, ModelsReport};
 use crate::table::Column;
 
@@ -100,10 +100,10 @@ pub struct Source {
     pub kind: &'static str,
     /// Its name as given.
     pub file: String,
-    /// Its size.
-    pub bytes: u64,
+    /// Its size (`None`: a table given in memory, from Python).
+    pub bytes: Option<u64>,
     /// SHA-256 of the file (hex), as `sha256sum` prints it.
-    pub sha256: String,
+    pub sha256: Option<String>,
     /// An archive's format version.
     pub format: Option<String>,
     /// An archive's private part: `sealed (age)`, `unencrypted` or
@@ -591,7 +591,10 @@ mod tests {
     fn margins_point_to_the_passing_side() {
         assert_eq!(margin("l_diversity", "l=2", Some(3.0)), Some(1.0));
         assert_eq!(margin("t_closeness", "t=0.5", Some(0.2)), Some(0.3));
-        assert_eq!(margin("recursive_c_l_diversity", "c=2,l=3", Some(1.0)), None);
+        assert_eq!(
+            margin("recursive_c_l_diversity", "c=2,l=3", Some(1.0)),
+            None
+        );
         assert_eq!(margin("delta_disclosure", "delta=1", Some(2.0)), Some(-1.0));
     }
 

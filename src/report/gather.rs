@@ -112,8 +112,8 @@ pub fn for_archive(
         source: Source {
             kind: "archive",
             file: name.display().to_string(),
-            bytes: file.len() as u64,
-            sha256: sha256_hex(file),
+            bytes: Some(file.len() as u64),
+            sha256: Some(sha256_hex(file)),
             format: Some(inspection.version.clone()),
             private: Some(inspection.private.clone()),
             public_blake3: Some(hex(&archive.public_digest())),
@@ -204,10 +204,11 @@ fn archive_labels(archive: &Archive, q: usize) -> Result<Vec<Labelled>> {
 }
 
 /// The report on a release table made by anyone, whose claim `claim`
-/// checked over `qis` (the sensitive columns: `sensitive`).
+/// checked over `qis` (the sensitive columns: `sensitive`); `file`: the
+/// bytes it was read from (`None`: a table in memory).
 pub fn for_table(
     name: &Path,
-    file: &[u8],
+    file: Option<&[u8]>,
     table: &Table,
     qis: &[String],
     sensitive: &[String],
@@ -241,8 +242,8 @@ pub fn for_table(
         source: Source {
             kind: "table",
             file: name.display().to_string(),
-            bytes: file.len() as u64,
-            sha256: sha256_hex(file),
+            bytes: file.map(|f| f.len() as u64),
+            sha256: file.map(sha256_hex),
             format: None,
             private: None,
             public_blake3: None,

@@ -193,7 +193,9 @@ fn examples(of: &[&Labelled]) -> String {
 /// spelled `20-29` cover hi - lo + 1 values; karc's `lo~hi` intervals are
 /// the smallest and largest value of a class, so their width is hi - lo.
 fn interval_words(ranges: &[(f64, f64)], measured: bool) -> String {
-    let integral = ranges.iter().all(|&(a, b)| a.fract() == 0.0 && b.fract() == 0.0);
+    let integral = ranges
+        .iter()
+        .all(|&(a, b)| a.fract() == 0.0 && b.fract() == 0.0);
     let extra = if integral && !measured { 1.0 } else { 0.0 };
     let mut widths: Vec<f64> = ranges.iter().map(|&(a, b)| b - a + extra).collect();
     widths.sort_by(f64::total_cmp);
@@ -283,7 +285,10 @@ mod tests {
         assert_eq!(g.levels[0].words, "last 2 characters masked");
         assert_eq!(g.levels[0].cells, 4);
         assert_eq!(g.levels[1].words, "suppressed (*)");
-        assert!(g.words.starts_with("mostly last 2 characters masked (80 % of cells)"));
+        assert!(
+            g.words
+                .starts_with("mostly last 2 characters masked (80 % of cells)")
+        );
     }
 
     #[test]

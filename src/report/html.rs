@@ -114,7 +114,10 @@ impl ReleaseReport {
             true => "<span class=\"pass\">holds</span>",
             false => "<span class=\"fail\">FAILS</span>",
         };
-        let smallest = self.class_sizes.first().map_or("-".to_owned(), |c| c.0.to_string());
+        let smallest = self
+            .class_sizes
+            .first()
+            .map_or("-".to_owned(), |c| c.0.to_string());
         let classes: u32 = self.class_sizes.iter().map(|c| c.1).sum();
         let _ = write!(
             out,
@@ -145,19 +148,15 @@ impl ReleaseReport {
         let mut row = |k: &str, v: String| {
             let _ = writeln!(out, "<tr><th>{k}</th><td class=\"mono\">{v}</td></tr>");
         };
-        row(
-            "File",
-            format!(
-                "{} ({} bytes, {})",
-                escape(&s.file),
-                s.bytes,
-                match s.kind {
-                    "archive" => "a .karc archive",
-                    _ => "a release table",
-                }
-            ),
-        );
-        row("SHA-256", escape(&s.sha256));
+        let kind = match s.kind {
+            "archive" => "a .karc archive",
+            _ => "a release table",
+        };
+        let size = s.bytes.map_or(String::new(), |b| format!("{b} bytes, "));
+        row("File", format!("{} ({size}{kind})", escape(&s.file)));
+        if let Some(sha) = &s.sha256 {
+            row("SHA-256", escape(sha));
+        }
         if let Some(b) = &s.public_blake3 {
             row("Public part, BLAKE3", escape(b));
         }
@@ -217,7 +216,8 @@ impl ReleaseReport {
             match self.claim.policy {
                 crate::config::SuppressionPolicy::Mask =>
                     "rows with * in every QI are released and exempt from the classes",
-                crate::config::SuppressionPolicy::Strict => "rows with * in every QI form one class",
+                crate::config::SuppressionPolicy::Strict =>
+                    "rows with * in every QI form one class",
             }
         );
     }
@@ -256,7 +256,10 @@ impl ReleaseReport {
             ("delta_disclosure", num(m.delta_disclosure)),
         ];
         for (k, v) in rows {
-            let _ = writeln!(out, "<tr><th class=\"mono\">{k}</th><td class=\"n\">{v}</td></tr>");
+            let _ = writeln!(
+                out,
+                "<tr><th class=\"mono\">{k}</th><td class=\"n\">{v}</td></tr>"
+            );
         }
         let names: Vec<String> = m.sensitive.iter().map(|s| escape(&s.sensitive)).collect();
         let _ = write!(
@@ -414,7 +417,14 @@ impl ReleaseReport {
         out.push_str("<section id=\"generalization\">\n<h2>Generalization of each quasi-identifier</h2>\n<table>\n<tr><th>QI</th><th>In words</th><th>Levels used (cells)</th></tr>\n");
         for g in &self.generalization {
             let levels: Vec<String> = (g.levels.iter())
-                .map(|l| format!("{}: {} ({:.1} %)", escape(&l.words), l.cells, l.share * 100.0))
+                .map(|l| {
+                    format!(
+                        "{}: {} ({:.1} %)",
+                        escape(&l.words),
+                        l.cells,
+                        l.share * 100.0
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 out,
@@ -437,14 +447,24 @@ impl ReleaseReport {
         let segments: Vec<Vec<(usize, f64)>> = (self.generalization.iter())
             .map(|g| {
                 let mut s: Vec<(usize, f64)> = (g.levels.iter())
-                    .map(|l| (kinds.iter().position(|k| *k == l.kind).unwrap_or(0), l.share))
+                    .map(|l| {
+                        (
+                            kinds.iter().position(|k| *k == l.kind).unwrap_or(0),
+                            l.share,
+                        )
+                    })
                     .collect();
                 s.sort_unstable_by_key(|&(k, _)| k);
                 s
             })
             .collect();
         let names: Vec<String> = self.generalization.iter().map(|g| g.name.clone()).collect();
-        let chart = svg::stacked("Cells of each QI by generalization level", &names, &keys, &segments);
+        let chart = svg::stacked(
+            "Cells of each QI by generalization level",
+            &names,
+            &keys,
+            &segments,
+        );
         let _ = write!(
             out,
             "<figure>\n{chart}\n<figcaption>Each QI's cells by the level they were released at: exact values, \

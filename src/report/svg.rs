@@ -143,7 +143,12 @@ pub fn stacked(
             x += w;
         }
     }
-    axis_line(&mut out, top, height - 30.0, "share of the column's cells (0 to 100 %)");
+    axis_line(
+        &mut out,
+        top,
+        height - 30.0,
+        "share of the column's cells (0 to 100 %)",
+    );
     out.push_str("</svg>");
     out
 }

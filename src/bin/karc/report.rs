@@ -52,7 +52,8 @@ pub fn run(args: ReportArgs, json: Json) -> Result<ExitCode> {
             ),
             None => None,
         };
-        api::report_table(&name, bytes, delimiter, &claim(&args)?, &options)?
+        let table = api::read_release(&name, bytes.clone(), delimiter)?;
+        api::report_table(&name, &table, Some(&bytes), &claim(&args)?, &options)?
     };
     let page = if json.on() {
         let mut text = serde_json::to_string_pretty(&report)?;

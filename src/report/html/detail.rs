@@ -22,11 +22,13 @@ impl ReleaseReport {
     pub(super) fn sizes(&self, out: &mut String) {
         out.push_str("<section id=\"sizes\">\n<h2>Sizes</h2>\n");
         let Some(s) = &self.sizes else {
+            let size = (self.source.bytes).map_or(String::new(), |b| {
+                format!("The release table is {b} bytes. ")
+            });
             let _ = write!(
                 out,
-                "<p>The release table is {} bytes. Per-column sizes describe a .karc archive's public and \
-                 private parts; a release table has neither.</p>\n</section>\n",
-                self.source.bytes
+                "<p>{size}Per-column sizes describe a .karc archive's public and private parts; a release \
+                 table has neither.</p>\n</section>\n"
             );
             return;
         };
@@ -34,7 +36,11 @@ impl ReleaseReport {
         let mut series = vec![Series {
             name: "public part",
             colour: COLOURS[0],
-            values: s.columns.iter().map(|c| Some(c.public_bytes as f64)).collect(),
+            values: s
+                .columns
+                .iter()
+                .map(|c| Some(c.public_bytes as f64))
+                .collect(),
         }];
         if s.columns.iter().any(|c| c.private_bytes.is_some()) {
             series.push(Series {
@@ -52,7 +58,10 @@ impl ReleaseReport {
             &bytes,
             "bytes per column (the QIs' public share includes the rows' classes)",
         );
-        let _ = write!(out, "<figure>\n{chart}\n<figcaption>Each column's bytes in the file.</figcaption>\n</figure>\n");
+        let _ = write!(
+            out,
+            "<figure>\n{chart}\n<figcaption>Each column's bytes in the file.</figcaption>\n</figure>\n"
+        );
         whole_file(out, s);
         out.push_str("</section>\n");
     }
@@ -77,7 +86,8 @@ impl ReleaseReport {
              data rows of the release{}: <span class=\"mono\">{}</span>.</p>\n</section>\n",
             r.rows,
             r.class_size.map_or("-".to_owned(), |s| s.to_string()),
-            r.class_size.map_or("-".to_owned(), |s| number(1.0 / s as f64)),
+            r.class_size
+                .map_or("-".to_owned(), |s| number(1.0 / s as f64)),
             if r.rows > r.first.len() {
                 format!(", the first {}", r.first.len())
             } else {
@@ -101,7 +111,10 @@ fn whole_file(out: &mut String, s: &Sizes) {
     rows.extend([
         ("karc file, whole".to_owned(), s.file_bytes),
         ("karc public part (the release)".to_owned(), s.public_bytes),
-        ("karc private part, stored".to_owned(), s.private_stored_bytes),
+        (
+            "karc private part, stored".to_owned(),
+            s.private_stored_bytes,
+        ),
     ]);
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let chart = svg::bars(
@@ -148,7 +161,11 @@ fn class_row(out: &mut String, c: &ClassDetail) {
             let counts: Vec<String> = (s.counts.iter())
                 .map(|(v, n)| format!("{} ({n})", escape(v)))
                 .collect();
-            format!("<span class=\"mono\">{}</span>: {}", escape(&s.column), counts.join(", "))
+            format!(
+                "<span class=\"mono\">{}</span>: {}",
+                escape(&s.column),
+                counts.join(", ")
+            )
         })
         .collect();
     let _ = writeln!(
