@@ -64,7 +64,7 @@ pub fn report_archive(name: &Path, bytes: Vec<u8>, o: &ReportOptions) -> Result<
 }
 
 /// The report on a release table made by anyone (read by
-/// [`read_release`], or from Arrow) under the claim `claim`; `file`: the
+/// [`super::read_release`], or from Arrow) under the claim `claim`; `file`: the
 /// bytes it was read from, whose SHA-256 the report states (`None`: a
 /// table in memory).
 pub fn report_table(

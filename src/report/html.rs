@@ -309,13 +309,13 @@ impl ReleaseReport {
             values: bins.iter().map(|b| Some(b.rows as f64)).collect(),
         };
         let classes: Vec<u64> = bins.iter().map(|b| b.classes).collect();
-        let text = |v: f64| {
-            let i = bins.iter().position(|b| b.rows as f64 == v).unwrap_or(0);
+        let text = |i: usize, v: f64| {
             format!(
-                "{} rows, {:.1} %, {} classes",
+                "{} rows, {:.1} %, {} class{}",
                 v,
                 v * 100.0 / total.max(1) as f64,
-                classes[i]
+                classes[i],
+                if classes[i] == 1 { "" } else { "es" }
             )
         };
         let chart = svg::bars(
@@ -525,9 +525,9 @@ impl ReleaseReport {
                 let allowed: Vec<String> = (c.allowed.iter())
                     .map(|(a, b)| format!("{} → {}", escape(a), escape(b)))
                     .collect();
-                let _ = write!(
+                let _ = writeln!(
                     out,
-                    "<p>Released columns <span class=\"mono\">{}</span> checked against the QIs at share {}: {}.{}</p>\n",
+                    "<p>Released columns <span class=\"mono\">{}</span> checked against the QIs at share {}: {}.{}</p>",
                     cols.join(", "),
                     c.threshold,
                     if c.passed {

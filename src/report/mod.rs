@@ -3,7 +3,7 @@
 //! `karc report` writes for a data steward and a reviewer
 //! ([`ReleaseReport`], docs/REPORT.md): gathered from an archive or a
 //! release table ([`gather`]), written as one self-contained HTML page
-//! ([`html`], with its charts drawn by [`svg`]) or as JSON.
+//! ([`html`], with its charts drawn by `svg`) or as JSON.
 
 mod anonymization;
 pub mod content;

@@ -41,13 +41,14 @@ pub struct Series<'a> {
     pub values: Vec<Option<f64>>,
 }
 
-/// A horizontal bar chart of `series` over `categories`, `value` writing a
-/// bar's value text, `axis` naming the value axis.
+/// A horizontal bar chart of `series` over `categories`, `value` writing
+/// the text of a bar (its category's index, its value), `axis` naming the
+/// value axis.
 pub fn bars(
     title: &str,
     categories: &[String],
     series: &[Series],
-    value: &dyn Fn(f64) -> String,
+    value: &dyn Fn(usize, f64) -> String,
     axis: &str,
 ) -> String {
     let per = series.len().max(1) as f64;
@@ -69,7 +70,7 @@ pub fn bars(
             let y = y0 + j as f64 * BAR;
             let v = s.values.get(i).copied().flatten();
             let w = v.map_or(0.0, scale);
-            let text = v.map_or_else(|| "n/a".to_owned(), value);
+            let text = v.map_or_else(|| "n/a".to_owned(), |v| value(i, v));
             let _ = write!(
                 out,
                 r#"<rect x="{LABEL_WIDTH}" y="{y:.1}" width="{w:.1}" height="{:.1}" fill="{}"><title>{}: {}</title></rect><text x="{:.1}" y="{:.1}" class="v">{}</text>"#,
@@ -217,7 +218,7 @@ mod tests {
                 colour: COLOURS[0],
                 values: vec![Some(3.0)],
             }],
-            &|v| format!("{v}"),
+            &|_, v| format!("{v}"),
             "rows",
         );
         assert!(!svg.contains("<script>"));

@@ -55,7 +55,7 @@ impl ReleaseReport {
             "Bytes per column",
             &names,
             &series,
-            &bytes,
+            &|_, v| bytes(v),
             "bytes per column (the QIs' public share includes the rows' classes)",
         );
         let _ = write!(
@@ -125,7 +125,7 @@ fn whole_file(out: &mut String, s: &Sizes) {
             colour: COLOURS[2],
             values: rows.iter().map(|r| Some(r.1 as f64)).collect(),
         }],
-        &bytes,
+        &|_, v| bytes(v),
         "bytes",
     );
     let verdict = match (s.xz_bytes, s.original_bytes) {
