@@ -6,29 +6,9 @@
 use std::fmt::Write;
 
 use super::content::{Check, ReleaseReport};
+pub use super::escape::escape;
 use super::generalization::LabelKind;
 use super::svg::{self, COLOURS, Series};
-
-/// `text` safe inside HTML text and attribute values: `& < > " '` as
-/// entities, and control characters (ESC, NUL, ...) written out as `\x1B`
-/// so that nothing a file holds can reach a terminal or break the page.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\x{:02X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "
 :root { --ok: #1b7837; --bad: #b2182b; --ink: #222; --muted: #666; --rule: #ddd; }

@@ -7,6 +7,7 @@
 
 mod anonymization;
 pub mod content;
+mod escape;
 pub mod gather;
 pub mod generalization;
 pub mod html;

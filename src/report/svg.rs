@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::html::escape;
+use super::escape::escape;
 
 /// Width of every chart, in CSS pixels (it scales down with the page).
 const WIDTH: f64 = 720.0;
