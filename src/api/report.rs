@@ -6,11 +6,11 @@ use std::path::Path;
 
 use super::{ClaimCheck, VerifyOptions, verify_archive_models, verify_table};
 use crate::archive::seal::Key;
-use crate::report::gather::{self, Scope};
+use crate::release_report::gather::{self, Scope};
 use crate::table::Table;
 use crate::{Error, Result};
 
-pub use crate::report::ReleaseReport;
+pub use crate::release_report::ReleaseReport;
 
 /// What a report shows beyond the release's public figures.
 pub struct ReportOptions {

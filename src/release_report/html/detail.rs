@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::{escape, number};
-use crate::report::content::{ClassDetail, ReleaseReport, Sizes};
-use crate::report::svg::{self, COLOURS, Series};
+use crate::release_report::content::{ClassDetail, ReleaseReport, Sizes};
+use crate::release_report::svg::{self, COLOURS, Series};
 
 /// Bytes as the charts write them (`12.3 KiB`).
 fn bytes(v: f64) -> String {
