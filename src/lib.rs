@@ -62,6 +62,7 @@ pub mod number;
 pub mod privacy;
 pub mod pseudonym;
 pub mod release;
+pub mod release_report;
 pub mod report;
 pub mod stream;
 pub mod table;

@@ -24,9 +24,11 @@ this API's arguments, each with the command line's ``exit_code``.
 from __future__ import annotations
 
 import contextlib as _contextlib
+import html as _html
 import json as _json
 import math as _math
 import os as _os
+import time as _time
 import warnings as _warnings
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
@@ -55,6 +57,7 @@ __all__ = [
     "keygen",
     "open",
     "pack",
+    "report",
     "sign",
     "verify",
 ]
@@ -353,6 +356,27 @@ class Archive:
         """Sections, sizes per part and column, claim, algorithm and metrics (a key adds private sizes)."""
         return _json.loads(self._archive.inspect(**_key_args(identity, passphrase)))
 
+    def report(self, *, internal: bool = False, json_document: bool = False, **key: Any) -> Union[str, Dict[str, Any]]:
+        """This file's report (docs/REPORT.md): :func:`karc.report` of its path."""
+        return report(self.path, internal=internal, json_document=json_document, **key)
+
+    def _repr_html_(self) -> str:
+        """A short summary for a notebook: rows, columns, the claim and its verdict."""
+        check = self.verify()
+        claim = check["claim"]
+        esc = _html.escape
+        constraints = "; ".join(
+            f"k={c['k']} over {esc(', '.join(c['qi']))}: smallest class {c['min_class']}"
+            for c in claim["constraints"]
+        )
+        verdict = "holds" if check["holds"] else "FAILS"
+        signature = "unsigned" if check["signature"] is None else f"signed by key id {esc(check['signature']['key_id'])}"
+        return (
+            f"<p><b>karc archive</b> <code>{esc(self.path)}</code>, format {esc(check['format'])}: "
+            f"{claim['rows']} rows, {claim['suppressed_rows']} suppressed; claim <b>{verdict}</b> "
+            f"({constraints}); {signature}. <code>.report()</code> gives the full page.</p>"
+        )
+
     def __repr__(self) -> str:
         return f"karc.Archive({self.path!r})"
 
@@ -429,6 +453,57 @@ def verify(
     models_hold = all(c["holds"] for c in (report.get("models") or {}).get("checks", []))
     report["holds"] = all(c["holds"] for c in report["constraints"]) and models_hold
     return report
+
+
+def report(
+    source: Union[TableLike, PathLike],
+    qi: Sequence[str] = (),
+    k: Optional[int] = None,
+    *,
+    constraints: Sequence[Tuple[Sequence[str], int]] = (),
+    sensitive: Union[str, Sequence[str], None] = None,
+    l: Optional[int] = None,  # noqa: E741 - the l of l-diversity
+    t: Optional[float] = None,
+    definitions: str = "pycanon",
+    suppressed: str = "mask",
+    delimiter: Optional[str] = None,
+    missing: Optional[Sequence[str]] = None,
+    internal: bool = False,
+    identity: Union[PathLike, Sequence[PathLike], None] = None,
+    passphrase: Optional[str] = None,
+    signer: Union[str, PathLike, Sequence[Union[str, PathLike]], None] = None,
+    json_document: bool = False,
+) -> Union[str, Dict[str, Any]]:
+    """A release's report (docs/REPORT.md): the HTML page as a string.
+
+    ``source`` is a ``.karc`` file's path (it carries its own claim), or a
+    release table (a path, a DataFrame or a pyarrow Table) with the claim to
+    check (``qi`` and ``k``, ``constraints``, ``sensitive`` with ``l`` or
+    ``t``). ``internal`` adds what only the publisher should see (and, with
+    ``identity`` or ``passphrase``, the sealed figures); ``signer`` checks
+    the signature. ``json_document=True`` returns the ``karc.report/1``
+    document as a dict instead of the page.
+    """
+    if isinstance(sensitive, str):
+        sensitive = [sensitive]
+    models = dict(l=l, t=t, definitions=definitions)
+    text = _karc.report(
+        _source(source),
+        qi=list(qi),
+        k=k,
+        constraints=[(list(c), int(n)) for c, n in constraints],
+        suppressed=suppressed,
+        sensitive=list(sensitive or ()),
+        models=_json.dumps(models),
+        delimiter=delimiter,
+        missing=None if missing is None else list(missing),
+        internal=internal,
+        signers=_signers(signer),
+        time=int(_time.time()),
+        json=json_document,
+        **_key_args(identity, passphrase),
+    )
+    return _json.loads(text) if json_document else text
 
 
 def compare(

@@ -511,6 +511,69 @@ fn verify(
     })
 }
 
+/// A release's report (docs/REPORT.md): the HTML page, or with `json`
+/// its JSON document. `source` is a `.karc` file's path, a release table's
+/// path, or a pyarrow Table (a release made by anyone, under the claim the
+/// arguments give).
+#[pyfunction]
+#[pyo3(signature = (source, qi=Vec::new(), k=None, constraints=Vec::new(), suppressed="mask", sensitive=Vec::new(), models=None, delimiter=None, missing=None, internal=false, identities=Vec::new(), passphrase=None, signers=Vec::new(), time=0, json=false))]
+#[allow(clippy::too_many_arguments)]
+fn report(
+    py: Python<'_>,
+    source: Source,
+    qi: Vec<String>,
+    k: Option<usize>,
+    constraints: Vec<(Vec<String>, usize)>,
+    suppressed: &str,
+    sensitive: Vec<String>,
+    models: Option<String>,
+    delimiter: Option<char>,
+    missing: Option<Vec<String>>,
+    internal: bool,
+    identities: Vec<PathBuf>,
+    passphrase: Option<String>,
+    signers: Vec<String>,
+    time: i64,
+    json: bool,
+) -> PyResult<String> {
+    let suppressed = suppressed.to_owned();
+    detached(py, || {
+        let claim = verify_options(qi, k, constraints, &suppressed, sensitive, models, missing)?;
+        let options = api::ReportOptions {
+            internal,
+            key: key_options(identities, passphrase).key()?,
+            signers: (signers.iter())
+                .map(|s| api::public_key(s))
+                .collect::<karc::api::Result<_>>()?,
+            sensitive: claim.sensitive.clone(),
+            models: claim.models.clone(),
+            time,
+        };
+        let delimiter = delimiter.filter(char::is_ascii).map(|d| d as u8);
+        let report = match source {
+            Source::Path(path) => {
+                let name = input_name(&path);
+                let bytes = Input::open(&path)?.into_vec();
+                if bytes.starts_with(&api::MAGIC) {
+                    api::report_archive(&name, bytes, &options)?
+                } else {
+                    let table = api::read_release(&name, bytes.clone(), delimiter)?;
+                    api::report_table(&name, &table, Some(&bytes), &claim, &options)?
+                }
+            }
+            Source::Table(table) => {
+                let (batches, schema) = table.0.into_inner();
+                let table = table_from_arrow(&schema, &batches)?.0;
+                api::report_table(Path::new("table"), &table, None, &claim, &options)?
+            }
+        };
+        match json {
+            true => self::json(&report),
+            false => Ok(report.to_html()),
+        }
+    })
+}
+
 /// Sizes and times against zip per algorithm, k and mode: the rows as
 /// JSON; with `models`, each model set's information loss beside k alone
 /// instead (one row per algorithm, k and set, as `karc compare --models`).
@@ -640,6 +703,7 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(anonymize, m)?)?;
     m.add_function(wrap_pyfunction!(pack, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(keygen, m)?)?;
     m.add_function(wrap_pyfunction!(pseudonym_keygen, m)?)?;

@@ -72,6 +72,7 @@ pub mod global;
 mod init;
 mod keys;
 mod pack;
+mod report;
 mod results;
 mod signing;
 mod verify;
@@ -88,6 +89,7 @@ pub use pack::{
     PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
+pub use report::{ReleaseReport, ReportOptions, report_archive, report_table};
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,
     GeneratedResult, InitResult, InspectResult, KeygenResult, PackResult, PseudonymKeygenResult,

@@ -7,7 +7,9 @@
 //! original (karc's private part, a compressor's copy of the original CSV)
 //! under what is released (karc's public part, a copy of the release CSV),
 //! so its height is what one keeps for both; its total is printed on top
-//! when it fits, and each group's saving against zip under its k.
+//! when it fits. Under each k, karc's total as a ratio to xz's (to zip's
+//! when xz was not run), in red with "larger" when karc loses: a saving
+//! printed as a signed percentage (-2 %, +5 %) hid that karc was larger.
 
 use std::path::Path;
 use std::sync::Once;
@@ -91,6 +93,8 @@ pub struct SizeChart {
     pub karc_series: usize,
     /// Which series is zip.
     pub zip_series: usize,
+    /// Which series is xz, when it was run: the ratio under each k is to it.
+    pub xz_series: Option<usize>,
     /// The groups, left to right; consecutive groups of one algorithm share its label.
     pub groups: Vec<Group>,
 }
@@ -285,9 +289,13 @@ impl SizeChart {
         let at = |x: f64| chart.backend_coord(&(x, 0.0));
         let centre = Pos::new(HPos::Center, VPos::Top);
         let k_style = ("sans-serif", 13).into_font().color(&BLACK).pos(centre);
-        let saving_style = ("sans-serif", 12)
+        let ratio_style = ("sans-serif", 12)
             .into_font()
-            .color(&PALETTE[0])
+            .color(&RGBColor(0x1b, 0x78, 0x37))
+            .pos(centre);
+        let larger_style = ("sans-serif", 12)
+            .into_font()
+            .color(&RGBColor(0xb2, 0x18, 0x2b))
             .pos(centre);
         let name_style = ("sans-serif", 15).into_font().color(&BLACK).pos(centre);
         let mut g = 0;
@@ -303,9 +311,13 @@ impl SizeChart {
                     (x, y + 6),
                     k_style.clone(),
                 ))?;
-                if let Some(saving) = self.saving(&self.groups[i]) {
-                    let text = format!("{:+.0}%", -saving * 100.0);
-                    root.draw(&Text::new(text, (x, y + 22), saving_style.clone()))?;
+                if let Some((ratio, to)) = self.ratio(&self.groups[i]) {
+                    let (text, style) = if ratio > 1.0 {
+                        (format!("{ratio:.2}× {to}, larger"), larger_style.clone())
+                    } else {
+                        (format!("{ratio:.2}× {to}"), ratio_style.clone())
+                    };
+                    root.draw(&Text::new(text, (x, y + 22), style))?;
                 }
             }
             let (x, y) = at((g + end) as f64 / 2.0);
@@ -326,11 +338,16 @@ impl SizeChart {
         Ok(())
     }
 
-    /// The share of zip's bytes that the karc series saves in `group`.
-    fn saving(&self, group: &Group) -> Option<f64> {
+    /// The karc series' total over xz's (zip's without xz) in `group`, and
+    /// the name of that compressor.
+    fn ratio(&self, group: &Group) -> Option<(f64, &'static str)> {
+        let (series, name) = match self.xz_series {
+            Some(xz) => (xz, "xz"),
+            None => (self.zip_series, "zip"),
+        };
         let karc = group.bars.get(self.karc_series).copied().flatten()?;
-        let zip = group.bars.get(self.zip_series).copied().flatten()?;
-        (zip.total() > 0).then(|| 1.0 - karc.total() as f64 / zip.total() as f64)
+        let other = group.bars.get(series).copied().flatten()?;
+        (other.total() > 0).then(|| (karc.total() as f64 / other.total() as f64, name))
     }
 
     /// The series' colours, and what the dark and light parts mean, from
@@ -355,10 +372,15 @@ impl SizeChart {
         let y = y + self.series.len().div_ceil(4) as i32 * 20;
         let note = format!(
             "dark: restores the original (karc's private part, or the compressed original CSV); \
-             light: the release (public part, or compressed release CSV); under each k: {} against zip",
+             light: the release (public part, or compressed release CSV); under each k: {} / {} (red: karc larger)",
             self.series
                 .get(self.karc_series)
-                .map_or("karc", String::as_str)
+                .map_or("karc", String::as_str),
+            if self.xz_series.is_some() {
+                "xz"
+            } else {
+                "zip"
+            }
         );
         root.draw(&Text::new(
             note,
@@ -391,6 +413,7 @@ mod tests {
             series: vec!["karc per-value-rans".into(), "zip".into()],
             karc_series: 0,
             zip_series: 1,
+            xz_series: None,
             groups: vec![
                 Group {
                     algorithm: "datafly".into(),
@@ -442,13 +465,33 @@ mod tests {
             "k=5",
             "200 kB",
             "50 kB",
-            "-75%",
+            "0.25× zip",
             "bytes kept",
         ] {
             assert!(svg.contains(text), "{text} missing");
         }
-        // A group without karc's bar has no saving.
-        assert_eq!(svg.matches('%').count(), 1);
+        // A group without karc's bar has no ratio.
+        assert_eq!(svg.matches("× zip").count(), 1);
+    }
+
+    #[test]
+    fn a_karc_larger_than_xz_says_so() {
+        let mut c = chart();
+        c.series.push("xz-9e".into());
+        c.xz_series = Some(2);
+        for g in &mut c.groups {
+            g.bars.push(Some(Stack {
+                original: 30_000,
+                release: 10_000,
+            }));
+        }
+        let svg =
+            String::from_utf8(c.render(ChartFormat::Svg, Path::new("c.svg")).unwrap()).unwrap();
+        assert!(
+            svg.contains("1.25× xz, larger"),
+            "karc 50 kB against xz 40 kB"
+        );
+        assert!(svg.contains("karc larger"));
     }
 
     #[test]

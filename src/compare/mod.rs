@@ -361,6 +361,9 @@ pub fn size_chart(rows: &[CompareRow], title: &str) -> chart::SizeChart {
         title: title.to_owned(),
         karc_series: modes.iter().position(|m| *m == default).unwrap_or(0),
         zip_series: modes.len(),
+        xz_series: (baselines.iter())
+            .position(|b| b.starts_with("xz"))
+            .map(|i| modes.len() + 1 + i),
         series,
         groups,
     }

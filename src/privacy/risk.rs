@@ -37,21 +37,26 @@ pub struct Risk {
 /// The risk of a partition's classes (the exempt suppressed rows left out),
 /// `None` without classes.
 pub fn risk(p: &Partition) -> Option<Risk> {
-    let min = p.min_class()? as f64;
-    let rows: u64 = p.sizes.iter().map(|&s| s as u64).sum();
-    let at_min: u64 = p
-        .sizes
+    risk_of_sizes(&p.sizes)
+}
+
+/// The risk of classes of these sizes, `None` without classes: it depends
+/// on nothing else (a report reads the sizes from a claim's histogram).
+pub fn risk_of_sizes(sizes: &[u32]) -> Option<Risk> {
+    let min = f64::from(*sizes.iter().min()?);
+    let rows: u64 = sizes.iter().map(|&s| s as u64).sum();
+    let at_min: u64 = sizes
         .iter()
         .filter(|&&s| s as f64 == min)
         .map(|&s| s as u64)
         .sum();
-    let classes = p.classes() as f64;
+    let classes = sizes.len() as f64;
     let attacker = AttackerRisk {
         highest_risk: 1.0 / min,
         records_at_highest_risk: at_min as f64 / rows as f64,
         success_rate: classes / rows as f64,
     };
-    let inverse: Vec<f64> = p.sizes.iter().map(|&s| 1.0 / s as f64).collect();
+    let inverse: Vec<f64> = sizes.iter().map(|&s| 1.0 / s as f64).collect();
     Some(Risk {
         prosecutor: attacker.clone(),
         journalist: attacker,

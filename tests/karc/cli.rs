@@ -100,6 +100,8 @@ impl Place {
                 "--force",
             ]),
             "inspect" => strings(&["inspect", &valid("plain_small.karc")]),
+            // The page (or with --json the document) on standard output.
+            "report" => strings(&["report", &valid("plain_small.karc"), "-o", "-"]),
             "verify" => strings(&[
                 "verify",
                 &self.path("verify.csv"),
@@ -153,7 +155,33 @@ impl Place {
         }
         let valid = |f: &str| fixture(&format!("archive/valid/{f}")).display().to_string();
         let pass = fixture("archive/keys/passphrase.txt").display().to_string();
+        let key = fixture("archive/keys/identity.txt").display().to_string();
         let extra: Vec<String> = match (command, flag) {
+            ("report", "--internal") => strings(&[flag]),
+            ("report", "--identity" | "--passphrase-file" | "--passphrase-env") => {
+                let (file, value) = match flag {
+                    "--identity" => ("sealed_small_x25519.karc", key.clone()),
+                    "--passphrase-file" => ("sealed_small_passphrase.karc", pass.clone()),
+                    _ => ("sealed_small_passphrase.karc", PASSPHRASE_ENV.to_owned()),
+                };
+                args[1] = valid(file);
+                strings(&["--internal", flag, &value])
+            }
+            // A release table's claim: the release `verify` checks.
+            (
+                "report",
+                "--qi" | "--k" | "--constraint" | "--suppressed" | "--delimiter" | "--missing",
+            ) => {
+                args[1] = self.path("verify.csv");
+                match flag {
+                    "--constraint" => strings(&[flag, "city,age:2"]),
+                    "--suppressed" => strings(&["--qi", "city,age", "--k", "2", flag, "strict"]),
+                    "--delimiter" => strings(&["--qi", "city,age", "--k", "2", flag, ","]),
+                    "--missing" => strings(&["--qi", "city,age", "--sensitive", "note", flag, "?"]),
+                    _ => strings(&["--qi", "city,age", "--k", "2"]),
+                }
+            }
+            ("report", "--definitions") => strings(&["--sensitive", "note", flag, "literature"]),
             (_, "--seed") => strings(&[flag, "7"]),
             (_, "--k") => strings(&[flag, "2"]),
             (_, "--suppression-limit") => strings(&[flag, "0.5"]),
@@ -237,10 +265,10 @@ impl Place {
                 }
                 strings(&[flag, PASSPHRASE_ENV])
             }
-            ("anonymize" | "verify" | "pack" | "init", "--sensitive" | "--l") => {
+            ("anonymize" | "verify" | "pack" | "init" | "report", "--sensitive" | "--l") => {
                 strings(&["--sensitive", "note", "--l", "1"])
             }
-            ("anonymize" | "verify" | "pack", _) if model_args(flag).is_some() => {
+            ("anonymize" | "verify" | "pack" | "report", _) if model_args(flag).is_some() => {
                 let mut extra = strings(&["--sensitive", "note"]);
                 extra.extend(strings(&model_args(flag).unwrap()));
                 if command == "verify" {
@@ -260,7 +288,7 @@ impl Place {
                 }
                 extra
             }
-            ("verify" | "restore" | "export", "--signer") => {
+            ("verify" | "restore" | "export" | "report", "--signer") => {
                 let signed = fixture("archive/signed/signed_small.karc");
                 args[1] = signed.display().to_string();
                 if command == "verify" {

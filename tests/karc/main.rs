@@ -33,6 +33,7 @@ mod parts;
 mod pipeline;
 mod pseudonym;
 mod public_bytes;
+mod report;
 mod robust;
 mod signed;
 mod stream;

@@ -32,7 +32,7 @@ use crate::common::{fixture, karc, outcome};
 /// Splits `text` into tokens: runs of letters, digits and `._+-`; each
 /// token also split at `-` after its first character (`20-24` gives `20`
 /// and `24`).
-fn tokens(text: &str, into: &mut HashSet<String>) {
+pub(crate) fn tokens(text: &str, into: &mut HashSet<String>) {
     let keep = |c: char| c.is_alphanumeric() || "._+-".contains(c);
     for t in text.split(|c: char| !keep(c)).filter(|t| !t.is_empty()) {
         into.insert(t.to_owned());
@@ -56,7 +56,7 @@ fn tokens(text: &str, into: &mut HashSet<String>) {
 /// the public part keeps, and a release of `80-84` shows that someone is
 /// in `80-89` (a row aged 89 elsewhere in `80-99` does not make the
 /// hierarchy's `80-89` a leak).
-fn hidden_values(
+pub(crate) fn hidden_values(
     archive: &Archive,
     packed: &Path,
     original: &Path,
@@ -333,7 +333,7 @@ fn mixed_table(rows: u64) -> String {
 
 /// A table of airports: exact coordinates with 8 decimals, as published
 /// lists give them, an elevation and a name.
-fn airports_table(rows: u64) -> String {
+pub(crate) fn airports_table(rows: u64) -> String {
     let mut out = String::from("name,latitude,longitude,elevation\n");
     let mut x = 0x9e37_79b9_7f4a_7c15_u64;
     for i in 0..rows {
@@ -349,7 +349,7 @@ fn airports_table(rows: u64) -> String {
 
 /// `karc init`'s config of `input` (`qi`: the QIs), written beside it
 /// with its hierarchies as files (which a stream needs).
-fn init(input: &Path, qi: &str, sensitive: Option<&str>) -> PathBuf {
+pub(crate) fn init(input: &Path, qi: &str, sensitive: Option<&str>) -> PathBuf {
     let config = input.with_extension("toml");
     let hierarchies = input.with_extension("hierarchies");
     let mut args = vec![

@@ -170,6 +170,9 @@ pub enum Command {
     Publish(PublishArgs),
     /// Show a .karc file's sections, sizes per part and column, claim, algorithm and metrics.
     Inspect(InspectArgs),
+    /// Write a release's report: one self-contained HTML page (or, with --json, one JSON document) of
+    /// the claim, every model, the risk, the class sizes, the generalization, the loss and the sizes.
+    Report(ReportArgs),
     /// Sizes and times against zip (and zstd, xz) per algorithm and k.
     Compare(CompareArgs),
     /// Print a shell's completion script (bash, zsh, fish, elvish, powershell).
@@ -205,6 +208,7 @@ impl Command {
             Command::Keygen(a) => Some(a.output.as_deref().unwrap_or(Path::new("-"))),
             Command::Stream(_) => Some(Path::new("-")),
             Command::Sign(a) => a.output.as_deref(),
+            Command::Report(a) => Some(&a.output),
             Command::Verify(_) | Command::Inspect(_) => None,
         }
     }
@@ -695,6 +699,50 @@ pub struct InspectArgs {
     /// Open the file even if its release breaks its privacy claim (forensics only).
     #[arg(long)]
     pub no_privacy_check: bool,
+}
+
+/// `karc report`: a .karc file's, or a release table's under the claim its flags give.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A .karc file (whole or a published copy), or a release table (CSV, Parquet or Arrow IPC) with
+    /// the claim to check (--qi with --k, --constraint, --sensitive and the models); `-`: standard input.
+    pub input: PathBuf,
+    /// Where to write the page (written atomically; `-`: standard output).
+    #[arg(long, short = 'o', default_value = "-")]
+    pub output: PathBuf,
+    /// Add what only the publisher should see: the smallest classes with their released values, the
+    /// sensitive values in each, the rows at the highest risk; with the key, the sealed figures. The
+    /// page says so at its top.
+    #[arg(long)]
+    pub internal: bool,
+    /// Quasi-identifier columns of a release table, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub qi: Vec<String>,
+    /// k over all the --qi columns of a release table.
+    #[arg(long, short = 'k', value_parser = count)]
+    pub k: Option<usize>,
+    /// A constraint "col,col:K" of a release table (repeatable).
+    #[arg(long = "constraint")]
+    pub constraints: Vec<String>,
+    /// How a release table's all-`*` rows count: mask (exempt; the default) or strict (one class).
+    #[arg(long)]
+    pub suppressed: Option<karc::api::SuppressionPolicy>,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Whose definitions the values follow where they differ: pycanon or literature.
+    #[arg(long, default_value = "pycanon")]
+    pub definitions: karc::api::Definitions,
+    /// Field delimiter of a CSV release (detected when absent).
+    #[arg(long)]
+    pub delimiter: Option<char>,
+    /// A token that stands for a missing sensitive value (repeatable; default "" and "?").
+    #[arg(long)]
+    pub missing: Vec<String>,
+    /// The archive's key, for an --internal report's sealed figures.
+    #[command(flatten)]
+    pub key: KeyArgs,
+    #[command(flatten)]
+    pub signer: SignerArgs,
 }
 
 /// How `karc compare` prints its rows.

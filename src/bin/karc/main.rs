@@ -14,6 +14,7 @@ mod keys;
 mod pack;
 mod progress;
 mod publish;
+mod report;
 mod restore;
 mod shown;
 mod sign;
@@ -59,6 +60,7 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(args, json),
         Command::Publish(args) => publish::run(args, json),
         Command::Inspect(args) => inspect::run(args, json),
+        Command::Report(args) => report::run(args, json),
         Command::Compare(args) => compare::run(args, json),
         Command::Completions(args) => generate::completions(args, json),
         Command::Man(args) => generate::man(args, json),

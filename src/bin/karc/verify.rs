@@ -177,7 +177,7 @@ fn print_models(m: &karc::api::ModelsReport) {
 /// Whether to read the input as a karc file: it has the magic, or most of
 /// it (a damaged magic is reported as such, not as a CSV error), or the
 /// `.karc` extension.
-fn looks_like_karc(path: &Path, bytes: &[u8]) -> bool {
+pub fn looks_like_karc(path: &Path, bytes: &[u8]) -> bool {
     let magic = &karc::api::MAGIC;
     let same = bytes.iter().zip(magic).filter(|(a, b)| a == b).count();
     same >= 5
@@ -188,7 +188,7 @@ fn looks_like_karc(path: &Path, bytes: &[u8]) -> bool {
 
 /// Why `bytes` cannot be a CSV table: a NUL byte, or a first line that is
 /// not UTF-8 (the start of a binary file).
-fn binary(bytes: &[u8]) -> Option<String> {
+pub fn binary(bytes: &[u8]) -> Option<String> {
     let head = &bytes[..bytes.len().min(4096)];
     if let Some(at) = head.iter().position(|&b| b == 0) {
         return Some(format!("a NUL byte at offset {at}"));
