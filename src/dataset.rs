@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{Config, ConfigError, HierarchySource, Role, ValueType};
 use crate::hierarchy::{Hierarchy, counted, name_some};
 use crate::number::NumberFormat;
+use crate::privacy::sensitive::Reference;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -134,6 +135,10 @@ pub struct Dataset {
     /// The hierarchy of each sensitive column the config gives one (by
     /// table column): t-closeness's hierarchical distance.
     pub sensitive_hierarchies: Vec<(usize, Hierarchy)>,
+    /// The whole table's distribution of each sensitive column (by table
+    /// column) when this dataset is one fragment of it (`karc.spark`):
+    /// what the models beyond k measure the fragment's classes against.
+    pub sensitive_reference: Vec<(usize, Reference)>,
 }
 
 impl Dataset {
@@ -258,6 +263,7 @@ impl Dataset {
             qis,
             missing,
             sensitive_hierarchies,
+            sensitive_reference: Vec::new(),
         })
     }
 

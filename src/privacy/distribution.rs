@@ -40,11 +40,22 @@ pub(crate) const UNRANKED: u32 = u32::MAX;
 
 /// The rank of each code among the values held by a row of `in_p`, in
 /// `np.unique` order, equal numbers sharing a rank; and how many ranks.
+/// With a whole-table reference, the values held are the table's (every
+/// entry of the reference), whichever rows the column holds.
 fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) {
     let mut held = vec![false; s.keys.len()];
-    for (r, &c) in s.column.codes.iter().enumerate() {
-        if in_p(r) && s.known(c) {
-            held[c as usize] = true;
+    match &s.reference {
+        Some(rows) => {
+            for (c, &n) in rows.iter().enumerate() {
+                held[c] = n > 0 && s.known(c as u32);
+            }
+        }
+        None => {
+            for (r, &c) in s.column.codes.iter().enumerate() {
+                if in_p(r) && s.known(c) {
+                    held[c as usize] = true;
+                }
+            }
         }
     }
     let codes: Vec<u32> = (0..held.len() as u32)
@@ -68,8 +79,7 @@ fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) 
         return (rank, order.len().min(next as usize + 1));
     }
     let mut order = codes;
-    let dict = &s.column.dict;
-    order.sort_by(|&a, &b| dict.value(a).cmp(dict.value(b)));
+    order.sort_by(|&a, &b| s.text(a).cmp(s.text(b)));
     for (i, &c) in order.iter().enumerate() {
         rank[c as usize] = i as u32;
     }
@@ -107,10 +117,23 @@ impl Distribution {
         let (rank, distinct) = rank_codes(sensitive, in_p);
         let mut global = vec![0u64; distinct];
         let mut total = 0u64;
-        for (r, &c) in column.codes.iter().enumerate() {
-            if in_p(r) && rank[c as usize] != UNRANKED {
-                global[rank[c as usize] as usize] += 1;
-                total += 1;
+        match &sensitive.reference {
+            // The whole table's p, of which the column holds a fragment.
+            Some(rows) => {
+                for (c, &n) in rows.iter().enumerate() {
+                    if rank[c] != UNRANKED {
+                        global[rank[c] as usize] += n;
+                        total += n;
+                    }
+                }
+            }
+            None => {
+                for (r, &c) in column.codes.iter().enumerate() {
+                    if in_p(r) && rank[c as usize] != UNRANKED {
+                        global[rank[c as usize] as usize] += 1;
+                        total += 1;
+                    }
+                }
             }
         }
         let tree = sensitive.tree.as_ref().map(|t| {

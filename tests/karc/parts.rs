@@ -108,7 +108,7 @@ fn merged_parts_open_verify_and_restore_in_fragment_order() {
     let dir = tempfile::tempdir().unwrap();
     let (parts, identity, expected) = parts(dir.path(), 10, 3);
     let out = dir.path().join("adult.karc");
-    let merged = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    let merged = distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap();
     assert_eq!((merged.groups, merged.rows), (3, 30162));
     let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
     assert!(archive.verify().unwrap().holds);
@@ -138,7 +138,7 @@ fn merged_parts_seal_for_the_recipient() {
     let out = dir.path().join("sealed.karc");
     let recipient = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
     let seal = Seal::Recipients(vec![recipient.parse().unwrap()]);
-    distributed::merge_parts(&parts, &identity, &seal, &out, "{}").unwrap();
+    distributed::merge_parts(&parts, &identity, seal, &out, "{}").unwrap();
     let restored = dir.path().join("restored.csv");
     let key = fixture("archive/keys/identity.txt");
     let args = [
@@ -159,7 +159,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let out: PathBuf = dir.path().join("out.karc");
     // Another key: the parts' private parts do not open.
     let (other, _) = distributed::part_key();
-    let e = distributed::merge_parts(&parts, &other, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&parts, &other, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("none of the given identities"),
         "{}",
@@ -171,7 +171,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let recipient = recipient_of(&identity);
     let (foreign, _) = parts_for(&sub, 5, 2, &recipient);
     let mixed = vec![parts[0].clone(), foreign[1].clone()];
-    let e = distributed::merge_parts(&mixed, &identity, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&mixed, &identity, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("privacy claim differ"),
         "{}",
@@ -182,7 +182,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let at = bytes.len() / 2;
     bytes[at] ^= 0x40;
     std::fs::write(&parts[1].path, bytes).unwrap();
-    let e = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("part-1"),
         "{}",
@@ -363,7 +363,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
         });
     }
     let out = dir.path().join("adult-l.karc");
-    distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap();
     let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
     let report = archive.verify().unwrap();
     assert!(report.holds);
@@ -398,7 +398,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
     let e = distributed::merge_parts(
         &parts,
         &identity,
-        &Seal::None,
+        Seal::None,
         &dir.path().join("bad.karc"),
         "{}",
     )
