@@ -47,7 +47,7 @@ from . import _karc
 from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
 from . import spark_parts
 from .spark_claim import check_release
-from .spark_config import _column, _read_config, _release_type, _schema, ship
+from .spark_config import _column, _release_type, _schema, ship
 from .spark_cuts import _numeric
 
 if TYPE_CHECKING:

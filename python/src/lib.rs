@@ -6,15 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
+use karc::api::ArchiveError;
+use karc::api::DiffMode;
+use karc::api::table_from_arrow;
 use karc::api::{
     self, ClaimCheck, ConfigSource, KeyOptions, Overrides, PackOptions, SealOptions, TableInput,
     VerifyOptions,
 };
-use karc::api::ArchiveError;
-use karc::api::table_from_arrow;
-use karc::api::DiffMode;
-use karc::api::{Config, SuppressionPolicy};
 use karc::api::{Access, Input, Output, input_name, refuse_same_files};
+use karc::api::{Config, SuppressionPolicy};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -87,7 +87,10 @@ fn to_py(err: karc::api::Error) -> PyErr {
 }
 
 /// Runs `work` without the GIL, its error as a Python exception.
-fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> karc::api::Result<T> + Send) -> PyResult<T> {
+fn detached<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> karc::api::Result<T> + Send,
+) -> PyResult<T> {
     py.detach(work).map_err(to_py)
 }
 
@@ -435,8 +438,7 @@ fn verify_options(
         .map_err(|e| options(&format!("suppressed: {e}")))?;
     // The models as the package's wrapper gives them: JSON of privacy::Models.
     let models: karc::api::Models = match models {
-        Some(json) => serde_json::from_str(&json)
-            .map_err(|e| options(&format!("models: {e}")))?,
+        Some(json) => serde_json::from_str(&json).map_err(|e| options(&format!("models: {e}")))?,
         None => Default::default(),
     };
     Ok(VerifyOptions {

@@ -55,7 +55,8 @@ pub fn signing_keygen(path: PathBuf, force: bool, passphrase: Option<String>) ->
     let write = || {
         let passphrase = passphrase.map(api::Secret::from);
         let key = api::signing_keygen(passphrase.as_ref())?;
-        Output::new(&path, Access::Private)?.write_bytes(api::expose(&key.secret_text).as_bytes())?;
+        Output::new(&path, Access::Private)?
+            .write_bytes(api::expose(&key.secret_text).as_bytes())?;
         Output::new(&public, Access::Public)?.write_bytes(key.public_text().as_bytes())?;
         Ok(key.public_line())
     };
@@ -88,7 +89,10 @@ pub fn sign_file(
             false => path.clone(),
         });
         let (bytes, access) = match detached_signature {
-            true => (archive.detached_signature(&signer)?.into_bytes(), Access::Public),
+            true => (
+                archive.detached_signature(&signer)?.into_bytes(),
+                Access::Public,
+            ),
             false => (archive.signed(&signer)?, Access::Private),
         };
         Output::new(&target, access)?.write_bytes(&bytes)?;

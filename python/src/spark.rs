@@ -46,9 +46,8 @@ fn encode_part(
         let (batches, schema) = table.0.into_inner();
         let whole = whole_of(domains, sensitive)?;
         let mode = diff_mode(mode.as_deref())?;
-        let (bytes, report) = distributed::encode_part(
-            &config, &schema, &batches, first, &whole, mode, &recipient,
-        )?;
+        let (bytes, report) =
+            distributed::encode_part(&config, &schema, &batches, first, &whole, mode, &recipient)?;
         Ok((bytes, json(&report)?))
     })?;
     Ok((PyBytes::new(py, &bytes).unbind(), report))
@@ -268,7 +267,9 @@ impl PartMerger {
         name: String,
     ) -> PyResult<()> {
         let merger = self.merger.as_mut().ok_or_else(finished)?;
-        detached(py, || merger.add(std::path::Path::new(&name), part, suppressed, classes))
+        detached(py, || {
+            merger.add(std::path::Path::new(&name), part, suppressed, classes)
+        })
     }
 
     /// Writes the merged file: the merge's report as JSON. `totals`
@@ -334,7 +335,9 @@ fn merge_parts(
             })
             .collect();
         let merged = match totals.map(totals_of) {
-            Some(t) => distributed::merge_recoded_parts(&parts, &identity, seal, &output, &params, &t)?,
+            Some(t) => {
+                distributed::merge_recoded_parts(&parts, &identity, seal, &output, &params, &t)?
+            }
             None => distributed::merge_parts(&parts, &identity, seal, &output, &params)?,
         };
         json(&merged)

@@ -160,7 +160,9 @@ pub fn reference(schema: &Schema, batches: &[RecordBatch]) -> Result<Reference> 
             .downcast_ref::<arrow_array::Int64Array>()
             .ok_or_else(|| bad("a distribution's rows: expected 64-bit integers".to_owned()))?;
         if counts.null_count() > 0 || counts.values().iter().any(|&n| n < 0) {
-            return Err(bad("a distribution's rows: expected no null, none negative".to_owned()));
+            return Err(bad(
+                "a distribution's rows: expected no null, none negative".to_owned(),
+            ));
         }
         rows.extend(counts.values().iter().map(|&n| n as u64));
     }
@@ -204,8 +206,17 @@ pub fn fragments_hold(
         )));
     }
     let declared = crate::privacy::sensitive::declared(&data, c);
-    let s = crate::privacy::Sensitive::with_reference(&values, &data.missing, declared, Some(reference))?;
-    Ok(crate::privacy::classes_hold(&s, &config.privacy.models(), fragments))
+    let s = crate::privacy::Sensitive::with_reference(
+        &values,
+        &data.missing,
+        declared,
+        Some(reference),
+    )?;
+    Ok(crate::privacy::classes_hold(
+        &s,
+        &config.privacy.models(),
+        fragments,
+    ))
 }
 
 fn layout_error(e: arrow_schema::ArrowError) -> crate::Error {

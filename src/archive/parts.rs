@@ -309,9 +309,14 @@ impl Merger {
             (Some((meta0, hierarchies0, models0)), _) => {
                 same_table(name, meta0, hierarchies0, models0.as_deref(), &opened)?
             }
-            (None, None) => return Err(Error::Options("merge: a part failed to start it".to_owned())),
+            (None, None) => {
+                return Err(Error::Options(
+                    "merge: a part failed to start it".to_owned(),
+                ));
+            }
         }
-        self.sum.add(&opened.meta, &opened.sealed.metrics, suppressed, classes);
+        self.sum
+            .add(&opened.meta, &opened.sealed.metrics, suppressed, classes);
         let whole = whole_hierarchies(name, &opened.sealed)?;
         let numbered = whole_numbered(name, &opened, &whole)?;
         let mut sections = opened.sections.clone();

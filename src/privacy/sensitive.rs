@@ -200,7 +200,12 @@ impl<'a> Sensitive<'a> {
             }
             None => (None, Vec::new()),
         };
-        let all = || column.dict.values().chain(absent.iter().map(String::as_str));
+        let all = || {
+            column
+                .dict
+                .values()
+                .chain(absent.iter().map(String::as_str))
+        };
         let texts = || all().map(|t| (t, is_missing(t)));
         let bad = |value: &str, expected: String| ModelError::SensitiveValue {
             column: column.name.clone(),
@@ -302,7 +307,12 @@ pub fn of_dataset_checked(data: &Dataset, column: usize) -> Result<Sensitive<'_>
     let reference = (data.sensitive_reference.iter())
         .find(|(c, _)| *c == column)
         .map(|(_, r)| r);
-    Sensitive::with_reference(&data.table.columns[column], &data.missing, declared, reference)
+    Sensitive::with_reference(
+        &data.table.columns[column],
+        &data.missing,
+        declared,
+        reference,
+    )
 }
 
 /// What `data`'s config declares of sensitive column `column`.
@@ -331,8 +341,9 @@ fn reference_weights(
     reference: &Reference,
     is_missing: &impl Fn(&str) -> bool,
 ) -> Result<(Vec<u64>, Vec<String>), ModelError> {
-    let rows: rustc_hash::FxHashMap<&str, u64> =
-        (reference.values.iter()).map(|(v, n)| (v.as_str(), *n)).collect();
+    let rows: rustc_hash::FxHashMap<&str, u64> = (reference.values.iter())
+        .map(|(v, n)| (v.as_str(), *n))
+        .collect();
     let mut weights = Vec::with_capacity(column.dict.len());
     for value in column.dict.values() {
         let n = match rows.get(value) {
@@ -415,6 +426,24 @@ mod tests {
             e.to_string(),
             "sensitive column \"s\": \"x\" is not an integer"
         );
+    }
+
+    #[test]
+    fn a_fragment_refuses_a_value_its_reference_lacks() {
+        let c = column(&["a", "?", "z"]);
+        let missing = ["?".to_owned()];
+        let reference = Reference {
+            values: vec![("a".to_owned(), 4), ("b".to_owned(), 2)],
+        };
+        let e = Sensitive::with_reference(&c, &missing, Declared::Categorical, Some(&reference))
+            .unwrap_err();
+        assert!(e.to_string().contains("\"z\""), "{e}");
+        let c = column(&["a", "?"]);
+        let s = Sensitive::with_reference(&c, &missing, Declared::Categorical, Some(&reference))
+            .unwrap();
+        // The dictionary's codes, then the table's values the column lacks.
+        assert_eq!(s.reference, Some(vec![4, 0, 2]));
+        assert_eq!((s.absent.clone(), s.text(2)), (vec!["b".to_owned()], "b"));
     }
 
     #[test]
