@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
-use karc::api::distributed::{self, PartFile};
+use karc::api::distributed::{self, PartFile, Whole};
 use karc::api::{self, ClaimCheck, ConfigSource, Overrides};
 use karc::archive::seal::Seal;
 use karc::codec::DiffMode;
@@ -69,6 +69,14 @@ pub(crate) fn parts(dir: &Path, k: usize, fragments: usize) -> (Vec<PartFile>, S
     (parts, identity, expected)
 }
 
+/// What a fragment is told of the whole table: the numeric QIs' ranges only.
+fn whole(domains: &[distributed::Domain]) -> Whole {
+    Whole {
+        domains: domains.to_vec(),
+        sensitive: Vec::new(),
+    }
+}
+
 fn parts_for(dir: &Path, k: usize, fragments: usize, recipient: &str) -> (Vec<PartFile>, Vec<u8>) {
     let (names, fragments) = adult_fragments(fragments);
     let config = config(k);
@@ -81,7 +89,7 @@ fn parts_for(dir: &Path, k: usize, fragments: usize, recipient: &str) -> (Vec<Pa
             &schema,
             &[batch],
             i == 0,
-            &[],
+            &Whole::default(),
             DiffMode::default(),
             recipient,
         )
@@ -207,7 +215,7 @@ fn a_fragment_is_measured_against_the_whole_tables_range() {
             &config,
             &schema,
             std::slice::from_ref(&batch),
-            domains,
+            &whole(domains),
         )
         .unwrap();
         assert!(a.report.min_class.unwrap() >= 10);
@@ -278,9 +286,13 @@ fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
         min: 17.0,
         max: 90.0,
     }];
-    let (labels, report) =
-        distributed::generalize_fragment(&config, &schema, std::slice::from_ref(&batch), &domains)
-            .unwrap();
+    let (labels, report) = distributed::generalize_fragment(
+        &config,
+        &schema,
+        std::slice::from_ref(&batch),
+        &whole(&domains),
+    )
+    .unwrap();
     let labels_schema = labels.schema();
     let names: Vec<&str> = labels_schema
         .fields()
@@ -292,7 +304,7 @@ fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
     assert!(report.min_class.unwrap() >= 5);
     // The same labels, row for row, as anonymizing every column.
     let (a, layout) =
-        distributed::anonymize_fragment(&config, &schema, &[batch], &domains).unwrap();
+        distributed::anonymize_fragment(&config, &schema, &[batch], &whole(&domains)).unwrap();
     let whole = a.release_batch(Some(&layout)).unwrap();
     for name in names {
         assert_eq!(
@@ -317,7 +329,8 @@ fn generalizing_a_fragment_without_a_qi_is_refused_in_one_line() {
     let batch = batch.project(&keep).unwrap();
     let schema = batch.schema();
     let err =
-        distributed::generalize_fragment(&mixed_config(), &schema, &[batch], &[]).unwrap_err();
+        distributed::generalize_fragment(&mixed_config(), &schema, &[batch], &Whole::default())
+            .unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("age") && !message.contains('\n'),
@@ -349,7 +362,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
             &schema,
             &[batch],
             i == 0,
-            &[],
+            &Whole::default(),
             DiffMode::default(),
             &recipient,
         )
@@ -389,7 +402,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
         &schema,
         &[batch],
         false,
-        &[],
+        &Whole::default(),
         DiffMode::default(),
         &recipient,
     )
