@@ -86,6 +86,38 @@ fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) 
     (rank, order.len())
 }
 
+/// The table's distribution p (rows of each rank) and its rows: the
+/// whole table's from the column's reference when it holds a fragment,
+/// else its own rows of `in_p`.
+fn global_counts(
+    s: &Sensitive,
+    rank: &[u32],
+    distinct: usize,
+    in_p: impl Fn(usize) -> bool,
+) -> (Vec<u64>, u64) {
+    let mut global = vec![0u64; distinct];
+    let mut total = 0u64;
+    match &s.reference {
+        Some(rows) => {
+            for (c, &n) in rows.iter().enumerate() {
+                if rank[c] != UNRANKED {
+                    global[rank[c] as usize] += n;
+                    total += n;
+                }
+            }
+        }
+        None => {
+            for (r, &c) in s.column.codes.iter().enumerate() {
+                if in_p(r) && rank[c as usize] != UNRANKED {
+                    global[rank[c as usize] as usize] += 1;
+                    total += 1;
+                }
+            }
+        }
+    }
+    (global, total)
+}
+
 /// The rows of `partition` grouped by class (a counting sort): class `c`'s
 /// rows are `grouped[start[c]..start[c + 1]]`, ascending.
 fn rows_by_class(partition: &Partition) -> (Vec<usize>, Vec<u32>) {
@@ -115,27 +147,7 @@ impl Distribution {
         let class_of = &partition.class_of;
         let in_p = |r: usize| exempt_in_p || class_of[r] != NO_CLASS;
         let (rank, distinct) = rank_codes(sensitive, in_p);
-        let mut global = vec![0u64; distinct];
-        let mut total = 0u64;
-        match &sensitive.reference {
-            // The whole table's p, of which the column holds a fragment.
-            Some(rows) => {
-                for (c, &n) in rows.iter().enumerate() {
-                    if rank[c] != UNRANKED {
-                        global[rank[c] as usize] += n;
-                        total += n;
-                    }
-                }
-            }
-            None => {
-                for (r, &c) in column.codes.iter().enumerate() {
-                    if in_p(r) && rank[c as usize] != UNRANKED {
-                        global[rank[c as usize] as usize] += 1;
-                        total += 1;
-                    }
-                }
-            }
-        }
+        let (global, total) = global_counts(sensitive, &rank, distinct, in_p);
         let tree = sensitive.tree.as_ref().map(|t| {
             let mut leaf = vec![0u32; distinct];
             for (c, &r) in rank.iter().enumerate() {

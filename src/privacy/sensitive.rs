@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ModelError;
 use crate::dataset::Dataset;
+pub use crate::dataset::Reference;
 use crate::hierarchy::Hierarchy;
 use crate::number::NumberFormat;
 use crate::table::{Column, ValueType};
@@ -155,20 +156,6 @@ pub struct Sensitive<'a> {
     /// The table's values the column's dictionary lacks: entries after the
     /// dictionary's codes (`keys` has one key per entry).
     pub(crate) absent: Vec<String>,
-}
-
-/// The whole table's distribution of a sensitive column, given to a
-/// column that holds one fragment of the table (a part of `karc.spark`):
-/// each of the table's known values, as text, with the rows holding it.
-/// The models beyond k then measure a fragment's classes against the
-/// table's p, as a single-process run measures them, and t-closeness's
-/// ordered and hierarchical distances span the table's values, not the
-/// fragment's. (The table's values are counted by one aggregation over
-/// the whole table; every one of them is released in some part.)
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Reference {
-    /// Each known value of the table with its rows, in any order.
-    pub values: Vec<(String, u64)>,
 }
 
 impl<'a> Sensitive<'a> {
