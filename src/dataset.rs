@@ -134,6 +134,24 @@ pub struct Dataset {
     /// The hierarchy of each sensitive column the config gives one (by
     /// table column): t-closeness's hierarchical distance.
     pub sensitive_hierarchies: Vec<(usize, Hierarchy)>,
+    /// The whole table's distribution of each sensitive column (by table
+    /// column) when this dataset is one fragment of it (`karc.spark`):
+    /// what the models beyond k measure the fragment's classes against.
+    pub sensitive_reference: Vec<(usize, Reference)>,
+}
+
+/// The whole table's distribution of a sensitive column, given to a
+/// column that holds one fragment of the table (a part of `karc.spark`):
+/// each of the table's known values, as text, with the rows holding it.
+/// The models beyond k then measure a fragment's classes against the
+/// table's p, as a single-process run measures them, and t-closeness's
+/// ordered and hierarchical distances span the table's values, not the
+/// fragment's. (The table's values are counted by one aggregation over
+/// the whole table; every one of them is released in some part.)
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reference {
+    /// Each known value of the table with its rows, in any order.
+    pub values: Vec<(String, u64)>,
 }
 
 impl Dataset {
@@ -258,6 +276,7 @@ impl Dataset {
             qis,
             missing,
             sensitive_hierarchies,
+            sensitive_reference: Vec::new(),
         })
     }
 

@@ -39,21 +39,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _karc
-from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
-from .spark_cuts import (  # noqa: F401 - _numeric, _murmur3_long: names other modules and the tests use
+from . import BadInputError, ConfigLike, PathLike, _config_args, _seal_args
+from . import spark_global, spark_parts
+from .spark_claim import _check_fragment, check_release
+from .spark_config import _column, _release_type, _Schema, _schema, ship
+from .spark_cuts import (  # noqa: F401 - _numeric, _murmur3_long: names the tests use
     Plan,
-    _column,
-    _Keys,
     _cut,
+    _Keys,
     _leaves,
     _merge_small,
     _murmur3_long,
@@ -71,93 +72,7 @@ __all__ = ["anonymize", "check_release", "fragment_column", "pack", "plan_fragme
 _FRAGMENT = "__karc_fragment"
 _KEY = "__karc_key"
 #: Full-domain algorithms, run by frequency sets (:mod:`karc.spark_global`).
-_GLOBAL = ("datafly", "incognito")
-
-
-# ---------------------------------------------------------------------------
-# The config: what the driver needs to know of it.
-
-
-@dataclass
-class _Schema:
-    """The config's columns as the distribution needs them."""
-
-    qis: List[Tuple[str, str]]  # (name, "integer" | "decimal" | "categorical")
-    identifiers: List[str]
-    k: int  # the largest k of the claim: every fragment holds at least this many rows
-    sensitive: Optional[str]
-    l: Optional[int]  # noqa: E741 - the l of l-diversity
-    constraints: List[Tuple[List[str], int]]
-    columns: List[str] = field(default_factory=list)
-    #: The columns the anonymizer reads beside the QIs: the sensitive ones.
-    read: List[str] = field(default_factory=list)
-    leaf_order: Dict[str, Dict[str, int]] = field(default_factory=dict)
-
-
-def _read_config(config: ConfigLike) -> Tuple[Dict[str, Any], str]:
-    """The config as a dict, and the folder its relative paths start from."""
-    if isinstance(config, Mapping):
-        return dict(config), os.getcwd()
-    if isinstance(config, (str, os.PathLike)):
-        import tomllib
-
-        path = os.fspath(config)
-        try:
-            with open(path, "rb") as f:
-                return tomllib.load(f), os.path.dirname(os.path.abspath(path))
-        except OSError as e:
-            raise BadInputError(f"{path}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise BadInputError(f"{path}: not TOML: {e}") from None
-    raise BadInputError(f"config: expected a TOML file's path or a dict, found {type(config).__name__}")
-
-
-def _leaf_order(path: str, delimiter: str = ";") -> Dict[str, int]:
-    """A hierarchy file's leaves (first column, ARX's format) in file order."""
-    order: Dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            leaf = line.rstrip("\r\n").split(delimiter, 1)[0]
-            if line.strip() and leaf not in order:
-                order[leaf] = len(order)
-    return order
-
-
-def _sensitive_columns(columns: List[Dict[str, Any]], privacy: Dict[str, Any]) -> List[str]:
-    """The sensitive columns: of role "sensitive", or named by
-    ``[privacy] sensitive`` (a name or a list)."""
-    named = privacy.get("sensitive") or []
-    named = [named] if isinstance(named, str) else list(named)
-    return [c["name"] for c in columns if c.get("role") == "sensitive" or c["name"] in named]
-
-
-def _schema(config: ConfigLike, k: Optional[int]) -> _Schema:
-    table, base = _read_config(config)
-    columns = table.get("columns", [])
-    qis = [(c["name"], c.get("type", "categorical")) for c in columns if c.get("role") == "quasi"]
-    if not qis:
-        raise BadInputError("config: no column has role = \"quasi\": nothing to anonymize")
-    privacy = table.get("privacy", {})
-    constraints = [(list(c["qi"]), int(c["k"])) for c in privacy.get("constraints", [])]
-    ks = [int(k)] if k is not None else ([n for _, n in constraints] or [int(privacy.get("k", 0))])
-    if max(ks) < 1:
-        raise BadInputError("config: [privacy] needs k (or constraints), or pass k=")
-    leaf_order = {}
-    for c in columns:
-        # A hierarchy file's leaf order (a built hierarchy, a TOML table, has none to read).
-        if c.get("role") == "quasi" and isinstance(c.get("hierarchy"), str) and c.get("type", "categorical") == "categorical":
-            leaf_order[c["name"]] = _leaf_order(os.path.join(base, c["hierarchy"]))
-    return _Schema(
-        qis=qis,
-        identifiers=[c["name"] for c in columns if c.get("role") == "identifier"],
-        k=max(ks),
-        sensitive=privacy.get("sensitive"),
-        l=privacy.get("l"),
-        constraints=constraints if k is None else [],
-        columns=[c["name"] for c in columns],
-        read=_sensitive_columns(columns, privacy),
-        leaf_order=leaf_order,
-    )
+_GLOBAL = spark_global.ALGORITHMS
 
 
 @dataclass
@@ -168,8 +83,8 @@ class _Fragmented:
     plan: Plan
     sizes: List[int]
     schema: _Schema
-    #: Each numeric QI's (name, min, max) over the whole table.
-    domains: List[Tuple[str, float, float]]
+    #: What every fragment is told of the whole table.
+    whole: "_Whole"
 
 
 def _keys_of(schema: _Schema) -> Dict[str, _Keys]:
@@ -273,23 +188,37 @@ def _collect_arrow(df: "DataFrame") -> pa.Table:
 _PROBE_ROWS = 2_000
 
 
-def _probe(df: "DataFrame", sample: pa.Table, config: ConfigLike, algorithm: str) -> None:
-    """Anonymizes the sample's first rows (k = 1) on the driver, the columns
-    the anonymizer reads (QIs, sensitive) as drawn and the others null: a
-    config that does not fit the table (a type, a hierarchy) fails here, in
-    one line, before any worker starts, and without a Spark job of its own."""
+def _probe_table(df: "DataFrame", sample: pa.Table, rows: int) -> pa.Table:
+    """The sample's first ``rows`` rows in the DataFrame's schema: the
+    columns drawn (QIs, sensitive) as drawn, the others null."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     schema = to_arrow_schema(df.schema)
-    rows = min(sample.num_rows, _PROBE_ROWS)
-    if rows == 0:
-        return
+    rows = min(sample.num_rows, rows)
     columns = [
         sample.column(f.name).slice(0, rows).cast(f.type) if f.name in sample.column_names else pa.nulls(rows, f.type)
         for f in schema
     ]
-    probe = pa.Table.from_arrays(columns, schema=schema)
-    _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _probe(df: "DataFrame", sample: pa.Table, config: ConfigLike, algorithm: str) -> None:
+    """Anonymizes the sample's first rows (k = 1) on the driver: a config
+    that does not fit the table (a type, a hierarchy) fails here, in one
+    line, before any worker starts, and without a Spark job of its own."""
+    probe = _probe_table(df, sample, _PROBE_ROWS)
+    if probe.num_rows:
+        _karc.anonymize(probe, **_config_args(config), algorithm=algorithm, k=1)
+
+
+@dataclass
+class _Whole:
+    """What every fragment is told of the whole table: each numeric QI's
+    (name, min, max), and each sensitive column the models hold on with
+    its distribution (an Arrow table of values and rows)."""
+
+    domains: List[Tuple[str, float, float]]
+    sensitive: List[Tuple[str, pa.Table]]
 
 
 def _fragment(
@@ -308,35 +237,70 @@ def _fragment(
     _probe(df, sample, config, algorithm)
     keys = _keys_of(schema)
     tagged = df.withColumn(_FRAGMENT, fragment_column(plan.tree, keys))
-    # One aggregation: the rows of each fragment (and its sensitive values,
-    # for l), and each numeric QI's range over the whole table.
+    # One aggregation: the rows of each fragment (by sensitive value, when
+    # models hold on them: the table's distribution is their sum), and each
+    # numeric QI's range over the whole table.
     numeric = [q for q, kind in schema.qis if kind in ("integer", "decimal")]
     ranges = []
     for i, q in enumerate(numeric):
         x = _column(q).cast("double")
         ranges += [F.min(x).alias(f"lo{i}"), F.max(x).alias(f"hi{i}")]
-    by = [_FRAGMENT] + ([schema.sensitive] if schema.l is not None else [])
-    counts: Dict[int, int] = {}
-    values: Dict[int, set] = {}
-    lows: Dict[str, float] = {}
-    highs: Dict[str, float] = {}
-    for r in tagged.groupBy(*by).agg(F.count(F.lit(1)).alias("rows"), *ranges).collect():
-        counts[r[_FRAGMENT]] = counts.get(r[_FRAGMENT], 0) + r["rows"]
-        if schema.l is not None:
-            values.setdefault(r[_FRAGMENT], set()).add(r[schema.sensitive])
-        for i, q in enumerate(numeric):
-            if r[f"lo{i}"] is not None:
-                lows[q] = min(lows.get(q, r[f"lo{i}"]), r[f"lo{i}"])
-                highs[q] = max(highs.get(q, r[f"hi{i}"]), r[f"hi{i}"])
-    domains = [(q, float(lows[q]), float(highs[q])) for q in numeric if q in lows]
-    tree, sizes = _merge_small(plan.tree, counts, values, schema)
+    by = [_FRAGMENT] + (schema.model_columns if schema.models else [])
+    counted = _collect_arrow(tagged.groupBy(*[_column(c) for c in by]).agg(F.count(F.lit(1)).alias("rows"), *ranges))
+    sums = counted.group_by(_FRAGMENT).aggregate([("rows", "sum")])
+    counts = dict(zip(sums.column(_FRAGMENT).to_pylist(), sums.column("rows_sum").to_pylist()))
+    domains = []
+    for i, q in enumerate(numeric):
+        lo, hi = pc.min(counted.column(f"lo{i}")).as_py(), pc.max(counted.column(f"hi{i}")).as_py()
+        if lo is not None:
+            domains.append((q, float(lo), float(hi)))
+    references = {s: _distribution(counted, s) for s in schema.model_columns} if schema.models else {}
+    holds = _holds(counted, references, _probe_table(df, sample, 1), config) if references else None
+    tree, sizes = _merge_small(plan.tree, counts, schema, holds)
     plan = Plan(tree, len(sizes), plan.sample_rows)
     key_of = F.array(*[F.lit(x).cast("long") for x in _partition_keys(plan.fragments)])
     keyed = df.withColumn(_FRAGMENT, fragment_column(tree, keys)).withColumn(
         _KEY, F.element_at(key_of, F.col(_FRAGMENT).cast("int") + 1)
     )
     placed = keyed.repartition(plan.fragments, F.col(_KEY))
-    return _Fragmented(placed, plan, sizes, schema, domains)
+    return _Fragmented(placed, plan, sizes, schema, _Whole(domains, list(references.items())))
+
+
+def _distribution(counted: pa.Table, column: str) -> pa.Table:
+    """A sensitive column's whole-table distribution (values, rows), summed
+    from the per-fragment counts."""
+    summed = counted.group_by(column).aggregate([("rows", "sum")])
+    return pa.table({"value": summed.column(column), "rows": pc.cast(summed.column("rows_sum"), pa.int64())})
+
+
+def _holds(
+    counted: pa.Table, references: Dict[str, pa.Table], probe: pa.Table, config: ConfigLike
+) -> Callable[[List[List[int]]], List[bool]]:
+    """Whether a group of fragments, as one class, meets the models beyond
+    k (distinct l too) on every sensitive column, measured against the
+    whole table's distributions by karc itself (``fragments_hold``)."""
+    fragments = pc.max(counted.column(_FRAGMENT)).as_py() + 1
+    matrices = {}
+    for column, reference in references.items():
+        at = pc.index_in(counted.column(column), value_set=reference.column("value"), skip_nulls=False)
+        matrix = np.zeros((fragments, reference.num_rows), dtype=np.uint64)
+        np.add.at(
+            matrix,
+            (counted.column(_FRAGMENT).to_numpy(), at.to_numpy(zero_copy_only=False)),
+            counted.column("rows").to_numpy().astype(np.uint64),
+        )
+        matrices[column] = matrix
+    args = _config_args(config)
+
+    def holds(groups: List[List[int]]) -> List[bool]:
+        met = [True] * len(groups)
+        for column, matrix in matrices.items():
+            classes = [matrix[g].sum(axis=0).tolist() for g in groups]
+            found = _karc.fragments_hold(probe, column, references[column], classes, **args)
+            met = [a and b for a, b in zip(met, found)]
+        return met
+
+    return holds
 
 
 def _by_fragment(batches: Iterator[pa.RecordBatch]) -> Iterator[Tuple[int, pa.Table]]:
@@ -361,21 +325,6 @@ def _overrides(algorithm: str, k: Optional[int], seed: int, suppression_limit: O
 # anonymize
 
 
-def _release_type(df: "DataFrame", schema: _Schema) -> Any:
-    """The release's Spark schema: every column but the identifiers, the QIs
-    as strings (generalized labels), the others as they are."""
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    qis = {q for q, _ in schema.qis}
-    return StructType(
-        [
-            StructField(f.name, StringType(), True) if f.name in qis else f
-            for f in df.schema.fields
-            if f.name not in schema.identifiers
-        ]
-    )
-
-
 def anonymize(
     df: "DataFrame",
     config: ConfigLike,
@@ -390,39 +339,44 @@ def anonymize(
 ) -> "DataFrame":
     """Anonymize a Spark DataFrame fragment by fragment; returns the release.
 
-    ``config`` is a TOML file's path or a dict (the Python package's); its
-    hierarchy files must be readable where the workers run. ``algorithm``
-    is any karc algorithm; local-recoding ones (``mondrian``,
-    ``basic-mondrian``, ``topdown``) lose least by being cut; ``datafly``
-    and ``incognito`` run by frequency sets (:mod:`karc.spark_global`). ``fragments``
-    is the number planned (default: four per core); ``seed`` seeds the
-    sample and the anonymizer. The release has every column but the
-    identifiers, QIs as generalized labels.
+    ``config`` is a TOML file's path or a dict (the Python package's); the
+    driver reads it and the files it names, and ships them to the workers
+    with the tasks (:mod:`karc.spark_config`). ``algorithm`` is any karc
+    algorithm; local-recoding ones (``mondrian``, ``basic-mondrian``,
+    ``topdown``) lose least by being cut; ``datafly`` and ``incognito`` run
+    by frequency sets (:mod:`karc.spark_global`). ``fragments`` is the
+    number planned (default: four per core); ``seed`` seeds the sample and
+    the anonymizer. The release has every column but the identifiers, QIs
+    as generalized labels.
+
+    Every model of the config holds: k and its constraint sets, distinct,
+    entropy and recursive ℓ and (α,k) class by class; t-closeness,
+    δ-disclosure and β-likeness against the whole table's sensitive
+    distribution, counted by the planning aggregation and given to every
+    fragment. A fragment that could not meet them as one class is merged
+    with its sibling in the cut tree before any worker starts.
 
     The call runs the plan's passes (the count, the sample, a probe of the
     config on the sample's rows on the driver, one aggregation counting each
-    fragment) and
-    returns a *lazy* DataFrame: the fragments are anonymized when an action
-    (a write, a count) runs it, and again by each action unless the caller
-    caches it. Unless ``check=False``, each worker checks the fragment it
-    returns, on the very Arrow batches it returns, with pyarrow's group-by
-    (not karc's anonymizer): every class over each constraint's QIs (rows
-    of ``*`` in every QI aside) has at least k rows and l distinct sensitive
-    values, else the action fails with a :class:`CheckFailedError` naming
-    the fragment. That holds for the union, since a class of the union is a
-    union of fragment classes. :func:`check_release` counts the classes of
-    the union itself, independently, when the caller wants it.
+    fragment) and returns a *lazy* DataFrame: the fragments are anonymized
+    when an action (a write, a count) runs it, and again by each action
+    unless the caller caches it. Unless ``check=False``, each worker checks
+    the fragment it returns, on the very Arrow batches it returns, with
+    pyarrow's group-by (not karc's anonymizer): every class over each
+    constraint's QIs (rows of ``*`` in every QI aside) has at least k rows
+    and l distinct sensitive values, else the action fails with a
+    :class:`CheckFailedError` naming the fragment. :func:`check_release`
+    counts the classes of the union itself, independently.
     """
     if algorithm in _GLOBAL:
         # Full-domain recoding: searched on the frequency set, not by fragments.
-        from . import spark_global
-
         return spark_global.anonymize(df, config, k, algorithm, seed=seed, suppression_limit=suppression_limit, check=check)
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
     release_type = _release_type(df, frag.schema)
     arrow_type = _arrow_schema(release_type)
-    domains = frag.domains
-    args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit))
+    whole = frag.whole
+    shipped = ship(config)
+    overrides = _overrides(algorithm, k, seed, suppression_limit)
     schema = frag.schema if check else None
     qis = {q for q, _ in frag.schema.qis}
 
@@ -430,7 +384,7 @@ def anonymize(
         for f, rows in _by_fragment(batches):
             # Only the QIs (and sensitive columns) go through karc; the
             # other columns are the input's Arrow arrays, passed through.
-            labels, _ = _karc.generalize_fragment(rows, domains, **args)
+            labels, _ = _karc.generalize_fragment(rows, whole.domains, whole.sensitive, **shipped.args(), **overrides)
             columns = [labels.column(n) if n in qis else rows.column(n) for n in arrow_type.names]
             release = pa.Table.from_arrays(columns, schema=arrow_type)
             if schema is not None:
@@ -444,79 +398,6 @@ def _arrow_schema(spark_type: Any) -> pa.Schema:
     from pyspark.sql.pandas.types import to_arrow_schema
 
     return to_arrow_schema(spark_type)
-
-
-def _check_fragment(release: pa.Table, fragment: int, schema: _Schema) -> None:
-    """Raises :class:`CheckFailedError` when a class of this fragment's
-    release (rows of ``*`` in every QI aside) over a constraint's QIs has
-    fewer than k rows or fewer than l distinct sensitive values: counted by
-    pyarrow on the labels returned, independent of the anonymizer."""
-    qis = [q for q, _ in schema.qis]
-    star = None
-    for q in qis:
-        is_star = pc.fill_null(pc.equal(release.column(q), "*"), False)
-        star = is_star if star is None else pc.and_(star, is_star)
-    plain = release.filter(pc.invert(star)) if star is not None else release
-    if plain.num_rows == 0:
-        return
-    for columns, need in schema.constraints or [(qis, schema.k)]:
-        aggregates = [([], "count_all")]
-        if schema.l is not None:
-            aggregates.append((schema.sensitive, "count_distinct"))
-        classes = plain.group_by(columns, use_threads=False).aggregate(aggregates)
-        smallest = pc.min(classes.column("count_all")).as_py()
-        if smallest < need:
-            raise CheckFailedError(
-                f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
-                f"a class over {columns} has {smallest} rows, below k = {need}"
-            )
-        if schema.l is not None:
-            fewest = pc.min(classes.column(f"{schema.sensitive}_count_distinct")).as_py()
-            if fewest < schema.l:
-                raise CheckFailedError(
-                    f"karc.spark: fragment {fragment} ({release.num_rows} rows) breaks its claim: "
-                    f"a class over {columns} has {fewest} distinct {schema.sensitive!r}, below l = {schema.l}"
-                )
-
-
-def check_release(release: "DataFrame", config: ConfigLike, k: Optional[int] = None) -> Dict[str, Any]:
-    """Counts the release's classes over each constraint's QIs with Spark and
-    raises :class:`CheckFailedError` when one (rows of ``*`` in every QI
-    aside) has fewer than k rows or fewer than l distinct sensitive values.
-    Returns what it counted."""
-    from pyspark.sql import functions as F
-
-    schema = _schema(config, k)
-    qis = [q for q, _ in schema.qis]
-    sets = schema.constraints or [(qis, schema.k)]
-    star = F.lit(True)
-    for q in qis:
-        star = star & (_column(q) == F.lit("*"))
-    flagged = release.withColumn("__karc_star", star)
-    report: Dict[str, Any] = {"constraints": []}
-    for columns, need in sets:
-        aggs = [F.count(F.lit(1)).alias("rows")]
-        if schema.l is not None:
-            aggs.append(F.countDistinct(_column(schema.sensitive)).alias("values"))
-        classes = flagged.groupBy("__karc_star", *[_column(c) for c in columns]).agg(*aggs)
-        bad = ~F.col("__karc_star") & (F.col("rows") < need)
-        if schema.l is not None:
-            bad = bad | (~F.col("__karc_star") & (F.col("values") < schema.l))
-        plain = ~F.col("__karc_star")
-        summary = classes.agg(
-            F.sum(plain.cast("int")).alias("classes"),
-            F.min(F.when(plain, F.col("rows"))).alias("min"),
-            F.sum(bad.cast("int")).alias("bad"),
-            F.sum(F.when(~plain, F.col("rows")).otherwise(0)).alias("stars"),
-        ).first()
-        if summary["bad"]:
-            raise CheckFailedError(
-                f"the release breaks its claim: {summary['bad']} classes over {columns} below k = {need}"
-                + (f" or l = {schema.l}" if schema.l is not None else "")
-            )
-        report["constraints"].append({"qi": columns, "k": need, "classes": summary["classes"], "min_class": summary["min"]})
-        report["star_rows"] = summary["stars"] or 0
-    return report
 
 
 # ---------------------------------------------------------------------------
@@ -540,91 +421,66 @@ def pack(
     sample_rows: int = 20_000,
     suppression_limit: Optional[float] = None,
     mode: Optional[str] = None,
+    parts: Optional[str] = None,
     staging: Optional[PathLike] = None,
     sign: Optional[PathLike] = None,
     sign_passphrase: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """Anonymize ``df`` on the workers and write one ``.karc`` to ``output``.
-
-    With ``sign`` (a publisher's secret key file, ``sign_passphrase`` when
-    protected), the driver signs the merged file (:func:`karc.sign`).
+    """Anonymize ``df`` on the workers and write one ``.karc`` to ``output``
+    (a path on the driver).
 
     Each fragment is anonymized and coded by its worker as a *part* (a
     one-row-group ``.karc`` sealed for a one-off key the driver makes and
-    keeps in memory), written to ``staging`` (default: a new folder beside
-    ``output``; it must be a path both the workers and the driver see). The
-    driver then merges the parts in fragment order: it copies their public
-    sections, re-seals their private parts for ``recipients`` (or the
-    ``passphrase``; exactly one way, as :func:`karc.pack`) one part at a
-    time, and writes ``META`` for the whole table. The driver never holds
-    the table, only one part at a time.
+    keeps in memory). The parts travel through Spark, never through a
+    shared folder (:mod:`karc.spark_parts`): kept in Spark's storage by
+    default, or written by the workers to ``parts`` (a URI: ``hdfs://``,
+    ``s3a://``, ``file://`` ...) when given. The driver merges them in
+    fragment order, one at a time: it copies their public sections,
+    re-seals their private parts for ``recipients`` (or the
+    ``passphrase``; exactly one way, as :func:`karc.pack`), and writes
+    ``META`` for the whole table. The file's claim names every model of
+    the config, which every reader re-checks on the whole file.
+    ``staging=`` (a folder both sides saw) is refused: drop it.
+
+    With ``sign`` (a publisher's secret key file, ``sign_passphrase`` when
+    protected), the driver signs the merged file (:func:`karc.sign`).
 
     A restore gives the rows grouped by fragment (fragment 0 first), each
     fragment's rows in the order its worker received them; the values are
     those of the DataFrame as text (its canonical CSV, FORMAT §7.6). Add a
     row-number column to restore the original order. Returns the report.
     """
+    spark_parts.refuse_staging(staging)
     if algorithm in _GLOBAL:
         # Full-domain recoding: searched on the frequency set, not by fragments.
-        from . import spark_global
-
         return spark_global.pack(
             df, output, config, recipients=recipients, recipients_files=recipients_files, passphrase=passphrase,
             work_factor=work_factor, no_encryption=no_encryption, k=k, algorithm=algorithm, seed=seed,
-            suppression_limit=suppression_limit, mode=mode, staging=staging,
+            suppression_limit=suppression_limit, mode=mode, parts=parts, sign=sign, sign_passphrase=sign_passphrase,
         )
     seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
     frag = _fragment(df, config, k, fragments, seed, sample_rows, algorithm)
-    domains = frag.domains
+    whole = frag.whole
     identity, recipient = _karc.part_key()
     output = os.fspath(output)
-    parent = os.path.dirname(os.path.abspath(output))
-    own_staging = staging is None
-    folder = tempfile.mkdtemp(prefix=".karc-parts-", dir=parent) if own_staging else os.fspath(staging)
-    os.makedirs(folder, exist_ok=True)
-    args = dict(**_config_args(config), **_overrides(algorithm, k, seed, suppression_limit), mode=mode)
+    shipped = ship(config)
+    overrides = dict(**_overrides(algorithm, k, seed, suppression_limit), mode=mode)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for f, rows in _by_fragment(batches):
-            part, report = _karc.encode_part(rows, recipient, f == 0, domains, **args)
-            report = json.loads(report)
-            path = os.path.join(folder, f"part-{f:06d}.karc")
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as out:
-                out.write(part)
-            yield pa.RecordBatch.from_pylist(
-                [
-                    {
-                        "fragment": f,
-                        "path": path,
-                        "rows": report["rows"],
-                        "suppressed": report["suppressed"],
-                        "classes": report["classes"],
-                        "bytes": len(part),
-                    }
-                ]
+            part, report = _karc.encode_part(
+                rows, recipient, f == 0, whole.domains, whole.sensitive, **shipped.args(), **overrides
             )
+            yield spark_parts.part_batch(f, part, json.loads(report))
 
-    part_type = "fragment long, path string, rows long, suppressed long, classes long, bytes long"
-    try:
-        parts = sorted(frag.frame.mapInArrow(run, part_type).collect(), key=lambda r: r["fragment"])
-        if [p["fragment"] for p in parts] != list(range(frag.plan.fragments)):
-            raise CheckFailedError(
-                f"expected parts of fragments 0..{frag.plan.fragments - 1}, found {[p['fragment'] for p in parts]}"
-            )
-        params = json.dumps(
-            {"distributed": "spark", "fragments": frag.plan.fragments, "sample_rows": frag.plan.sample_rows, "sample_seed": seed}
-        )
-        merged = json.loads(
-            _karc.merge_parts([(p["path"], p["suppressed"], p["classes"]) for p in parts], output, identity, params, **seal)
-        )
-    finally:
-        if own_staging:
-            shutil.rmtree(folder, ignore_errors=True)
+    params = {"distributed": "spark", "fragments": frag.plan.fragments, "sample_rows": frag.plan.sample_rows, "sample_seed": seed}
+    parts_df = frag.frame.mapInArrow(run, spark_parts.PART_TYPE)
+    merged, counts = spark_parts.merge(parts_df, list(range(frag.plan.fragments)), output, identity, params, seal, parts)
     if sign is not None:
-        merged["signed"] = _karc.sign_file(os.fspath(output), os.fspath(sign), sign_passphrase, None, False)
+        merged["signed"] = _karc.sign_file(output, os.fspath(sign), sign_passphrase, None, False)
     merged["fragments"] = frag.plan.fragments
-    merged["fragment_rows"] = [p["rows"] for p in parts]
-    merged["part_bytes"] = sum(p["bytes"] for p in parts)
+    merged["fragment_rows"] = [c["rows"] for c in counts]
+    merged["part_bytes"] = sum(c["bytes"] for c in counts)
     merged["algorithm"] = algorithm
+    merged["models"] = sorted(["k"] + list(frag.schema.models))
     return merged

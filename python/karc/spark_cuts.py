@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import BadInputError
-
-if TYPE_CHECKING:
-    from .spark import _Schema
+from .spark_config import _column, _Schema
 
 @dataclass
 class Plan:
@@ -134,12 +132,6 @@ def _number_leaves(tree: Dict[str, Any]) -> int:
     return count
 
 
-def _column(name: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
-
-
 def _goes_left(node: Dict[str, Any], keys: Dict[str, _Keys]) -> Any:
     """Whether a row's key for the cut's QI is at most the cut's (a Spark
     column): numbers as doubles (a null, NaN or text that is not a number
@@ -187,50 +179,65 @@ def _leaves(tree: Dict[str, Any]) -> List[Dict[str, Any]]:
     return found
 
 
-def _merge_small(tree: Dict[str, Any], counts: Dict[int, int], values: Dict[int, set], schema: "_Schema") -> Tuple[Dict[str, Any], List[int]]:
-    """Collapses every cut one of whose leaves holds fewer than k rows (or
-    fewer than l distinct sensitive values) into one leaf, until none does.
-    Returns the tree with its leaves renumbered, and each leaf's rows."""
-
-    def enough(node: Dict[str, Any]) -> bool:
-        n = node["_rows"]
-        return n >= schema.k and (schema.l is None or len(node["_values"]) >= schema.l)
+def _merge_small(
+    tree: Dict[str, Any],
+    counts: Dict[int, int],
+    schema: _Schema,
+    holds: Optional[Callable[[List[List[int]]], List[bool]]] = None,
+) -> Tuple[Dict[str, Any], List[int]]:
+    """Collapses every cut one of whose sides holds fewer than k rows, or
+    (``holds``: given groups of fragments, whether each group as one class
+    meets the models beyond k) could not stand as one class, into one leaf,
+    until none does. Returns the tree with its leaves renumbered, and each
+    leaf's rows."""
+    nodes: List[Dict[str, Any]] = []
 
     def measure(node: Dict[str, Any]) -> None:
+        nodes.append(node)
         if "qi" in node:
             measure(node["left"])
             measure(node["right"])
             node["_rows"] = node["left"]["_rows"] + node["right"]["_rows"]
-            node["_values"] = node["left"]["_values"] | node["right"]["_values"]
+            node["_fragments"] = node["left"]["_fragments"] + node["right"]["_fragments"]
         else:
             node["_rows"] = counts.get(node["fragment"], 0)
-            node["_values"] = values.get(node["fragment"], set())
+            node["_fragments"] = [node["fragment"]]
 
     measure(tree)
-    if not enough(tree):
-        what = f"{tree['_rows']} rows" if tree["_rows"] < schema.k else f"{len(tree['_values'])} distinct values of {schema.sensitive!r}"
-        raise BadInputError(f"the table has {what}: fewer than the claim needs (k = {schema.k}, l = {schema.l})")
+    # One call for every node of the tree: karc measures each group once.
+    met = holds([n["_fragments"] for n in nodes]) if holds is not None else [True] * len(nodes)
+    for node, ok in zip(nodes, met):
+        node["_holds"] = ok
+
+    def enough(node: Dict[str, Any]) -> bool:
+        return node["_rows"] >= schema.k and node["_holds"]
+
+    if tree["_rows"] < schema.k:
+        raise BadInputError(f"the table has {tree['_rows']} rows: fewer than the claim's k = {schema.k}")
+    if not tree["_holds"]:
+        models = ", ".join(f"{key} = {value}" for key, value in schema.models.items())
+        raise BadInputError(
+            f"the whole table, as one class, fails the models claimed ({models}) on {schema.model_columns}: no release can meet them"
+        )
 
     def fix(node: Dict[str, Any]) -> Dict[str, Any]:
         if "qi" not in node:
             return node
         left, right = fix(node["left"]), fix(node["right"])
         if not (enough(left) and enough(right)):
-            return {"fragment": -1, "_rows": node["_rows"], "_values": node["_values"]}
+            return {"fragment": -1, "_rows": node["_rows"], "_fragments": node["_fragments"], "_holds": node["_holds"]}
         return {**node, "left": left, "right": right}
 
     tree = fix(tree)
     _number_leaves(tree)
-    sizes = []
-    for leaf in _leaves(tree):
-        sizes.append(leaf["_rows"])
+    sizes = [leaf["_rows"] for leaf in _leaves(tree)]
     _strip(tree)
     return tree, sizes
 
 
 def _strip(node: Dict[str, Any]) -> None:
-    node.pop("_rows", None)
-    node.pop("_values", None)
+    for key in ("_rows", "_fragments", "_holds"):
+        node.pop(key, None)
     if "qi" in node:
         _strip(node["left"])
         _strip(node["right"])

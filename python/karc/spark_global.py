@@ -21,8 +21,9 @@ it). ``pack`` writes each Spark partition as one row group of a single
 suppression budget) come from the frequency set, since a class of a global
 recoding spans partitions. A hierarchy the config builds from the data
 (``hierarchy = { intervals = [...] }``) is built once on the driver, on
-every value of the frequency set, and the workers load that one (written
-to the staging folder), so every part carries the whole table's hierarchy.
+every value of the frequency set, and the workers load that one (shipped
+with the tasks, :mod:`karc.spark_config`), so every part carries the whole
+table's hierarchy.
 
 The frequency set must fit the driver: ``max_tuples`` bounds it (at most
 ``max_tuples + 1`` entries are collected; a distinct tuple costs the driver
@@ -36,8 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -46,7 +45,10 @@ import pyarrow.compute as pc
 
 from . import _karc
 from . import BadInputError, CheckFailedError, ConfigLike, PathLike, _config_args, _seal_args
-from .spark import _column, _numeric, _read_config, _release_type, _schema, check_release
+from . import spark_parts
+from .spark_claim import check_release
+from .spark_config import _column, _release_type, _schema, ship
+from .spark_cuts import _numeric
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -317,30 +319,6 @@ def anonymize(
     return release
 
 
-def _with_hierarchy_files(config: ConfigLike, choice: Choice, folder: str) -> ConfigLike:
-    """The config the workers of a pack read: each hierarchy it builds from
-    the data replaced by the one the driver built on the whole table's values
-    (written to ``folder``), so every part carries the same hierarchy."""
-    if not choice.built_hierarchies:
-        return config
-    table, base = _read_config(config)
-    files = {}
-    for i, (qi, text) in enumerate(choice.built_hierarchies):
-        path = os.path.join(folder, f"hierarchy-{i}.csv")
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        files[qi] = path
-    columns = []
-    for c in table.get("columns", []):
-        c = dict(c)
-        if c["name"] in files:
-            c["hierarchy"] = files[c["name"]]
-        elif isinstance(c.get("hierarchy"), str):
-            c["hierarchy"] = os.path.join(base, c["hierarchy"])
-        columns.append(c)
-    return {**table, "columns": columns}
-
-
 def _partition_rows(df: "DataFrame") -> Dict[int, int]:
     from pyspark.sql import functions as F
 
@@ -363,6 +341,7 @@ def pack(
     seed: int = 0,
     suppression_limit: Optional[float] = None,
     mode: Optional[str] = None,
+    parts: Optional[str] = None,
     staging: Optional[PathLike] = None,
     max_tuples: int = 5_000_000,
     choice: Optional[Choice] = None,
@@ -378,6 +357,7 @@ def pack(
     with the levels chosen."""
     from pyspark import TaskContext
 
+    spark_parts.refuse_staging(staging)
     seal = _seal_args(recipients, recipients_files, passphrase, work_factor, no_encryption)
     _check(df, config, k, algorithm)
     if choice is None:
@@ -386,12 +366,11 @@ def pack(
     first = min(p for p, n in sizes.items() if n > 0) if sizes else 0
     identity, recipient = _karc.part_key()
     output = os.fspath(output)
-    parent = os.path.dirname(os.path.abspath(output))
-    own_staging = staging is None
-    folder = tempfile.mkdtemp(prefix=".karc-parts-", dir=parent) if own_staging else os.fspath(staging)
-    os.makedirs(folder, exist_ok=True)
-    worker_config = _with_hierarchy_files(config, choice, folder)
-    args = dict(**_config_args(worker_config), algorithm=algorithm, k=k, seed=seed, suppression_limit=suppression_limit, mode=mode)
+    # Each hierarchy the config builds from the data goes to the workers as
+    # the one the driver built on the whole table's values: every part
+    # carries the same.
+    shipped = ship(config, dict(choice.built_hierarchies))
+    overrides = dict(algorithm=algorithm, k=k, seed=seed, suppression_limit=suppression_limit, mode=mode)
     levels = [choice.levels[q] for q in choice.qis]
     rows_total = choice.rows
 
@@ -403,39 +382,22 @@ def pack(
         rows = pa.Table.from_batches(gathered)
         _, mask = _recode(rows, choice)
         part, report = _karc.encode_recoded_part(
-            rows, recipient, p == first, levels, mask.to_pylist(), rows_total, choice.domains, **args
+            rows, recipient, p == first, levels, mask.to_pylist(), rows_total, choice.domains, **shipped.args(), **overrides
         )
-        report = json.loads(report)
-        path = os.path.join(folder, f"part-{p:06d}.karc")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(part)
-        yield pa.RecordBatch.from_pylist(
-            [{"partition": p, "path": path, "rows": report["rows"], "suppressed": report["suppressed"], "bytes": len(part)}]
-        )
+        yield spark_parts.part_batch(p, part, json.loads(report))
 
-    part_type = "partition long, path string, rows long, suppressed long, bytes long"
-    try:
-        parts = sorted(df.mapInArrow(run, part_type).collect(), key=lambda r: r["partition"])
-        expected = sorted(p for p, n in sizes.items() if n > 0)
-        if [p["partition"] for p in parts] != expected:
-            raise CheckFailedError(f"expected parts of partitions {expected}, found {[p['partition'] for p in parts]}")
-        params = json.dumps({"distributed": "spark", "frequency_set": choice.tuples, "partitions": len(parts)})
-        totals = (choice.suppression_budget, choice.classes, choice.squares, choice.suppressed_rows)
-        merged = json.loads(
-            _karc.merge_parts(
-                [(p["path"], p["suppressed"], 0) for p in parts], output, identity, params, **seal, totals=totals
-            )
-        )
-    finally:
-        if own_staging:
-            shutil.rmtree(folder, ignore_errors=True)
+    expected = sorted(p for p, n in sizes.items() if n > 0)
+    params = {"distributed": "spark", "frequency_set": choice.tuples, "partitions": len(expected)}
+    totals = (choice.suppression_budget, choice.classes, choice.squares, choice.suppressed_rows)
+    merged, counts = spark_parts.merge(
+        df.mapInArrow(run, spark_parts.PART_TYPE), expected, output, identity, params, seal, parts, totals
+    )
     if sign is not None:
         # The driver signs the merged file (``sign_passphrase`` for a protected key).
         merged["signed"] = _karc.sign_file(os.fspath(output), os.fspath(sign), sign_passphrase, None, False)
-    merged["partitions"] = len(parts)
-    merged["partition_rows"] = [p["rows"] for p in parts]
-    merged["part_bytes"] = sum(p["bytes"] for p in parts)
+    merged["partitions"] = len(counts)
+    merged["partition_rows"] = [c["rows"] for c in counts]
+    merged["part_bytes"] = sum(c["bytes"] for c in counts)
     merged["algorithm"] = choice.algorithm
     merged["levels"] = choice.levels
     merged["tuples"] = choice.tuples

@@ -4,7 +4,6 @@ count, a pack verifies and restores the rows, small fragments are merged."""
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -165,7 +164,7 @@ def test_a_config_that_does_not_fit_fails_in_the_call_in_one_line(spark, table):
 def test_anonymize_refuses_a_table_below_k(spark, table):
     path, _ = table
     df = spark.read.parquet(path).limit(5)
-    with pytest.raises(karc.BadInputError, match="fewer than the claim needs"):
+    with pytest.raises(karc.BadInputError, match="fewer than the claim.s k = 10"):
         karc.spark.anonymize(df, CONFIG, k=10)
 
 
@@ -273,7 +272,7 @@ def test_merge_small_collapses_the_cut():
         "left": {"qi": "age", "at": 30.0, "left": {"fragment": 0}, "right": {"fragment": 1}},
         "right": {"fragment": 2},
     }
-    merged, sizes = karc.spark._merge_small(tree, {0: 25, 1: 3, 2: 12}, {}, schema)
+    merged, sizes = karc.spark._merge_small(tree, {0: 25, 1: 3, 2: 12}, schema)
     assert sizes == [28, 12]
     assert merged["left"] == {"fragment": 0} and merged["right"] == {"fragment": 1}
 
@@ -307,7 +306,7 @@ def test_pack_verifies_and_restores(spark, table, tmp_path):
     out = tmp_path / "adult.karc"
     report = karc.spark.pack(df, out, CONFIG, recipients=[RECIPIENT], k=10, fragments=4, seed=5)
     assert report["rows"] == arrow.num_rows and report["groups"] == report["fragments"] >= 2
-    assert not [p for p in os.listdir(tmp_path) if p.startswith(".karc-parts-")], "staging removed"
+    assert os.listdir(tmp_path) == ["adult.karc"], "nothing but the file is written beside it"
     archive = karc.open(out)
     check = archive.verify()
     assert check["holds"] if "holds" in check else all(c["holds"] for c in check["claim"]["constraints"])
@@ -342,15 +341,31 @@ def test_pack_passphrase_and_a_part_tampered(spark, table, tmp_path):
     assert report["rows"] == 400
     restored = karc.open(out).restore(passphrase="s3cret")
     assert _texts(restored) == _texts(pa.Table.from_pylist([r.asDict() for r in df.collect()], schema=arrow.schema))
-    # A part changed on the staging folder is refused by the merge.
-    staging = tmp_path / "staging"
+    # A part changed on its way is refused by the merge, and nothing is written.
     identity, recipient = karc._karc.part_key()
     part, _ = karc._karc.encode_part(arrow.slice(0, 200), recipient, True, [], config_json=json.dumps(CONFIG))
     damaged = bytearray(part)
     damaged[len(damaged) // 3] ^= 1
-    staging.mkdir()
-    (staging / "p0.karc").write_bytes(bytes(damaged))
-    with pytest.raises(karc.KarcError):
-        karc._karc.merge_parts([(str(staging / "p0.karc"), 0, 1)], str(tmp_path / "bad.karc"), identity, "{}", no_encryption=True)
+    merger = karc._karc.PartMerger(str(tmp_path / "bad.karc"), identity, "{}", no_encryption=True)
+    with pytest.raises(karc.KarcError, match="part 0"):
+        merger.add(bytes(damaged), 0, 1, "part 0")
+    with pytest.raises(karc.KarcError, match="no part"):
+        merger.finish()
     assert not (tmp_path / "bad.karc").exists()
-    shutil.rmtree(staging)
+
+
+def test_parts_written_to_a_uri_and_staging_refused(spark, table, tmp_path):
+    """parts= a URI: the workers write the parts there through Hadoop's
+    file system, the driver reads them back one at a time and deletes the
+    folder; staging= (a folder both sides saw) is refused in one line."""
+    path, arrow = table
+    df = spark.read.parquet(path).limit(600)
+    out = tmp_path / "via-uri.karc"
+    where = (tmp_path / "parts").as_uri()
+    report = karc.spark.pack(df, out, CONFIG, no_encryption=True, k=10, fragments=3, parts=where)
+    assert report["rows"] == 600 and report["groups"] == report["fragments"]
+    assert not (tmp_path / "parts").exists(), "the parts' folder is deleted after the merge"
+    restored = karc.open(out).restore()
+    assert _texts(restored) == _texts(pa.Table.from_pylist([r.asDict() for r in df.collect()], schema=arrow.schema))
+    with pytest.raises(karc.BadInputError, match="staging= is gone"):
+        karc.spark.pack(df, tmp_path / "x.karc", CONFIG, no_encryption=True, k=10, staging=tmp_path)

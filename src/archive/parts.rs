@@ -33,6 +33,7 @@ use crate::hierarchy::{Hierarchy, Pruned};
 use crate::io::Output;
 use crate::metrics::Metrics;
 use crate::privacy::PrivacyModel;
+pub use crate::privacy::sensitive::Reference;
 use crate::report::Report;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -49,20 +50,33 @@ pub struct Domain {
     pub max: f64,
 }
 
+/// What a fragment is told of the whole table, so that it is anonymized
+/// and measured as the whole would be: each numeric QI's range, and each
+/// sensitive column's distribution (which t-closeness, δ-disclosure and
+/// β-likeness compare a class with).
+#[derive(Debug, Clone, Default)]
+pub struct Whole {
+    /// The numeric QIs' ranges over the whole table.
+    pub domains: Vec<Domain>,
+    /// The sensitive columns' distributions over the whole table, by name
+    /// (none: each measured on the fragment's own rows).
+    pub sensitive: Vec<(String, Reference)>,
+}
+
 /// Anonymizes one fragment (`table`, read from an Arrow batch with
 /// `config`'s Arrow dialect) and codes it as a part: a one-group `.karc`
 /// whose original is the fragment's canonical CSV (§7.6), with its header
-/// row only when `first`. Its metrics are measured against `domains`.
+/// row only when `first`. Its models and metrics are measured against `whole`.
 pub fn encode_part(
     config: &Config,
     table: Table,
     first: bool,
-    domains: &[Domain],
+    whole: &Whole,
     mode: DiffMode,
     seal: &Seal,
 ) -> Result<(Vec<u8>, Report)> {
     encode_with(config, table, first, mode, seal, |table| {
-        anonymize_fragment(config, table, domains)
+        anonymize_fragment(config, table, whole)
     })
 }
 
@@ -130,14 +144,17 @@ fn encode_with(
 
 /// Anonymizes one fragment as the whole table would be: each numeric QI's
 /// span (which Mondrian and its kin normalize widths by, and the metrics
-/// NCP by) is the whole table's range, from `domains`, not the fragment's.
+/// NCP by) is the whole table's range, from `whole`, not the fragment's,
+/// and the models beyond k compare a class with the whole table's
+/// sensitive distribution.
 pub fn anonymize_fragment(
     config: &Config,
     table: Table,
-    domains: &[Domain],
+    whole: &Whole,
 ) -> Result<(Dataset, PrivacyModel, Outcome, Report)> {
     let mut data = Dataset::bind(config, table)?;
-    widen_domains(&mut data, domains);
+    widen_domains(&mut data, &whole.domains);
+    refer_sensitive(&mut data, &whole.sensitive)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
     report.check_columns(config, &data, &outcome)?;
@@ -155,6 +172,25 @@ fn widen_domains(data: &mut Dataset, domains: &[Domain]) {
             qi.numbers.push(Some(d.max));
         }
     }
+}
+
+/// Gives each sensitive column its whole-table distribution (checked:
+/// every value of the fragment's column is in it; a name that is no
+/// sensitive column of the config is refused).
+fn refer_sensitive(data: &mut Dataset, references: &[(String, Reference)]) -> Result<()> {
+    for (name, reference) in references {
+        let column = (data.table.column_index(name))
+            .filter(|&c| data.roles[c] == Role::Sensitive)
+            .ok_or_else(|| {
+                Error::Options(format!(
+                    "the whole table's distribution of {name:?}: no sensitive column has that name"
+                ))
+            })?;
+        data.sensitive_reference.push((column, reference.clone()));
+        // Checks the fragment's values against it now, in one line.
+        crate::privacy::sensitive::of_dataset_checked(data, column)?;
+    }
+    Ok(())
 }
 
 /// One part to merge, with what its report said of it (its `META` holds
@@ -210,71 +246,119 @@ pub struct Merged {
 /// with `key` (the one-off key they were sealed for) and sealed as `seal`
 /// says; `params` is the `META.algorithm.params` of the whole (how it was
 /// distributed); `totals` replaces the parts' sums where a class spans parts.
+/// Reads one part file at a time ([`Merger`]).
 pub fn merge(
     parts: &[PartFile],
-    key: &Key,
-    seal: &Seal,
-    output: &Output,
+    key: Key,
+    seal: Seal,
+    output: Output,
     params: &str,
     totals: Option<&Totals>,
 ) -> Result<Merged> {
-    let Some(first) = parts.first() else {
-        return Err(Error::Options("merge: no part to merge".to_owned()));
-    };
-    let mut writer: Option<GroupWriter> = None;
-    let mut head: Option<Head> = None;
-    let mut sum = MetricSums::default();
+    let mut merger = Merger::new(key, seal, output, params);
     for part in parts {
         let bytes = std::fs::read(&part.path).map_err(|e| Error::io(&part.path, e))?;
-        let opened = open_part(&part.path, &bytes, key)?;
-        match &head {
-            None => {
-                let (w, h) = start(&part.path, &opened, seal, output)?;
-                writer = Some(w);
-                head = Some(h);
+        merger.add(&part.path, &bytes, part.suppressed, part.classes)?;
+    }
+    merger.finish(totals)
+}
+
+/// A merge fed one part at a time, wherever the parts come from (files, or
+/// bytes streamed from the workers by Spark): it holds the part being added
+/// and the merged file's writer (whose sections spool to scratch files
+/// beside the output), never two parts.
+pub struct Merger {
+    key: Key,
+    /// The final seal, until the first part starts the writer.
+    seal: Option<Seal>,
+    output: Output,
+    params: String,
+    writer: Option<GroupWriter>,
+    head: Option<Head>,
+    first: Option<PathBuf>,
+    sum: MetricSums,
+}
+
+impl Merger {
+    /// A merge into `output` of parts sealed for `key`, sealed as `seal`
+    /// says, `params` being the whole's `META.algorithm.params`.
+    pub fn new(key: Key, seal: Seal, output: Output, params: &str) -> Merger {
+        Merger {
+            key,
+            seal: Some(seal),
+            output,
+            params: params.to_owned(),
+            writer: None,
+            head: None,
+            first: None,
+            sum: MetricSums::default(),
+        }
+    }
+
+    /// Adds the next part (`bytes`, named `name` in messages), whose report
+    /// gave `suppressed` rows and `classes`.
+    pub fn add(&mut self, name: &Path, bytes: &[u8], suppressed: u64, classes: u64) -> Result<()> {
+        let opened = open_part(name, bytes, &self.key)?;
+        match (&self.head, self.seal.take()) {
+            (None, Some(seal)) => {
+                let (w, h) = start(name, &opened, &seal, &self.output)?;
+                self.writer = Some(w);
+                self.head = Some(h);
+                self.first = Some(name.to_owned());
             }
-            Some((meta0, hierarchies0, models0)) => {
-                same_table(&part.path, meta0, hierarchies0, models0.as_deref(), &opened)?
+            (Some((meta0, hierarchies0, models0)), _) => {
+                same_table(name, meta0, hierarchies0, models0.as_deref(), &opened)?
+            }
+            (None, None) => {
+                return Err(Error::Options(
+                    "merge: a part failed to start it".to_owned(),
+                ));
             }
         }
-        sum.add(&opened.meta, &opened.sealed.metrics, part);
-        let whole = whole_hierarchies(&part.path, &opened.sealed)?;
-        let classes = whole_numbered(&part.path, &opened, &whole)?;
+        self.sum
+            .add(&opened.meta, &opened.sealed.metrics, suppressed, classes);
+        let whole = whole_hierarchies(name, &opened.sealed)?;
+        let numbered = whole_numbered(name, &opened, &whole)?;
         let mut sections = opened.sections.clone();
-        sections[0].1 = &classes;
-        let w = writer.as_mut().expect("made with the first part");
+        sections[0].1 = &numbered;
+        let w = self.writer.as_mut().expect("made with the first part");
         w.append_coded(
             &sections,
             opened.meta.qis.len(),
             opened.private.to_vec(),
             (opened.crc, opened.original_len, opened.meta.rows),
-        )?;
+        )
     }
-    if let Some(t) = totals {
-        sum.replace(t);
+
+    /// Writes the merged file; `totals` replaces the parts' sums where a
+    /// class spans parts (a global recoding).
+    pub fn finish(mut self, totals: Option<&Totals>) -> Result<Merged> {
+        let (Some(writer), Some((meta0, hierarchies, _)), Some(first)) =
+            (self.writer, self.head, self.first)
+        else {
+            return Err(Error::Options("merge: no part to merge".to_owned()));
+        };
+        if let Some(t) = totals {
+            self.sum.replace(t);
+        }
+        let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
+            .map_err(|e| not_a_part(&first, &format!("sealed hierarchies: {e}")))?;
+        let (public, metrics) = self.sum.public_meta(meta0, &self.params);
+        let packed = writer.finish(&public, &hierarchies, SealedMetrics::from(&metrics))?;
+        let (groups, original_len, file_bytes) =
+            (packed.groups, packed.original_len, packed.file_len());
+        self.output.write(|w| packed.write_to(w))?;
+        Ok(Merged {
+            rows: public.rows,
+            groups,
+            suppressed: self.sum.suppressed,
+            suppression_budget: public.claim.suppression_budget,
+            classes: self.sum.classes,
+            original_len,
+            file_bytes,
+            metrics,
+        })
     }
-    let (meta0, hierarchies, _) = head.expect("at least one part");
-    let hierarchies = meta::hierarchies_from_bytes(&hierarchies)
-        .map_err(|e| not_a_part(&first.path, &format!("sealed hierarchies: {e}")))?;
-    let (public, metrics) = sum.public_meta(meta0, params);
-    let packed = writer.expect("made with the first part").finish(
-        &public,
-        &hierarchies,
-        SealedMetrics::from(&metrics),
-    )?;
-    let (groups, original_len, file_bytes) =
-        (packed.groups, packed.original_len, packed.file_len());
-    output.write(|w| packed.write_to(w))?;
-    Ok(Merged {
-        rows: public.rows,
-        groups,
-        suppressed: sum.suppressed,
-        suppression_budget: public.claim.suppression_budget,
-        classes: sum.classes,
-        original_len,
-        file_bytes,
-        metrics,
-    })
 }
 
 /// What every later part must share with the first: its `META`, its whole
@@ -518,7 +602,7 @@ impl MetricSums {
         self.squares = t.squares;
     }
 
-    fn add(&mut self, m: &PublicMeta, sealed: &SealedMetrics, part: &PartFile) {
+    fn add(&mut self, m: &PublicMeta, sealed: &SealedMetrics, suppressed: u64, classes: u64) {
         let n = m.rows as f64;
         let x = &m.metrics;
         if self.rows == 0 {
@@ -531,11 +615,11 @@ impl MetricSums {
             Some(p) => *self.precision_loss.get_or_insert(0.0) += (1.0 - p) * n,
             None => self.precision_defined = false,
         }
-        self.squares += x.dm - n * part.suppressed as f64;
+        self.squares += x.dm - n * suppressed as f64;
         self.rows += m.rows;
-        self.suppressed += part.suppressed;
+        self.suppressed += suppressed;
         self.budget += m.claim.suppression_budget;
-        self.classes += part.classes;
+        self.classes += classes;
         // Global recoding: the levels stand only when every part has the same.
         let levels = m.algorithm.levels.clone();
         self.levels = match self.levels.take() {

@@ -66,7 +66,60 @@ impl<'a> ClassConstraint<'a> {
     }
 }
 
+/// Whether each of `classes` (rows per entry of `sensitive`: its
+/// dictionary's codes, then its reference's absent values) may stand as
+/// one class under every claimed model, measured against the table's
+/// distribution (`sensitive`'s reference when it has one): how the driver
+/// of a distributed run checks a whole fragment before it is anonymized.
+pub fn classes_hold(sensitive: &Sensitive<'_>, claim: &Models, classes: &[Vec<u64>]) -> Vec<bool> {
+    let none = Partition {
+        class_of: vec![NO_CLASS; sensitive.column.codes.len()],
+        sizes: Vec::new(),
+    };
+    let dist = Distribution::new(sensitive, &none, true);
+    let mut a = Attribute {
+        codes: &[],
+        scratch: Vec::new(),
+        touched: Vec::new(),
+        emd: Emd::new(&dist),
+        dist,
+    };
+    classes
+        .iter()
+        .map(|counts| {
+            a.load_counts(counts);
+            class_holds(&mut a, claim)
+        })
+        .collect()
+}
+
 impl Attribute<'_> {
+    /// Makes a class of `counts` rows per entry the distribution's one class.
+    fn load_counts(&mut self, counts: &[u64]) {
+        let d = &mut self.dist;
+        let mut held: Vec<(u32, u32)> = (counts.iter().enumerate())
+            .filter_map(|(c, &n)| {
+                let v = *d.rank.get(c)?;
+                (n > 0 && v != UNRANKED).then(|| (v, u32::try_from(n).unwrap_or(u32::MAX)))
+            })
+            .collect();
+        held.sort_unstable();
+        d.ranks.clear();
+        d.counts.clear();
+        d.offsets.clear();
+        d.sizes.clear();
+        d.offsets.push(0);
+        let size: u32 = held.iter().fold(0u32, |s, &(_, n)| s.saturating_add(n));
+        for (v, n) in held {
+            d.ranks.push(v);
+            d.counts.push(n);
+        }
+        if size > 0 {
+            d.offsets.push(d.ranks.len());
+            d.sizes.push(size);
+        }
+    }
+
     /// Makes `rows` the distribution's one class (none when no row holds
     /// a value).
     fn load(&mut self, rows: &[u32]) {

@@ -40,11 +40,22 @@ pub(crate) const UNRANKED: u32 = u32::MAX;
 
 /// The rank of each code among the values held by a row of `in_p`, in
 /// `np.unique` order, equal numbers sharing a rank; and how many ranks.
+/// With a whole-table reference, the values held are the table's (every
+/// entry of the reference), whichever rows the column holds.
 fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) {
     let mut held = vec![false; s.keys.len()];
-    for (r, &c) in s.column.codes.iter().enumerate() {
-        if in_p(r) && s.known(c) {
-            held[c as usize] = true;
+    match &s.reference {
+        Some(rows) => {
+            for (c, &n) in rows.iter().enumerate() {
+                held[c] = n > 0 && s.known(c as u32);
+            }
+        }
+        None => {
+            for (r, &c) in s.column.codes.iter().enumerate() {
+                if in_p(r) && s.known(c) {
+                    held[c as usize] = true;
+                }
+            }
         }
     }
     let codes: Vec<u32> = (0..held.len() as u32)
@@ -68,12 +79,43 @@ fn rank_codes(s: &Sensitive, in_p: impl Fn(usize) -> bool) -> (Vec<u32>, usize) 
         return (rank, order.len().min(next as usize + 1));
     }
     let mut order = codes;
-    let dict = &s.column.dict;
-    order.sort_by(|&a, &b| dict.value(a).cmp(dict.value(b)));
+    order.sort_by(|&a, &b| s.text(a).cmp(s.text(b)));
     for (i, &c) in order.iter().enumerate() {
         rank[c as usize] = i as u32;
     }
     (rank, order.len())
+}
+
+/// The table's distribution p (rows of each rank) and its rows: the
+/// whole table's from the column's reference when it holds a fragment,
+/// else its own rows of `in_p`.
+fn global_counts(
+    s: &Sensitive,
+    rank: &[u32],
+    distinct: usize,
+    in_p: impl Fn(usize) -> bool,
+) -> (Vec<u64>, u64) {
+    let mut global = vec![0u64; distinct];
+    let mut total = 0u64;
+    match &s.reference {
+        Some(rows) => {
+            for (c, &n) in rows.iter().enumerate() {
+                if rank[c] != UNRANKED {
+                    global[rank[c] as usize] += n;
+                    total += n;
+                }
+            }
+        }
+        None => {
+            for (r, &c) in s.column.codes.iter().enumerate() {
+                if in_p(r) && rank[c as usize] != UNRANKED {
+                    global[rank[c as usize] as usize] += 1;
+                    total += 1;
+                }
+            }
+        }
+    }
+    (global, total)
 }
 
 /// The rows of `partition` grouped by class (a counting sort): class `c`'s
@@ -105,14 +147,7 @@ impl Distribution {
         let class_of = &partition.class_of;
         let in_p = |r: usize| exempt_in_p || class_of[r] != NO_CLASS;
         let (rank, distinct) = rank_codes(sensitive, in_p);
-        let mut global = vec![0u64; distinct];
-        let mut total = 0u64;
-        for (r, &c) in column.codes.iter().enumerate() {
-            if in_p(r) && rank[c as usize] != UNRANKED {
-                global[rank[c as usize] as usize] += 1;
-                total += 1;
-            }
-        }
+        let (global, total) = global_counts(sensitive, &rank, distinct, in_p);
         let tree = sensitive.tree.as_ref().map(|t| {
             let mut leaf = vec![0u32; distinct];
             for (c, &r) in rank.iter().enumerate() {

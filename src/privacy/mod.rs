@@ -15,6 +15,7 @@ pub(crate) mod alpha_k;
 pub mod attribute_risk;
 pub(crate) mod beta_likeness;
 pub(crate) mod constraint;
+pub use constraint::classes_hold;
 pub mod definitions;
 pub(crate) mod delta_disclosure;
 pub(crate) mod distribution;

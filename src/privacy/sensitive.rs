@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ModelError;
 use crate::dataset::Dataset;
+pub use crate::dataset::Reference;
 use crate::hierarchy::Hierarchy;
 use crate::number::NumberFormat;
 use crate::table::{Column, ValueType};
@@ -149,6 +150,12 @@ pub struct Sensitive<'a> {
     pub(crate) keys: Vec<Key>,
     /// The hierarchy above the values (hierarchical distance only).
     pub tree: Option<Tree>,
+    /// The whole table's rows of each entry, when the column holds one
+    /// fragment of the table ([`Reference`]); `None`: the column's own rows.
+    pub(crate) reference: Option<Vec<u64>>,
+    /// The table's values the column's dictionary lacks: entries after the
+    /// dictionary's codes (`keys` has one key per entry).
+    pub(crate) absent: Vec<String>,
 }
 
 impl<'a> Sensitive<'a> {
@@ -160,8 +167,33 @@ impl<'a> Sensitive<'a> {
         missing: &[String],
         declared: Declared<'_>,
     ) -> Result<Sensitive<'a>, ModelError> {
+        Sensitive::with_reference(column, missing, declared, None)
+    }
+
+    /// [`Sensitive::new`] for a column that holds one fragment of a table
+    /// whose distribution is `reference` (when given): refuses a value of
+    /// the column that the reference lacks.
+    pub fn with_reference(
+        column: &'a Column,
+        missing: &[String],
+        declared: Declared<'_>,
+        reference: Option<&Reference>,
+    ) -> Result<Sensitive<'a>, ModelError> {
         let is_missing = |text: &str| missing.iter().any(|m| m == text);
-        let texts = || column.dict.values().map(|t| (t, is_missing(t)));
+        let (weights, absent) = match reference {
+            Some(r) => {
+                let (w, a) = reference_weights(column, r, &is_missing)?;
+                (Some(w), a)
+            }
+            None => (None, Vec::new()),
+        };
+        let all = || {
+            column
+                .dict
+                .values()
+                .chain(absent.iter().map(String::as_str))
+        };
+        let texts = || all().map(|t| (t, is_missing(t)));
         let bad = |value: &str, expected: String| ModelError::SensitiveValue {
             column: column.name.clone(),
             value: value.to_owned(),
@@ -213,7 +245,18 @@ impl<'a> Sensitive<'a> {
             distance,
             keys,
             tree,
+            reference: weights,
+            absent,
         })
+    }
+
+    /// The text of entry `i`: a dictionary code, then an absent value.
+    pub(crate) fn text(&self, i: u32) -> &str {
+        let dict = &self.column.dict;
+        match (i as usize).checked_sub(dict.len()) {
+            Some(a) => &self.absent[a],
+            None => dict.value(i),
+        }
     }
 
     /// The column's name.
@@ -240,22 +283,77 @@ impl<'a> Sensitive<'a> {
 /// Sensitive column `column` of `data`, read as its config declares it
 /// (checked when the table was bound: `Dataset::bind`).
 pub fn of_dataset(data: &Dataset, column: usize) -> Sensitive<'_> {
+    of_dataset_checked(data, column)
+        .expect("a sensitive column's values are checked when the table is bound")
+}
+
+/// [`of_dataset`], refusing a value the column's whole-table reference
+/// lacks (the only check left once the table is bound).
+pub fn of_dataset_checked(data: &Dataset, column: usize) -> Result<Sensitive<'_>, ModelError> {
+    let declared = declared(data, column);
+    let reference = (data.sensitive_reference.iter())
+        .find(|(c, _)| *c == column)
+        .map(|(_, r)| r);
+    Sensitive::with_reference(
+        &data.table.columns[column],
+        &data.missing,
+        declared,
+        reference,
+    )
+}
+
+/// What `data`'s config declares of sensitive column `column`.
+pub fn declared(data: &Dataset, column: usize) -> Declared<'_> {
     let value_type = data.types[column];
     let hierarchy = data
         .sensitive_hierarchies
         .iter()
         .find(|(c, _)| *c == column)
         .map(|(_, h)| h);
-    let declared = match hierarchy {
+    match hierarchy {
         Some(h) => Declared::Hierarchy(h),
         None if value_type.is_numeric() => Declared::Numeric(
             value_type,
             NumberFormat::for_delimiter(data.table.delimiter),
         ),
         None => Declared::Categorical,
-    };
-    Sensitive::new(&data.table.columns[column], &data.missing, declared)
-        .expect("a sensitive column's values are checked when the table is bound")
+    }
+}
+
+/// Each dictionary code's rows in `reference` (0 for a missing token), and
+/// the reference's values the dictionary lacks; refuses a known value of
+/// the column that the reference lacks.
+fn reference_weights(
+    column: &Column,
+    reference: &Reference,
+    is_missing: &impl Fn(&str) -> bool,
+) -> Result<(Vec<u64>, Vec<String>), ModelError> {
+    let rows: rustc_hash::FxHashMap<&str, u64> = (reference.values.iter())
+        .map(|(v, n)| (v.as_str(), *n))
+        .collect();
+    let mut weights = Vec::with_capacity(column.dict.len());
+    for value in column.dict.values() {
+        let n = match rows.get(value) {
+            _ if is_missing(value) => 0,
+            Some(&n) => n,
+            None => {
+                return Err(ModelError::SensitiveValue {
+                    column: column.name.clone(),
+                    value: value.to_owned(),
+                    expected: "a value of the whole table's distribution given with it".to_owned(),
+                });
+            }
+        };
+        weights.push(n);
+    }
+    let mut absent = Vec::new();
+    for (value, n) in &reference.values {
+        if column.dict.code(value).is_none() && !is_missing(value) {
+            absent.push(value.clone());
+            weights.push(*n);
+        }
+    }
+    Ok((weights, absent))
 }
 
 pub use crate::classes::MISSING_VALUE;
@@ -315,6 +413,24 @@ mod tests {
             e.to_string(),
             "sensitive column \"s\": \"x\" is not an integer"
         );
+    }
+
+    #[test]
+    fn a_fragment_refuses_a_value_its_reference_lacks() {
+        let c = column(&["a", "?", "z"]);
+        let missing = ["?".to_owned()];
+        let reference = Reference {
+            values: vec![("a".to_owned(), 4), ("b".to_owned(), 2)],
+        };
+        let e = Sensitive::with_reference(&c, &missing, Declared::Categorical, Some(&reference))
+            .unwrap_err();
+        assert!(e.to_string().contains("\"z\""), "{e}");
+        let c = column(&["a", "?"]);
+        let s = Sensitive::with_reference(&c, &missing, Declared::Categorical, Some(&reference))
+            .unwrap();
+        // The dictionary's codes, then the table's values the column lacks.
+        assert_eq!(s.reference, Some(vec![4, 0, 2]));
+        assert_eq!((s.absent.clone(), s.text(2)), (vec!["b".to_owned()], "b"));
     }
 
     #[test]

@@ -178,7 +178,7 @@ mod tests {
     use super::*;
     use crate::classes::Partition;
     use crate::hierarchy::Hierarchy;
-    use crate::privacy::sensitive::{Declared, Sensitive};
+    use crate::privacy::sensitive::{Declared, Reference, Sensitive};
     use crate::table::Column;
     use proptest::prelude::*;
 
@@ -223,6 +223,40 @@ mod tests {
     }
 
     proptest! {
+        /// A fragment (the rows of draw 0) given the whole table's
+        /// distribution as its reference measures its one class exactly as
+        /// the whole table measures that class: the same p, over the same
+        /// values (those the fragment lacks too), the same EMD.
+        #[test]
+        fn a_fragment_with_the_tables_reference_measures_as_the_table(
+            rows in proptest::collection::vec((0u32..3, 0u32..9), 2..60),
+            text in any::<bool>(),
+        ) {
+            prop_assume!(rows.iter().any(|&(c, _)| c == 0));
+            let value = |v: u32| if text { format!("v{v:02}") } else { v.to_string() };
+            let mut whole = Column::new("s");
+            let mut fragment = Column::new("s");
+            let mut counts = std::collections::BTreeMap::new();
+            for &(c, v) in &rows {
+                whole.push(&value(v));
+                if c == 0 {
+                    fragment.push(&value(v));
+                }
+                *counts.entry(value(v)).or_insert(0u64) += 1;
+            }
+            let reference = Reference { values: counts.into_iter().collect() };
+            let (class_of, sizes) = classes(&rows.iter().map(|&(c, v)| (u32::from(c != 0), v)).collect::<Vec<_>>());
+            let s = Sensitive::new(&whole, &[], Declared::Inferred).unwrap();
+            let d = Distribution::new(&s, &Partition { class_of, sizes }, true);
+            let f = Sensitive::with_reference(&fragment, &[], Declared::Inferred, Some(&reference)).unwrap();
+            let one = Partition { class_of: vec![0; fragment.codes.len()], sizes: vec![fragment.codes.len() as u32] };
+            let e = Distribution::new(&f, &one, true);
+            prop_assert_eq!(e.distance, d.distance);
+            prop_assert_eq!((&e.global, e.total), (&d.global, d.total));
+            prop_assert_eq!(e.class(0), d.class(0));
+            prop_assert!((Emd::new(&e).of(&e, 0) - Emd::new(&d).of(&d, 0)).abs() < 1e-12);
+        }
+
         #[test]
         fn emd_is_pycanons_loop(
             rows in proptest::collection::vec((0u32..4, 0u32..12), 2..80),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
-use karc::api::distributed::{self, PartFile};
+use karc::api::distributed::{self, PartFile, Whole};
 use karc::api::{self, ClaimCheck, ConfigSource, Overrides};
 use karc::archive::seal::Seal;
 use karc::codec::DiffMode;
@@ -69,6 +69,14 @@ pub(crate) fn parts(dir: &Path, k: usize, fragments: usize) -> (Vec<PartFile>, S
     (parts, identity, expected)
 }
 
+/// What a fragment is told of the whole table: the numeric QIs' ranges only.
+fn whole(domains: &[distributed::Domain]) -> Whole {
+    Whole {
+        domains: domains.to_vec(),
+        sensitive: Vec::new(),
+    }
+}
+
 fn parts_for(dir: &Path, k: usize, fragments: usize, recipient: &str) -> (Vec<PartFile>, Vec<u8>) {
     let (names, fragments) = adult_fragments(fragments);
     let config = config(k);
@@ -81,7 +89,7 @@ fn parts_for(dir: &Path, k: usize, fragments: usize, recipient: &str) -> (Vec<Pa
             &schema,
             &[batch],
             i == 0,
-            &[],
+            &Whole::default(),
             DiffMode::default(),
             recipient,
         )
@@ -108,7 +116,7 @@ fn merged_parts_open_verify_and_restore_in_fragment_order() {
     let dir = tempfile::tempdir().unwrap();
     let (parts, identity, expected) = parts(dir.path(), 10, 3);
     let out = dir.path().join("adult.karc");
-    let merged = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    let merged = distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap();
     assert_eq!((merged.groups, merged.rows), (3, 30162));
     let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
     assert!(archive.verify().unwrap().holds);
@@ -138,7 +146,7 @@ fn merged_parts_seal_for_the_recipient() {
     let out = dir.path().join("sealed.karc");
     let recipient = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
     let seal = Seal::Recipients(vec![recipient.parse().unwrap()]);
-    distributed::merge_parts(&parts, &identity, &seal, &out, "{}").unwrap();
+    distributed::merge_parts(&parts, &identity, seal, &out, "{}").unwrap();
     let restored = dir.path().join("restored.csv");
     let key = fixture("archive/keys/identity.txt");
     let args = [
@@ -159,7 +167,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let out: PathBuf = dir.path().join("out.karc");
     // Another key: the parts' private parts do not open.
     let (other, _) = distributed::part_key();
-    let e = distributed::merge_parts(&parts, &other, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&parts, &other, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("none of the given identities"),
         "{}",
@@ -171,7 +179,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let recipient = recipient_of(&identity);
     let (foreign, _) = parts_for(&sub, 5, 2, &recipient);
     let mixed = vec![parts[0].clone(), foreign[1].clone()];
-    let e = distributed::merge_parts(&mixed, &identity, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&mixed, &identity, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("privacy claim differ"),
         "{}",
@@ -182,7 +190,7 @@ fn damaged_or_foreign_parts_are_refused() {
     let at = bytes.len() / 2;
     bytes[at] ^= 0x40;
     std::fs::write(&parts[1].path, bytes).unwrap();
-    let e = distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap_err();
+    let e = distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap_err();
     assert!(
         karc::error::message(&e).contains("part-1"),
         "{}",
@@ -207,7 +215,7 @@ fn a_fragment_is_measured_against_the_whole_tables_range() {
             &config,
             &schema,
             std::slice::from_ref(&batch),
-            domains,
+            &whole(domains),
         )
         .unwrap();
         assert!(a.report.min_class.unwrap() >= 10);
@@ -278,9 +286,13 @@ fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
         min: 17.0,
         max: 90.0,
     }];
-    let (labels, report) =
-        distributed::generalize_fragment(&config, &schema, std::slice::from_ref(&batch), &domains)
-            .unwrap();
+    let (labels, report) = distributed::generalize_fragment(
+        &config,
+        &schema,
+        std::slice::from_ref(&batch),
+        &whole(&domains),
+    )
+    .unwrap();
     let labels_schema = labels.schema();
     let names: Vec<&str> = labels_schema
         .fields()
@@ -292,7 +304,7 @@ fn generalizing_reads_only_the_qis_and_matches_the_whole_fragments_release() {
     assert!(report.min_class.unwrap() >= 5);
     // The same labels, row for row, as anonymizing every column.
     let (a, layout) =
-        distributed::anonymize_fragment(&config, &schema, &[batch], &domains).unwrap();
+        distributed::anonymize_fragment(&config, &schema, &[batch], &whole(&domains)).unwrap();
     let whole = a.release_batch(Some(&layout)).unwrap();
     for name in names {
         assert_eq!(
@@ -317,7 +329,8 @@ fn generalizing_a_fragment_without_a_qi_is_refused_in_one_line() {
     let batch = batch.project(&keep).unwrap();
     let schema = batch.schema();
     let err =
-        distributed::generalize_fragment(&mixed_config(), &schema, &[batch], &[]).unwrap_err();
+        distributed::generalize_fragment(&mixed_config(), &schema, &[batch], &Whole::default())
+            .unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("age") && !message.contains('\n'),
@@ -349,7 +362,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
             &schema,
             &[batch],
             i == 0,
-            &[],
+            &Whole::default(),
             DiffMode::default(),
             &recipient,
         )
@@ -363,7 +376,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
         });
     }
     let out = dir.path().join("adult-l.karc");
-    distributed::merge_parts(&parts, &identity, &Seal::None, &out, "{}").unwrap();
+    distributed::merge_parts(&parts, &identity, Seal::None, &out, "{}").unwrap();
     let archive = api::open(&out, std::fs::read(&out).unwrap(), ClaimCheck::Enforce).unwrap();
     let report = archive.verify().unwrap();
     assert!(report.holds);
@@ -389,7 +402,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
         &schema,
         &[batch],
         false,
-        &[],
+        &Whole::default(),
         DiffMode::default(),
         &recipient,
     )
@@ -398,7 +411,7 @@ fn merged_parts_keep_the_distinct_l_they_enforce() {
     let e = distributed::merge_parts(
         &parts,
         &identity,
-        &Seal::None,
+        Seal::None,
         &dir.path().join("bad.karc"),
         "{}",
     )

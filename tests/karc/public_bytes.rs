@@ -527,7 +527,7 @@ fn adult_publishes_no_hidden_value_batch_stream_or_merged() {
     // file, whose public hierarchies are the closure of the parts' nodes.
     let (parts, identity, expected) = crate::parts::parts(d, 10, 3);
     let merged = d.join("adult-merged.karc");
-    distributed::merge_parts(&parts, &identity, &Seal::None, &merged, "{}").unwrap();
+    distributed::merge_parts(&parts, &identity, Seal::None, &merged, "{}").unwrap();
     let canonical = d.join("adult-merged.csv");
     std::fs::write(&canonical, &expected).unwrap();
     findings.add(scan(d, "adult-merged", &merged, &canonical));
