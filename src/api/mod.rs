@@ -17,6 +17,7 @@
 //! let packed = api::pack(&config, a, &input, &api::PackOptions {
 //!     mode: Default::default(),
 //!     seal: api::Seal::None,
+//!     group_rows: None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
 //! assert_eq!(archive.restore(None)?, input.csv);
@@ -82,7 +83,7 @@ pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_r
 pub use init::{ColumnChoice, InitOptions, InitOutput, Meaning, SAMPLE_ROWS, init, toml_string};
 pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, pseudonym_keygen, recipients_of};
 pub use pack::{
-    PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
+    DEFAULT_GROUP_ROWS, PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
     pack_stream, stream_params,
 };
 pub use results::{

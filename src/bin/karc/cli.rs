@@ -554,8 +554,9 @@ pub struct PackArgs {
     pub stream: bool,
     #[command(flatten)]
     pub stream_params: StreamParamArgs,
-    /// Rows per row group with --stream (default 65536).
-    #[arg(long, requires = "stream", value_parser = count)]
+    /// Rows per row group: each is coded, and read back, on its own (default 65536 with --stream; without,
+    /// 1048576, fewer when the rows are long). A Parquet or Arrow IPC input is one row group.
+    #[arg(long, value_parser = count)]
     pub group_rows: Option<usize>,
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
     /// its magic bytes).
