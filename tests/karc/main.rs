@@ -33,6 +33,7 @@ mod pipeline;
 mod pseudonym;
 mod public_bytes;
 mod robust;
+mod row_groups;
 mod signed;
 mod stream;
 mod sweep;
