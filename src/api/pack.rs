@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use super::{Anonymized, TableInput, anonymize};
-use crate::archive::batch_groups::GroupSize;
 pub use crate::archive::batch_groups::DEFAULT_GROUP_ROWS;
+use crate::archive::batch_groups::GroupSize;
 use crate::archive::seal::Seal;
 use crate::archive::stream_pack::{self, StreamPackReport};
 use crate::archive::writer::{self, Anonymization};

@@ -209,7 +209,10 @@ mod tests {
             assert_eq!(t.rows, g.rows.len());
             for r in g.rows.clone() {
                 for c in 0..2 {
-                    assert_eq!(t.columns[c].text(r - g.rows.start), table.columns[c].text(r));
+                    assert_eq!(
+                        t.columns[c].text(r - g.rows.start),
+                        table.columns[c].text(r)
+                    );
                 }
             }
             assert_eq!(t.columns[1].name, "b");

@@ -4,6 +4,7 @@
 
 use super::ArchiveError;
 use super::TableInput;
+use super::batch_groups::{self, GroupSize};
 use super::checks::ColumnChecksMeta;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
@@ -11,7 +12,6 @@ use super::meta::{
 };
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
-use super::batch_groups::{self, GroupSize};
 use super::pseudonym::Pseudonyms;
 use super::seal::Seal;
 use crate::Result;

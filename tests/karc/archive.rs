@@ -36,7 +36,16 @@ pub fn pack(
         c.privacy.k = Some(k);
         c.privacy.constraints.clear();
     }
-    writer::pack_file(&c, csv, &PackOptions { mode, seal, groups: Default::default() }).unwrap()
+    writer::pack_file(
+        &c,
+        csv,
+        &PackOptions {
+            mode,
+            seal,
+            groups: Default::default(),
+        },
+    )
+    .unwrap()
 }
 
 fn open(bytes: &[u8]) -> karc::Result<Archive> {

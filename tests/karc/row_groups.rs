@@ -50,7 +50,10 @@ fn same_release(config: &Config, csv: &Path, mode: DiffMode, rows: usize, groups
         many.release_columns().unwrap()
     );
     let original = std::fs::read(csv).unwrap();
-    assert!(one.restore(None).unwrap() == original, "{mode:?}: one group");
+    assert!(
+        one.restore(None).unwrap() == original,
+        "{mode:?}: one group"
+    );
     assert!(many.restore(None).unwrap() == original, "{mode:?}: groups");
     let (mut e1, mut em) = (Vec::new(), Vec::new());
     one.export_csv(&mut e1).unwrap();
@@ -134,7 +137,13 @@ fn awkward_records_split_into_groups_and_restore() {
         std::fs::write(&config_path, toml).unwrap();
         let config = Config::load(&config_path).unwrap();
         for rows in [1, 10, 40] {
-            same_release(&config, &csv, DiffMode::default(), rows, 97usize.div_ceil(rows));
+            same_release(
+                &config,
+                &csv,
+                DiffMode::default(),
+                rows,
+                97usize.div_ceil(rows),
+            );
         }
     }
 }

@@ -157,7 +157,11 @@ pub fn archive_vs_zip(p: &Prepared, csv: &Path, runs: usize) -> Result<Vec<Archi
     let a = p.anonymization();
     let mut rows = Vec::new();
     for &mode in DiffMode::ALL {
-        let options = PackOptions { mode, seal: &seal, groups: Default::default() };
+        let options = PackOptions {
+            mode,
+            seal: &seal,
+            groups: Default::default(),
+        };
         let (mut t_zip, mut t_pack, mut t_load_pack, mut t_unzip, mut t_restore) =
             (vec![], vec![], vec![], vec![], vec![]);
         let (mut zip_bytes, mut karc_bytes) = (0, 0);

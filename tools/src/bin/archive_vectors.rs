@@ -179,8 +179,17 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     }
     let passphrase = seal::read_passphrase_file(&passphrase_path)?;
 
-    let pack =
-        |mode: DiffMode, seal: &Seal| writer::pack_file(&config, &csv, &PackOptions { mode, seal, groups: Default::default() });
+    let pack = |mode: DiffMode, seal: &Seal| {
+        writer::pack_file(
+            &config,
+            &csv,
+            &PackOptions {
+                mode,
+                seal,
+                groups: Default::default(),
+            },
+        )
+    };
     let plain = pack(DiffMode::default(), &Seal::None)?;
     let valid = root.join("valid");
     let invalid = root.join("invalid");
