@@ -47,7 +47,7 @@ pub use crate::Result;
 pub use crate::archive::ArchiveError;
 pub use crate::archive::format::{MAGIC, hex_head};
 pub use crate::archive::seal::{Seal, WORK_FACTORS};
-pub use crate::arrow::{TableFormat, table_from_arrow, write_batch};
+pub use crate::arrow::{TableFormat, table_from_arrow, write_batch, write_batches};
 pub use crate::codec::DiffMode;
 pub use crate::compare::chart::ChartFormat;
 pub use crate::compare::models::ModelRow;

@@ -96,6 +96,20 @@ impl Archive {
         crate::arrow::to_arrow(&columns, layout.as_ref())
     }
 
+    /// The release as Arrow record batches, a row group at a time (one
+    /// group's columns in memory at a time): [`Archive::release_batch`]
+    /// of a file of one group; a file of several has no `ARROW_SCHEMA`
+    /// (`spec/FORMAT.md` §7.6), so every batch is of strings.
+    pub fn release_batches(&self) -> Box<dyn Iterator<Item = Result<RecordBatch>> + '_> {
+        if self.groups.len() == 1 || self.arrow_schema.is_some() {
+            return Box::new(std::iter::once_with(|| self.release_batch()));
+        }
+        Box::new((0..self.groups.len()).map(|g| {
+            let columns = self.group_release_columns(g)?;
+            crate::arrow::to_arrow(&columns, None)
+        }))
+    }
+
     /// The restored original as one Arrow record batch: an Arrow input's
     /// table exactly (schema, types, nulls, values); a CSV input's columns
     /// as strings. `original` is the restored file (`extras` its private
