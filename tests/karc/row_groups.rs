@@ -187,3 +187,33 @@ fn pack_group_rows_on_the_command_line() {
     a.export_csv(&mut release).unwrap();
     assert!(std::fs::read(&export).unwrap() == release);
 }
+
+/// `karc export` to Parquet and Arrow IPC of a file of several groups
+/// writes a batch per group: the tables read back hold the release.
+#[test]
+fn export_of_row_groups_to_parquet_and_ipc_holds_the_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::load(&fixture("adult/adult.toml")).unwrap();
+    let csv = fixture("adult/adult.csv");
+    let bytes = pack(&config, &csv, DiffMode::default(), GroupSize::rows(9_000));
+    let archive = dir.path().join("a.karc");
+    std::fs::write(&archive, &bytes).unwrap();
+    let release = open("a", bytes).release_columns().unwrap();
+    for ext in ["parquet", "arrow"] {
+        let out = dir.path().join(format!("release.{ext}"));
+        let (a, o) = (archive.display().to_string(), out.display().to_string());
+        let (code, _, stderr) = outcome(&karc(&["export", &a, "-o", &o]));
+        assert_eq!(code, 0, "{ext}: {stderr}");
+        let (table, _) = karc::arrow::read_table(&out).unwrap();
+        assert_eq!(table.rows, 30_162, "{ext}");
+        assert_eq!(table.columns.len(), release.len(), "{ext}");
+        for (read, released) in table.columns.iter().zip(&release) {
+            assert_eq!(read.name, released.name, "{ext}");
+            assert!(
+                (0..table.rows).all(|r| read.text(r) == released.text(r)),
+                "{ext}: column {}",
+                read.name
+            );
+        }
+    }
+}
