@@ -74,6 +74,9 @@ struct Args {
     /// Where the inputs and outputs are written (a temporary directory in it).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Write the report so far to this file after each table.
+    #[arg(long)]
+    partial: Option<PathBuf>,
     /// Also write the report into its section of tools/BENCHMARKS.md.
     #[arg(long)]
     write: bool,
@@ -745,6 +748,12 @@ fn run(args: &Args) -> Result<String, BoxError> {
         });
         if source != Source::Adult {
             let _ = std::fs::remove_file(&csv);
+        }
+        // The report so far, after each table: a long run that is stopped
+        // keeps what it measured.
+        let text = report(args, &versions.join("; "), &rows)?;
+        if let Some(path) = &args.partial {
+            std::fs::write(path, &text)?;
         }
     }
     report(args, &versions.join("; "), &rows)
