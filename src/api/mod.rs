@@ -83,8 +83,8 @@ pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_r
 pub use init::{ColumnChoice, InitOptions, InitOutput, Meaning, SAMPLE_ROWS, init, toml_string};
 pub use keys::{KeyOptions, NewIdentity, SealOptions, keygen, pseudonym_keygen, recipients_of};
 pub use pack::{
-    DEFAULT_GROUP_ROWS, PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked,
-    pack, pack_input, pack_stream, stream_params,
+    PackOptions, Packed, StreamOverrides, StreamPackOptions, StreamPacked, pack, pack_input,
+    pack_stream, stream_params,
 };
 pub use results::{
     AnonymizeResult, ArchiveFigures, CompareResult, Document, ErrorResult, ExportResult,

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use super::{Anonymized, TableInput, anonymize};
-pub use crate::archive::batch_groups::DEFAULT_GROUP_ROWS;
 use crate::archive::batch_groups::GroupSize;
 use crate::archive::seal::Seal;
 use crate::archive::stream_pack::{self, StreamPackReport};
@@ -24,9 +23,9 @@ pub struct PackOptions {
     pub mode: DiffMode,
     /// The private part's envelope.
     pub seal: Seal,
-    /// Rows per row group (default [`DEFAULT_GROUP_ROWS`], fewer when the
-    /// rows are long: `spec/FORMAT.md` §2), so that the coding and every
-    /// reader hold one group at a time.
+    /// Rows per row group (default: one group), so that the coding and
+    /// every reader hold one group at a time (`spec/FORMAT.md` §2; groups
+    /// cut a local recoding's classes, which costs size).
     pub group_rows: Option<usize>,
 }
 

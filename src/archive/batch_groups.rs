@@ -1,9 +1,15 @@
 //! The row groups of a batch pack (`spec/FORMAT.md` §2, "Row groups").
 //!
-//! `karc pack` anonymizes the whole table as one release, then codes it a
-//! row group at a time (about a million rows, fewer when the rows are
-//! long: [`GroupSize`]), so that the coding's memory, and every reader's,
-//! is bounded by the group and not by the file. Each group's table is read
+//! `karc pack --group-rows N` anonymizes the whole table as one release,
+//! then codes it a row group at a time ([`GroupSize`]), so that the
+//! coding's memory, and every reader's, is bounded by the group and not by
+//! the file. It is not the default: a class of a local recoding (Mondrian)
+//! has rows all over the file, and each group's `QI_CLASSES` lists every
+//! class it meets, so 10M rows of adult-stream-gen in ten groups gave a
+//! file of 123.8 MB against 60.7 MB in one (tools/BENCHMARKS.md), and the
+//! claim check of the reader met each class in seven groups. A table-wide
+//! class table is the format change that would make groups free.
+//! Each group's table is read
 //! again from its own bytes of the original (as `karc pack --stream` reads
 //! its blocks), so that its columns hold the group's values only; its
 //! released QI columns are the release's rows of the group, their symbols
@@ -15,16 +21,6 @@ use std::ops::Range;
 use crate::codec::ReleasedColumn;
 use crate::table::{CsvOptions, Table};
 
-/// Rows per row group of a batch pack unless told otherwise: large enough
-/// that a group's code tables and frames cost little (a 1M-row table stays
-/// one group, as before), small enough that a 10M-row table is coded and
-/// read in ten pieces.
-pub const DEFAULT_GROUP_ROWS: usize = 1 << 20;
-
-/// Bytes of the original per row group at most (unless a single record is
-/// larger): a table of long rows gets smaller groups.
-pub const GROUP_BYTES: usize = 256 << 20;
-
 /// How a batch pack sizes its row groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupSize {
@@ -34,21 +30,19 @@ pub struct GroupSize {
     pub bytes: usize,
 }
 
+/// One group, whatever the table's size (see the module's doc for why).
 impl Default for GroupSize {
     fn default() -> GroupSize {
-        GroupSize {
-            rows: DEFAULT_GROUP_ROWS,
-            bytes: GROUP_BYTES,
-        }
+        GroupSize::whole()
     }
 }
 
 impl GroupSize {
-    /// Groups of `rows` rows (from 1), the default byte budget.
+    /// Groups of `rows` rows (from 1).
     pub fn rows(rows: usize) -> GroupSize {
         GroupSize {
             rows: rows.max(1),
-            ..GroupSize::default()
+            bytes: usize::MAX,
         }
     }
 

@@ -554,8 +554,9 @@ pub struct PackArgs {
     pub stream: bool,
     #[command(flatten)]
     pub stream_params: StreamParamArgs,
-    /// Rows per row group: each is coded, and read back, on its own (default 65536 with --stream; without,
-    /// 1048576, fewer when the rows are long). A Parquet or Arrow IPC input is one row group.
+    /// Rows per row group: each is coded, and read back, on its own, in memory bounded by the group (default
+    /// 65536 with --stream; without, one group: groups cut a Mondrian release's classes, which grows the
+    /// file). A Parquet or Arrow IPC input is one row group.
     #[arg(long, value_parser = count)]
     pub group_rows: Option<usize>,
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
