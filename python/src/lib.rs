@@ -286,6 +286,7 @@ fn pack(
         let options = PackOptions {
             mode: diff_mode(mode.as_deref())?,
             seal: seal.seal()?,
+            group_rows: None,
         };
         let config = config(
             config_path,

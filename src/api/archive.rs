@@ -107,6 +107,12 @@ impl Archive {
         self.0.release_batch()
     }
 
+    /// The release as Arrow record batches, one per row group (one batch
+    /// of a file of one group), made as they are read.
+    pub fn release_batches(&self) -> Box<dyn Iterator<Item = Result<RecordBatch>> + '_> {
+        self.0.release_batches()
+    }
+
     /// The original as an Arrow record batch: an Arrow input's table
     /// exactly (schema, types, nulls, values), a CSV input's columns as
     /// strings; checked as [`Archive::restore`] checks the bytes.

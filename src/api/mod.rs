@@ -17,6 +17,7 @@
 //! let packed = api::pack(&config, a, &input, &api::PackOptions {
 //!     mode: Default::default(),
 //!     seal: api::Seal::None,
+//!     group_rows: None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
 //! assert_eq!(archive.restore(None)?, input.csv);
@@ -47,7 +48,7 @@ pub use crate::Result;
 pub use crate::archive::ArchiveError;
 pub use crate::archive::format::{MAGIC, hex_head};
 pub use crate::archive::seal::{Seal, WORK_FACTORS};
-pub use crate::arrow::{TableFormat, table_from_arrow, write_batch};
+pub use crate::arrow::{TableFormat, table_from_arrow, write_batch, write_batches};
 pub use crate::codec::DiffMode;
 pub use crate::compare::chart::ChartFormat;
 pub use crate::compare::models::ModelRow;

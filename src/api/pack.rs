@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{Anonymized, TableInput, anonymize};
+use crate::archive::batch_groups::GroupSize;
 use crate::archive::seal::Seal;
 use crate::archive::stream_pack::{self, StreamPackReport};
 use crate::archive::writer::{self, Anonymization};
@@ -22,6 +23,10 @@ pub struct PackOptions {
     pub mode: DiffMode,
     /// The private part's envelope.
     pub seal: Seal,
+    /// Rows per row group (default: one group), so that the coding and
+    /// every reader hold one group at a time (`spec/FORMAT.md` §2; groups
+    /// cut a local recoding's classes, which costs size).
+    pub group_rows: Option<usize>,
 }
 
 /// A packed archive.
@@ -61,6 +66,9 @@ pub fn pack(
         &writer::PackOptions {
             mode: options.mode,
             seal: &options.seal,
+            groups: options
+                .group_rows
+                .map_or_else(GroupSize::default, GroupSize::rows),
         },
     )?;
     Ok(Packed {

@@ -21,6 +21,7 @@
 //! bytes, or an Arrow table's canonical CSV rendered with [`layout`].
 
 mod ahead;
+pub mod batch_groups;
 pub mod checks;
 pub mod compat;
 pub mod compressed;

@@ -138,7 +138,15 @@ fn encode_with(
         released: &released,
         report: &report,
     };
-    let bytes = writer::pack_part(&a, &csv, &PackOptions { mode, seal })?;
+    let bytes = writer::pack_part(
+        &a,
+        &csv,
+        &PackOptions {
+            mode,
+            seal,
+            groups: Default::default(),
+        },
+    )?;
     Ok((bytes, report))
 }
 

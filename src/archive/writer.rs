@@ -4,6 +4,7 @@
 
 use super::ArchiveError;
 use super::TableInput;
+use super::batch_groups::{self, GroupSize};
 use super::checks::ColumnChecksMeta;
 use super::meta::{
     self, AlgorithmMeta, Claim, ConstraintMeta, Dialect, HierarchyRecord, MetricsMeta, PublicMeta,
@@ -31,6 +32,8 @@ pub struct PackOptions<'a> {
     pub mode: DiffMode,
     /// Who can open the private part.
     pub seal: &'a Seal,
+    /// How the table is cut into row groups (`spec/FORMAT.md` §2).
+    pub groups: GroupSize,
 }
 
 /// An anonymization ready to be archived.
@@ -155,12 +158,13 @@ fn pack_group(
     let names = data.table.names();
     let shared = hierarchies == Hierarchies::Configured;
     writer.pseudonyms(Pseudonyms::of_config(a.config, &names, shared)?);
-    writer.write_group(&Group {
-        bytes: original,
-        table: &data.table,
-        qis: &qis,
-        released: a.released,
-    })?;
+    // An Arrow input's file, and a part of a distributed pack (merged as
+    // one group), have one row group.
+    let size = match arrow.is_some() || shared {
+        true => GroupSize::whole(),
+        false => options.groups,
+    };
+    write_groups(&mut writer, a, original, &qis, size)?;
     let (public, hierarchies) = public_meta(a, &kept);
     if let Some(arrow) = arrow {
         writer.arrow(arrow);
@@ -184,6 +188,48 @@ fn pack_group(
     }
     let sealed = SealedMetrics::from(&a.report.metrics);
     writer.finish(&public, &hierarchies, sealed)?.into_bytes()
+}
+
+/// Hands the table to `writer` in row groups of `size` (one group when
+/// it fits in one): each group's table read again from its bytes of
+/// `original`, its QIs coded as `qis` says (hierarchies kept or not) and
+/// its released rows renumbered (`archive::batch_groups`, internal).
+fn write_groups(
+    writer: &mut GroupWriter,
+    a: &Anonymization<'_>,
+    original: &[u8],
+    qis: &[QiOriginal<'_>],
+    size: GroupSize,
+) -> Result<()> {
+    let table = &a.data.table;
+    let Some(groups) = batch_groups::plan(original, table, size) else {
+        return writer.write_group(&Group {
+            bytes: original,
+            table,
+            qis,
+            released: a.released,
+        });
+    };
+    let trim = a.config.input.trim;
+    for bounds in &groups {
+        let group = batch_groups::group_table(original, table, trim, bounds)?;
+        let group_qis: Vec<QiOriginal<'_>> = (a.data.qis.iter().zip(qis))
+            .map(|(qi, q)| QiOriginal {
+                column: &group.columns[qi.column],
+                ..*q
+            })
+            .collect();
+        let released: Vec<ReleasedColumn> = (a.released.iter())
+            .map(|r| batch_groups::released_rows(r, bounds.rows.clone()))
+            .collect();
+        writer.write_group(&Group {
+            bytes: &original[bounds.bytes.clone()],
+            table: &group,
+            qis: &group_qis,
+            released: &released,
+        })?;
+    }
+    Ok(())
 }
 
 /// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an

@@ -194,6 +194,18 @@ pub fn write_batch(
     format: TableFormat,
     batch: &RecordBatch,
 ) -> Result<()> {
+    write_batches(out, name, format, &mut std::iter::once(Ok(batch.clone())))
+}
+
+/// [`write_batch`] of batches made one after the other (a release read a
+/// row group at a time), all of the first one's schema: one is in memory
+/// at a time beside what the writer holds.
+pub fn write_batches(
+    out: &mut dyn Write,
+    name: &Path,
+    format: TableFormat,
+    batches: &mut dyn Iterator<Item = Result<RecordBatch>>,
+) -> Result<()> {
     let error = |e: &dyn std::fmt::Display| -> Error {
         ArrowTableError::File {
             path: name.display().to_string(),
@@ -208,9 +220,16 @@ pub fn write_batch(
                 .build();
             // The writer needs a `Send` sink: the file is built in memory
             // (compressed, it is smaller than the batch it holds).
-            let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props))
+            let Some(first) = batches.next().transpose()? else {
+                return Err(error(&"no record batch to write"));
+            };
+            let mut writer = ArrowWriter::try_new(Vec::new(), first.schema(), Some(props))
                 .map_err(|e| error(&e))?;
-            writer.write(batch).map_err(|e| error(&e))?;
+            writer.write(&first).map_err(|e| error(&e))?;
+            drop(first);
+            for batch in batches {
+                writer.write(&batch?).map_err(|e| error(&e))?;
+            }
             let bytes = writer.into_inner().map_err(|e| error(&e))?;
             out.write_all(&bytes).map_err(|e| Error::io(name, e))
         }
@@ -218,11 +237,18 @@ pub fn write_batch(
             let options = IpcWriteOptions::default()
                 .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
                 .map_err(|e| error(&e))?;
-            let schema = batch.schema();
+            let Some(first) = batches.next().transpose()? else {
+                return Err(error(&"no record batch to write"));
+            };
+            let schema = first.schema();
             let mut writer =
                 arrow_ipc::writer::FileWriter::try_new_with_options(out, &schema, options)
                     .map_err(|e| error(&e))?;
-            writer.write(batch).map_err(|e| error(&e))?;
+            writer.write(&first).map_err(|e| error(&e))?;
+            drop(first);
+            for batch in batches {
+                writer.write(&batch?).map_err(|e| error(&e))?;
+            }
             writer.finish().map_err(|e| error(&e))?;
             Ok(())
         }

@@ -40,7 +40,9 @@ use crate::dictionary::Dictionary;
 use crate::table::{Column, LineEnding, Table};
 use crate::{Error, Result};
 
-pub use files::{TableFormat, read_table, read_table_bytes, write_batch, write_table};
+pub use files::{
+    TableFormat, read_table, read_table_bytes, write_batch, write_batches, write_table,
+};
 
 /// What rebuilds an Arrow table from karc's texts (see the module's doc).
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! A decoded column built a row at a time from keyed values (a number, an
 //! exception's index): each key's text is rendered once and found again by
 //! its key. A column decoded only to be written out stops looking keys up
-//! when its first rows show that its values hardly repeat, and appends each
-//! row's text as it comes: on a column of a million distinct numbers the
+//! when its first rows show that its values hardly repeat, or when its map
+//! outgrows the caches, and appends each row's text as it comes: on a column of a million distinct numbers the
 //! map cost more time than rendering the texts, and more memory than them.
 
 use std::collections::hash_map::Entry;
@@ -31,6 +31,13 @@ const WINDOW: usize = 4096;
 /// cache) and more than `MISSES` of the window's rows were new values.
 const LARGE: usize = 1 << 15;
 const MISSES: (usize, usize) = (1, 4);
+
+/// ... or once its map holds this many keys, however few rows are new:
+/// past the caches a lookup misses them, which costs more than rendering
+/// the text again (on 1M rows of `gen-table numeric`, a fifth of a
+/// restore's time went to looking up incomes and balances of 165K and
+/// 580K distinct values).
+const HUGE: usize = 1 << 16;
 
 /// A column being decoded: its texts, its rows' codes, and the code of
 /// each key seen (while keys are looked up).
@@ -83,8 +90,7 @@ impl<K: Hash + Eq> ColumnRows<K> {
         let new = self.seen.len() - self.keys_before;
         self.keys_before = self.seen.len();
         if self.purpose == Purpose::Rendering
-            && self.seen.len() >= LARGE
-            && new * of > WINDOW * misses
+            && (self.seen.len() >= HUGE || self.seen.len() >= LARGE && new * of > WINDOW * misses)
         {
             self.lookup = false;
             self.seen = FxHashMap::default();
@@ -155,7 +161,7 @@ mod tests {
     /// rows are new: each text once.
     #[test]
     fn repeated_values_are_stored_once() {
-        let many = (2 * LARGE) as u32;
+        let many = LARGE as u32 + 1_000;
         let values: Vec<u32> = (0..20 * many)
             .map(|i| if i % 8 == 0 { i / 8 % many } else { i % 1000 })
             .collect();
@@ -164,5 +170,23 @@ mod tests {
         assert_eq!(rendered.dict.len(), distinct.len());
         let expected: Vec<String> = values.iter().map(u32::to_string).collect();
         assert_eq!(texts(&rendered), expected);
+    }
+
+    /// Past a huge map a column to render stops looking keys up even when
+    /// its values repeat (each lookup would miss the caches); a column of
+    /// values keeps each text once. The texts are the same either way.
+    #[test]
+    fn a_huge_map_stops_the_lookups_for_rendering() {
+        let many = (HUGE + WINDOW) as u32;
+        let values: Vec<u32> = (0..8 * many)
+            .map(|i| if i % 8 == 0 { i / 8 } else { i % 1000 })
+            .collect();
+        let rendered = build(&values, Purpose::Rendering);
+        let counted = build(&values, Purpose::Values);
+        let expected: Vec<String> = values.iter().map(u32::to_string).collect();
+        assert_eq!(texts(&rendered), expected);
+        assert_eq!(texts(&counted), expected);
+        assert!(rendered.dict.len() > counted.dict.len());
+        assert_eq!(counted.dict.len(), many as usize);
     }
 }

@@ -234,7 +234,11 @@ pub fn compare_bytes(
                 report: &report,
             };
             for &mode in &options.modes {
-                let pack_options = PackOptions { mode, seal: &seal };
+                let pack_options = PackOptions {
+                    mode,
+                    seal: &seal,
+                    groups: Default::default(),
+                };
                 let (karc_pack_ms, archive) =
                     fastest(options.repeats, || pack(&a, original, &pack_options))?;
                 let (karc_restore_ms, restored) = fastest(options.repeats, || {

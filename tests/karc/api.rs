@@ -76,6 +76,7 @@ fn pack_open_restore_verify_inspect_round_trip() {
         &input,
         &PackOptions {
             mode: DiffMode::default(),
+            group_rows: None,
             seal: SealOptions {
                 passphrase: Some("facade".into()),
                 work_factor: Some(4),

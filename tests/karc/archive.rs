@@ -36,7 +36,16 @@ pub fn pack(
         c.privacy.k = Some(k);
         c.privacy.constraints.clear();
     }
-    writer::pack_file(&c, csv, &PackOptions { mode, seal }).unwrap()
+    writer::pack_file(
+        &c,
+        csv,
+        &PackOptions {
+            mode,
+            seal,
+            groups: Default::default(),
+        },
+    )
+    .unwrap()
 }
 
 fn open(bytes: &[u8]) -> karc::Result<Archive> {
@@ -927,6 +936,7 @@ fn classfly_without_suppression_limit_reopens_and_restores() {
     let input = crate::common::fixture("adult/adult.csv");
     let seal = karc::archive::seal::Seal::None;
     let options = karc::archive::writer::PackOptions {
+        groups: Default::default(),
         mode: karc::codec::DiffMode::default(),
         seal: &seal,
     };
@@ -963,6 +973,7 @@ fn writer_output_is_pinned_on_adult() {
             &config,
             input,
             &PackOptions {
+                groups: Default::default(),
                 mode,
                 seal: &Seal::None,
             },
@@ -977,6 +988,7 @@ fn writer_output_is_pinned_on_adult() {
     p.sensitive = vec!["note".to_owned()];
     (p.l, p.entropy_l, p.t, p.alpha) = (Some(2), Some(1.5), Some(0.7), Some(0.5));
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };
@@ -1003,6 +1015,7 @@ fn writer_output_is_pinned_on_adult() {
             &config,
             &fixture("adult/adult.csv"),
             &PackOptions {
+                groups: Default::default(),
                 mode: mode.parse().unwrap(),
                 seal: &Seal::None,
             },
@@ -1160,6 +1173,7 @@ fn a_corrupt_section_fails_a_restore_on_two_threads() {
     let config = Config::load(&fixture("adult/adult.toml")).unwrap();
     let csv = fixture("adult/adult.csv");
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };

@@ -497,6 +497,7 @@ fn adult_as_parquet_packs_and_restores() {
     let parquet = dir.path().join("adult.parquet");
     write_table(&parquet, &batch, Access::Public).unwrap();
     let options = PackOptions {
+        groups: Default::default(),
         mode: karc::codec::DiffMode::default(),
         seal: &Seal::None,
     };

@@ -35,6 +35,7 @@ mod pseudonym;
 mod public_bytes;
 mod report;
 mod robust;
+mod row_groups;
 mod signed;
 mod stream;
 mod sweep;

@@ -175,6 +175,7 @@ fn pack(dir: &Path, csv: &str, k: usize, algorithm: &str, mode: DiffMode) -> Vec
     config.privacy.k = Some(k);
     config.algorithm.name = algorithm.to_owned();
     let options = PackOptions {
+        groups: Default::default(),
         mode,
         seal: &Seal::None,
     };

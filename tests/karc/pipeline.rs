@@ -82,6 +82,7 @@ fn batch_and_stream_of_the_same_rows_restore_byte_for_byte() {
     batch_config.algorithm.name = "mondrian".to_owned();
     batch_config.privacy.k = Some(5);
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &sealed,
     };

@@ -96,6 +96,7 @@ seed = 0
 pub fn small_archive(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let (config, csv) = every_kind_of_column(dir);
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };

@@ -157,7 +157,11 @@ pub fn archive_vs_zip(p: &Prepared, csv: &Path, runs: usize) -> Result<Vec<Archi
     let a = p.anonymization();
     let mut rows = Vec::new();
     for &mode in DiffMode::ALL {
-        let options = PackOptions { mode, seal: &seal };
+        let options = PackOptions {
+            mode,
+            seal: &seal,
+            groups: Default::default(),
+        };
         let (mut t_zip, mut t_pack, mut t_load_pack, mut t_unzip, mut t_restore) =
             (vec![], vec![], vec![], vec![], vec![]);
         let (mut zip_bytes, mut karc_bytes) = (0, 0);
@@ -302,6 +306,7 @@ pub fn run_stage(stage: Stage, input: &StageInput) -> Result<(f64, f64, String),
             let seal = Seal::Recipients(vec![identity.to_public()]);
             let original = karc::io::Input::open(&input.csv)?;
             let options = PackOptions {
+                groups: Default::default(),
                 mode: DiffMode::default(),
                 seal: &seal,
             };

@@ -231,6 +231,7 @@ fn round_trip(config: &Path, csv: &Path, rows: usize) {
     assert!(p.released.iter().all(|c| c.rows.len() == rows));
     let original = std::fs::read(csv).unwrap();
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };

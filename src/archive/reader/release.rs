@@ -27,17 +27,47 @@ impl Archive {
         Ok(columns.into_iter().flatten().collect())
     }
 
-    /// Writes the release as CSV, byte-equal to `karc anonymize`'s output.
+    /// Row group `g`'s released columns, as [`Archive::release_columns`]
+    /// gives the whole table's.
+    fn group_release_columns(&self, g: usize) -> Result<Vec<Column>> {
+        let released =
+            || (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].is_released());
+        let qi = |i: usize| self.meta.qis.iter().position(|&c| c as usize == i);
+        let mut columns = released()
+            .map(|i| match qi(i) {
+                Some(_) => Ok(None),
+                None => self.group_plain_column(g, i).map(Some),
+            })
+            .collect::<Result<Vec<Option<Column>>>>()?;
+        let rows = self.group_rows(g);
+        for (slot, i) in columns.iter_mut().zip(released()) {
+            if let Some(q) = qi(i) {
+                *slot = Some(self.labels_of(q, &rows[q].to_column())?);
+            }
+        }
+        Ok(columns.into_iter().flatten().collect())
+    }
+
+    /// Writes the release as CSV, byte-equal to `karc anonymize`'s output,
+    /// a row group at a time (memory holds one group's columns).
     pub fn export_csv(&self, out: &mut dyn std::io::Write) -> Result<()> {
-        let columns = self.release_columns()?;
         let d = self.meta.dialect;
         let ending = if d.crlf {
             LineEnding::CrLf
         } else {
             LineEnding::Lf
         };
-        write_columns_csv(&columns, self.rows(), d.delimiter, ending, d.header, out)
-            .map_err(|e| crate::Error::io(&self.path, e))
+        for g in 0..self.groups.len() {
+            let columns = match self.groups.len() {
+                1 => self.release_columns()?,
+                _ => self.group_release_columns(g)?,
+            };
+            let header = d.header && g == 0;
+            let rows = self.groups[g].rows;
+            write_columns_csv(&columns, rows, d.delimiter, ending, header, out)
+                .map_err(|e| crate::Error::io(&self.path, e))?;
+        }
+        Ok(())
     }
 
     /// The schema of an Arrow input (Parquet, IPC), from `ARROW_SCHEMA`.
@@ -64,6 +94,20 @@ impl Archive {
             .release(&texts)
         });
         crate::arrow::to_arrow(&columns, layout.as_ref())
+    }
+
+    /// The release as Arrow record batches, a row group at a time (one
+    /// group's columns in memory at a time): [`Archive::release_batch`]
+    /// of a file of one group; a file of several has no `ARROW_SCHEMA`
+    /// (`spec/FORMAT.md` §7.6), so every batch is of strings.
+    pub fn release_batches(&self) -> Box<dyn Iterator<Item = Result<RecordBatch>> + '_> {
+        if self.groups.len() == 1 || self.arrow_schema.is_some() {
+            return Box::new(std::iter::once_with(|| self.release_batch()));
+        }
+        Box::new((0..self.groups.len()).map(|g| {
+            let columns = self.group_release_columns(g)?;
+            crate::arrow::to_arrow(&columns, None)
+        }))
     }
 
     /// The restored original as one Arrow record batch: an Arrow input's

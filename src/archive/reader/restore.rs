@@ -239,6 +239,12 @@ impl Archive {
 
     /// The row groups of a framed private part, in order, through `sink`;
     /// then the whole file's CRC-32 and length checked.
+    ///
+    /// The groups are decoded and rendered on a second thread (itself
+    /// helped by a third for a large group) while this one hands their
+    /// pieces to `sink`: group i + 1 is decoded while group i is written.
+    /// A few pieces wait between the two ([`PIECES_AHEAD`]), so memory holds
+    /// about one group.
     pub(super) fn restore_groups(
         &self,
         parts: &PrivateParts,
@@ -247,13 +253,42 @@ impl Archive {
     ) -> Result<u64> {
         let mut hasher = crc32fast::Hasher::new();
         let mut len = 0u64;
-        for (g, part) in parts.groups.iter().enumerate() {
-            self.restore_group(g, part, whole, &mut |bytes| {
-                hasher.update(bytes);
-                len += bytes.len() as u64;
-                sink(bytes)
-            })?;
-        }
+        let (to_writer, pieces) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(PIECES_AHEAD);
+        let written = std::thread::scope(|scope| {
+            let producer = scope.spawn(move || {
+                for (g, part) in parts.groups.iter().enumerate() {
+                    let sent = self.restore_group(g, part, whole, &mut |bytes| {
+                        // The writer stopped (its error is the one told).
+                        to_writer.send(Ok(bytes.to_vec())).map_err(|_| stopped())
+                    });
+                    if let Err(e) = sent {
+                        let _ = to_writer.send(Err(e));
+                        return;
+                    }
+                }
+            });
+            let mut written = Ok(());
+            for piece in &pieces {
+                let piece = match piece {
+                    Ok(piece) => piece,
+                    Err(e) => {
+                        written = Err(e);
+                        break;
+                    }
+                };
+                hasher.update(&piece);
+                len += piece.len() as u64;
+                if let Err(e) = sink(&piece) {
+                    written = Err(e);
+                    break;
+                }
+            }
+            // A producer blocked on a full channel is let go.
+            drop(pieces);
+            producer.join().expect("restoring a group does not panic");
+            written
+        });
+        written?;
         self.check_restored(len, hasher.finalize(), parts.digest, parts.original_len)?;
         Ok(len)
     }
@@ -608,6 +643,16 @@ impl Archive {
             rows,
         })
     }
+}
+
+/// Rendered pieces (about a MiB each) that may wait between the thread
+/// that restores a file's row groups and the one that writes them.
+const PIECES_AHEAD: usize = 8;
+
+/// What a group's restore returns when the thread writing its pieces has
+/// stopped (on its own error, which is the one reported).
+fn stopped() -> crate::Error {
+    crate::Error::Options("the restore's output stopped".to_owned())
 }
 
 /// The plaintext length of a binary age file, from its framing: the header

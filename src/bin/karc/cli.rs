@@ -620,8 +620,10 @@ pub struct PackArgs {
     pub stream: bool,
     #[command(flatten)]
     pub stream_params: StreamParamArgs,
-    /// Rows per row group with --stream (default 65536).
-    #[arg(long, requires = "stream", value_parser = count)]
+    /// Rows per row group: each is coded, and read back, on its own, in memory bounded by the group (default
+    /// 65536 with --stream; without, one group: groups cut a Mondrian release's classes, which grows the
+    /// file). A Parquet or Arrow IPC input is one row group.
+    #[arg(long, value_parser = count)]
     pub group_rows: Option<usize>,
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
     /// its magic bytes).

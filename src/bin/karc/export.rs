@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use karc::api::{Access, Output, input_name};
 use karc::api::{ExportResult, format_name};
-use karc::api::{TableFormat, write_batch};
+use karc::api::{TableFormat, write_batches};
 
 use crate::cli::ExportArgs;
 use crate::files::{open_archive, refuse_overwriting};
@@ -24,14 +24,17 @@ pub fn run(args: ExportArgs, json: Json) -> Result<ExitCode> {
     let format = TableFormat::from_path(&args.output);
     let bytes = match format {
         TableFormat::Csv => {
-            let mut bytes = Vec::new();
-            archive.export_csv(&mut bytes)?;
-            output.write_bytes(&bytes)?;
-            Some(bytes.len() as u64)
+            // Written as it is made, a row group at a time.
+            let bytes = output.write(|inner| {
+                let mut counted = Counted { inner, bytes: 0 };
+                archive.export_csv(&mut counted)?;
+                Ok(counted.bytes)
+            })?;
+            Some(bytes)
         }
         format => {
-            let batch = archive.release_batch()?;
-            output.write(|w| write_batch(w, &output.name(), format, &batch))?;
+            let mut batches = archive.release_batches();
+            output.write(|w| write_batches(w, &output.name(), format, &mut batches))?;
             None
         }
     };
@@ -44,4 +47,22 @@ pub fn run(args: ExportArgs, json: Json) -> Result<ExitCode> {
         claim_checked: !args.no_privacy_check,
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A writer that counts the bytes it passes on.
+struct Counted<'a> {
+    inner: &'a mut dyn std::io::Write,
+    bytes: u64,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }

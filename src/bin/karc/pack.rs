@@ -32,7 +32,11 @@ pub fn run(args: PackArgs, json: Json) -> Result<ExitCode> {
     inputs.push(args.input.clone());
     refuse_overwriting(&inputs, &[Some(&output), report_json.as_ref()])?;
     let encryption = seal_name(&seal);
-    let options = PackOptions { mode, seal };
+    let options = PackOptions {
+        mode,
+        seal,
+        group_rows: args.group_rows,
+    };
     // The key is opened (its passphrase asked) before any work.
     let signer = crate::sign::signer(&args.sign)?;
     if args.stream {

@@ -180,8 +180,17 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     }
     let passphrase = seal::read_passphrase_file(&passphrase_path)?;
 
-    let pack =
-        |mode: DiffMode, seal: &Seal| writer::pack_file(&config, &csv, &PackOptions { mode, seal });
+    let pack = |mode: DiffMode, seal: &Seal| {
+        writer::pack_file(
+            &config,
+            &csv,
+            &PackOptions {
+                mode,
+                seal,
+                groups: Default::default(),
+            },
+        )
+    };
     let plain = pack(DiffMode::default(), &Seal::None)?;
     let valid = root.join("valid");
     let invalid = root.join("invalid");
@@ -198,6 +207,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         &config,
         &parquet,
         &PackOptions {
+            groups: Default::default(),
             mode: DiffMode::default(),
             seal: &Seal::None,
         },
@@ -486,6 +496,7 @@ fn signed_vectors(root: &Path, plain: &[u8]) -> Result<(), Box<dyn std::error::E
     let config = Config::load(&root.join("source/small.toml"))?;
     let csv = root.join("source/small.csv");
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::Paper,
         seal: &Seal::None,
     };
@@ -578,6 +589,7 @@ fn models_vectors(config: &Config, csv: &Path) -> Result<[Vec<u8>; 3], Box<dyn s
     p.t = Some(0.7);
     p.alpha = Some(0.5);
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };
@@ -631,6 +643,7 @@ fn column_checks_vectors(
         .ok_or("small.toml has note")?;
     note.allow_derived = vec!["age".to_owned()];
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };
@@ -664,6 +677,7 @@ fn pseudonym_vectors(
     id.pseudonym = true;
     id.pseudonym_key = Some(PathBuf::from("../keys/pseudonym.key"));
     let options = PackOptions {
+        groups: Default::default(),
         mode: DiffMode::default(),
         seal: &Seal::None,
     };
@@ -707,6 +721,7 @@ fn golden_adult(adult: &Path) -> Result<String, Box<dyn std::error::Error>> {
                 &config,
                 &adult.join("adult.csv"),
                 &PackOptions {
+                    groups: Default::default(),
                     mode,
                     seal: &Seal::None,
                 },

@@ -138,6 +138,7 @@ fn main() -> Result<(), BoxError> {
     let config = Config::load(Path::new("fixtures/adult/adult.toml"))?;
     let csv = Path::new("fixtures/adult/adult.csv");
     let options = karc::archive::writer::PackOptions {
+        groups: Default::default(),
         mode: karc::codec::DiffMode::default(),
         seal: &karc::archive::seal::Seal::None,
     };

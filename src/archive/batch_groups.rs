@@ -1,0 +1,231 @@
+//! The row groups of a batch pack (`spec/FORMAT.md` §2, "Row groups").
+//!
+//! `karc pack --group-rows N` anonymizes the whole table as one release,
+//! then codes it a row group at a time ([`GroupSize`]), so that the
+//! coding's memory, and every reader's, is bounded by the group and not by
+//! the file. It is not the default: a class of a local recoding (Mondrian)
+//! has rows all over the file, and each group's `QI_CLASSES` lists every
+//! class it meets, so 10M rows of adult-stream-gen in ten groups gave a
+//! file of 123.8 MB against 60.7 MB in one (tools/BENCHMARKS.md), and the
+//! claim check of the reader met each class in seven groups. A table-wide
+//! class table is the format change that would make groups free.
+//! Each group's table is read
+//! again from its own bytes of the original (as `karc pack --stream` reads
+//! its blocks), so that its columns hold the group's values only; its
+//! released QI columns are the release's rows of the group, their symbols
+//! renumbered in order of first use by the group's rows (as a reader
+//! decodes them from the group's classes).
+
+use std::ops::Range;
+
+use crate::codec::ReleasedColumn;
+use crate::table::{CsvOptions, Table};
+
+/// How a batch pack sizes its row groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupSize {
+    /// Rows per group at most.
+    pub rows: usize,
+    /// Bytes of the original per group at most (a group has a row at least).
+    pub bytes: usize,
+}
+
+/// One group, whatever the table's size (see the module's doc for why).
+impl Default for GroupSize {
+    fn default() -> GroupSize {
+        GroupSize::whole()
+    }
+}
+
+impl GroupSize {
+    /// Groups of `rows` rows (from 1).
+    pub fn rows(rows: usize) -> GroupSize {
+        GroupSize {
+            rows: rows.max(1),
+            bytes: usize::MAX,
+        }
+    }
+
+    /// One group, whatever the table's size.
+    pub fn whole() -> GroupSize {
+        GroupSize {
+            rows: usize::MAX,
+            bytes: usize::MAX,
+        }
+    }
+
+    /// The rows of each group of a table of `rows` rows whose original is
+    /// `len` bytes: `rows` cut into groups as even as the limits allow.
+    fn rows_per_group(self, rows: usize, len: usize) -> usize {
+        let per_row = len.div_ceil(rows.max(1)).max(1);
+        let by_bytes = (self.bytes / per_row).max(1);
+        let most = self.rows.min(by_bytes).max(1);
+        let groups = rows.div_ceil(most).max(1);
+        rows.div_ceil(groups).max(1)
+    }
+}
+
+/// One row group of a batch pack: its bytes of the original and its rows
+/// of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounds {
+    /// Its bytes of the original: consecutive whole records (the first
+    /// group's from the file's first byte, header included; every group's
+    /// up to the next group's first record).
+    pub bytes: Range<usize>,
+    /// Its data rows of the table.
+    pub rows: Range<usize>,
+}
+
+/// The row groups of `table`, read from `original`: `None` when the table
+/// is one group (it fits in one, or its records do not split as its rows:
+/// then it is coded whole, as it always was).
+pub fn plan(original: &[u8], table: &Table, size: GroupSize) -> Option<Vec<Bounds>> {
+    let rows = table.rows;
+    let per = size.rows_per_group(rows, original.len());
+    if per >= rows {
+        return None;
+    }
+    let mut groups = Vec::with_capacity(rows.div_ceil(per));
+    let (mut at, mut row) = (0usize, 0usize);
+    while row < rows {
+        let take = per.min(rows - row);
+        let records = take + usize::from(row == 0 && table.header);
+        let (end, n) = super::layout::records_end(&original[at..], records, table.delimiter, true);
+        if n != records {
+            return None;
+        }
+        groups.push(Bounds {
+            bytes: at..at + end,
+            rows: row..row + take,
+        });
+        at += end;
+        row += take;
+    }
+    // The records must end where the file does (blank lines belong to the
+    // last group), else the table was not read as the records split.
+    (at == original.len()).then_some(groups)
+}
+
+/// Row group `bounds`' table, read from its bytes of `original` as the
+/// whole `table` was (`trim`; the header in the first group only), its
+/// columns named as the table's.
+pub fn group_table(
+    original: &[u8],
+    table: &Table,
+    trim: bool,
+    bounds: &Bounds,
+) -> crate::Result<Table> {
+    let first = bounds.rows.start == 0;
+    let options = CsvOptions {
+        delimiter: Some(table.delimiter),
+        header: first && table.header,
+        trim,
+    };
+    let bytes = &original[bounds.bytes.clone()];
+    let mut group = Table::from_bytes(&table.source, bytes, &options)?;
+    if group.rows != bounds.rows.len() || group.columns.len() != table.columns.len() {
+        return Err(crate::Error::Options(format!(
+            "{}: rows {} to {}: read as {} rows of {} columns, expected {} rows of {}",
+            table.source.display(),
+            bounds.rows.start + 1,
+            bounds.rows.end,
+            group.rows,
+            group.columns.len(),
+            bounds.rows.len(),
+            table.columns.len()
+        )));
+    }
+    for (c, whole) in group.columns.iter_mut().zip(&table.columns) {
+        c.name.clone_from(&whole.name);
+    }
+    group.line_ending = table.line_ending;
+    Ok(group)
+}
+
+/// `column`'s rows `rows`, its symbols those the rows use, numbered in
+/// order of first use.
+pub fn released_rows(column: &ReleasedColumn, rows: Range<usize>) -> ReleasedColumn {
+    let mut number = vec![u32::MAX; column.symbols.len()];
+    let mut symbols = Vec::new();
+    let rows = column.rows[rows]
+        .iter()
+        .map(|&s| {
+            let n = &mut number[s as usize];
+            if *n == u32::MAX {
+                *n = symbols.len() as u32;
+                symbols.push(column.symbols[s as usize].clone());
+            }
+            *n
+        })
+        .collect();
+    ReleasedColumn { symbols, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::ReleasedSymbol;
+
+    #[test]
+    fn groups_are_as_even_as_the_limits_allow() {
+        let size = GroupSize::rows(4);
+        assert_eq!(size.rows_per_group(10, 100), 4);
+        assert_eq!(size.rows_per_group(8, 100), 4);
+        assert_eq!(size.rows_per_group(3, 100), 3);
+        let bytes = GroupSize {
+            rows: 100,
+            bytes: 25,
+        };
+        // 10 bytes a row: at most 2 rows a group, 5 groups of 2.
+        assert_eq!(bytes.rows_per_group(10, 100), 2);
+        // A record above the budget still makes a group.
+        assert_eq!(bytes.rows_per_group(2, 1000), 1);
+    }
+
+    #[test]
+    fn a_table_splits_at_its_records() {
+        let csv = b"a,b\n1,x\n2,\"y\ny\"\n3,z\n\n4,w\n5,v";
+        let options = CsvOptions {
+            delimiter: Some(b','),
+            header: true,
+            trim: false,
+        };
+        let table = Table::from_bytes("t.csv".as_ref(), csv, &options).unwrap();
+        let groups = plan(csv, &table, GroupSize::rows(2)).unwrap();
+        let rows: Vec<_> = groups.iter().map(|g| g.rows.clone()).collect();
+        assert_eq!(rows, vec![0..2, 2..4, 4..5]);
+        assert_eq!(&csv[groups[0].bytes.clone()], b"a,b\n1,x\n2,\"y\ny\"\n");
+        assert_eq!(&csv[groups[1].bytes.clone()], b"3,z\n\n4,w\n");
+        assert_eq!(&csv[groups[2].bytes.clone()], b"5,v");
+        for g in &groups {
+            let t = group_table(csv, &table, false, g).unwrap();
+            assert_eq!(t.rows, g.rows.len());
+            for r in g.rows.clone() {
+                for c in 0..2 {
+                    assert_eq!(
+                        t.columns[c].text(r - g.rows.start),
+                        table.columns[c].text(r)
+                    );
+                }
+            }
+            assert_eq!(t.columns[1].name, "b");
+        }
+        assert_eq!(plan(csv, &table, GroupSize::rows(5)), None);
+    }
+
+    #[test]
+    fn a_groups_symbols_are_numbered_by_first_use() {
+        let symbol = |s: &str| ReleasedSymbol::Value(s.to_owned());
+        let column = ReleasedColumn {
+            symbols: vec![symbol("a"), symbol("b"), symbol("c")],
+            rows: vec![0, 1, 2, 2, 0, 1],
+        };
+        let part = released_rows(&column, 2..5);
+        assert_eq!(part.symbols, vec![symbol("c"), symbol("a")]);
+        assert_eq!(part.rows, vec![0, 0, 1]);
+        let parts = [released_rows(&column, 0..3), released_rows(&column, 3..6)];
+        let whole = ReleasedColumn::concat(parts.iter());
+        assert_eq!(whole, column);
+    }
+}
