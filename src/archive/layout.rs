@@ -899,9 +899,10 @@ impl Layout {
     }
 
     /// Each column's padding, learnt from the first data records of `bytes`:
-    /// [`Padding::quoted`] for a column most of whose fields are quoted
-    /// (an export that quotes every text, each field of which would
-    /// otherwise be an exception: 62 KB of 3,376 airports' names); else,
+    /// [`Padding::quoted`] for a column with more fields quoted without
+    /// need than fields not quoted (an export that quotes every text, each
+    /// field of which would otherwise be an exception: 62 KB of 3,376
+    /// airports' names); else,
     /// when the file is read with `trim`, the most frequent spaces and tabs
     /// around its unquoted fields; else none.
     pub fn learn_padding(
@@ -913,7 +914,11 @@ impl Layout {
     ) -> Vec<Padding> {
         let mut fields: Vec<(usize, usize)> = Vec::with_capacity(columns);
         let mut padding = vec![Padding::default(); columns];
-        // Per column: fields seen, and of those, quoted from end to end.
+        // Per column: fields not quoted, and fields quoted from end to end
+        // that need no quotes. A field that needs its quotes renders the
+        // same either way and counts for neither: a column of free text
+        // quoted only where it holds a comma is not a quoted column (its
+        // bare fields would all become exceptions).
         let mut quoted = vec![(0usize, 0usize); columns];
         {
             type Count<'b> = ((&'b [u8], &'b [u8]), usize);
@@ -931,9 +936,12 @@ impl Layout {
                 }
                 for ((list, q), &(a, b)) in counts.iter_mut().zip(&mut quoted).zip(&fields) {
                     let field = &bytes[rec.start + a..rec.start + b];
-                    q.0 += 1;
-                    q.1 +=
-                        usize::from(field.len() >= 2 && field[0] == b'"' && field.ends_with(b"\""));
+                    let quoted = field.len() >= 2 && field[0] == b'"' && field.ends_with(b"\"");
+                    if !quoted {
+                        q.0 += 1;
+                    } else if !needs_quotes(&field[1..field.len() - 1], delimiter) {
+                        q.1 += 1;
+                    }
                     if !trim {
                         continue;
                     }
@@ -951,8 +959,8 @@ impl Layout {
                     }
                 }
             }
-            for ((pad, list), &(seen, q)) in padding.iter_mut().zip(&counts).zip(&quoted) {
-                if q * 2 > seen {
+            for ((pad, list), &(bare, q)) in padding.iter_mut().zip(&counts).zip(&quoted) {
+                if q > bare {
                     *pad = Padding::quoted();
                 } else if let Some(&((lead, trail), _)) =
                     list.iter().max_by_key(|&&(k, n)| (n, std::cmp::Reverse(k)))
@@ -1513,6 +1521,14 @@ mod tests {
             6,
             "column b's `\"x\"` and header `\"b\"`"
         );
+        // Free text quoted only where it must be, in most rows: not a quoted
+        // column, no exception.
+        let l = round_trip(
+            b"n,t\n1,\"a, b\"\n2,\"c \"\"d\"\"\"\n3,e\n4,\"f,\"\n",
+            false,
+        );
+        assert!(!l.padding[1].is_quoted());
+        assert_eq!(l.verbatim_bytes(), 0);
         // A column of one field, quoted: an empty text is `""` either way.
         round_trip(b"\"a\"\n\"\"\n\"x\"\n\"\"\n", false);
     }

@@ -12,7 +12,8 @@
 //! table would cost more than it saves (nearly all values distinct). The
 //! encoder builds every candidate and keeps the smallest.
 
-mod calendar;
+/// Dates and times as integers: layout 4, and hierarchy labels (`archive::meta`).
+pub(crate) mod calendar;
 mod ints;
 mod numbers;
 mod positions;
