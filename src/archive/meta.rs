@@ -497,6 +497,33 @@ mod tests {
                 "Intervals",
             ),
             (texts(&["99999999999999999999"]), "Lines"),
+        ];
+        for (labels, kind) in cases {
+            let wire = LevelLabels::of(&labels);
+            assert!(
+                format!("{wire:?}").starts_with(kind),
+                "{labels:?}: {wire:?}"
+            );
+            let bytes = to_bytes(&wire);
+            assert_eq!(from_bytes::<LevelLabels>(&bytes).unwrap(), wire);
+            assert_eq!(wire.into_texts(), Ok(labels));
+        }
+        // Postcard: variant 1, 3 values, zigzag 17, 1, 2.
+        let wire = LevelLabels::of(&texts(&["17", "18", "20"]));
+        assert_eq!(to_bytes(&wire), vec![1, 3, 34, 2, 4]);
+        // Variant 2, 2 pairs: (15, 4), (5, 4).
+        let wire = LevelLabels::of(&texts(&["15-19", "20-24"]));
+        assert_eq!(to_bytes(&wire), vec![2, 2, 30, 8, 10, 8]);
+        // Variant 3, one string of 5 bytes; variant 0, an empty list.
+        let wire = LevelLabels::of(&texts(&["ab", "", "c"]));
+        assert_eq!(to_bytes(&wire), b"\x03\x05ab\n\nc");
+        assert_eq!(to_bytes(&LevelLabels::of(&[])), vec![0, 0]);
+    }
+
+    #[test]
+    fn calendar_levels_are_stored_as_value_differences() {
+        let texts = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases = [
             (
                 texts(&["2024-03-01", "2024-03-02", "1969-12-31"]),
                 "Calendar(0",
@@ -538,16 +565,6 @@ mod tests {
                 .into_texts()
                 .is_err()
         );
-        // Postcard: variant 1, 3 values, zigzag 17, 1, 2.
-        let wire = LevelLabels::of(&texts(&["17", "18", "20"]));
-        assert_eq!(to_bytes(&wire), vec![1, 3, 34, 2, 4]);
-        // Variant 2, 2 pairs: (15, 4), (5, 4).
-        let wire = LevelLabels::of(&texts(&["15-19", "20-24"]));
-        assert_eq!(to_bytes(&wire), vec![2, 2, 30, 8, 10, 8]);
-        // Variant 3, one string of 5 bytes; variant 0, an empty list.
-        let wire = LevelLabels::of(&texts(&["ab", "", "c"]));
-        assert_eq!(to_bytes(&wire), b"\x03\x05ab\n\nc");
-        assert_eq!(to_bytes(&LevelLabels::of(&[])), vec![0, 0]);
     }
 
     fn hierarchy(name: &str, csv: &[u8]) -> HierarchyRecord {

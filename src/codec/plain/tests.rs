@@ -420,6 +420,24 @@ fn forged_counts_are_refused_in_bounded_memory() {
         decode_plain(&b, "c", 3),
         Err(CodecError::TrailingBytes { .. })
     ));
+    // Numbers nested in a numeric column's exceptions are refused.
+    let mut b = vec![LAYOUT_NUMBERS];
+    put_varint(&mut b, 1);
+    b.extend_from_slice(&[0, 0, 0, 0]); // one exception at row 0 (offsets, base 0, packed, width 0)
+    b.extend_from_slice(&[1, LAYOUT_NUMBERS]);
+    assert!(matches!(
+        decode_plain(&b, "c", 1),
+        Err(CodecError::UnknownLayout {
+            id: LAYOUT_NUMBERS,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn forged_lzma_and_fixed_width_blobs_are_refused() {
+    let col = column(&strings(&["a", "b", "c"]));
+    let (texts, rows) = rows_of(&col);
     // Layout 5: a forged length, a dictionary larger than the stream needs
     // or beyond 2^26, a stream cut short, bytes after its end marker.
     let lzma = texts::encode_lzma(&texts, &rows);
@@ -466,18 +484,6 @@ fn forged_counts_are_refused_in_bounded_memory() {
     assert_eq!(blob[..6], [LAYOUT_POSITIONS, 2, 0, b'A', 1, b'B']);
     assert!(decode_plain(&blob, "c", 3).is_ok());
     assert!(decode_plain(&[&blob[..], &[0]].concat(), "c", 3).is_err());
-    // Numbers nested in a numeric column's exceptions are refused.
-    let mut b = vec![LAYOUT_NUMBERS];
-    put_varint(&mut b, 1);
-    b.extend_from_slice(&[0, 0, 0, 0]); // one exception at row 0 (offsets, base 0, packed, width 0)
-    b.extend_from_slice(&[1, LAYOUT_NUMBERS]);
-    assert!(matches!(
-        decode_plain(&b, "c", 1),
-        Err(CodecError::UnknownLayout {
-            id: LAYOUT_NUMBERS,
-            ..
-        })
-    ));
 }
 
 fn cell() -> impl Strategy<Value = String> {
