@@ -249,7 +249,7 @@ pub struct ColumnConfig {
     )]
     pub allow_derived: Vec<String>,
     /// An identifier released as keyed pseudonyms (docs/CONFIG.md,
-    /// `pseudonym`; `archive::pseudonym`) rather than left out.
+    /// `pseudonym`; the `pseudonym` module) rather than left out.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pseudonym: bool,
     /// This column's pseudonym key file (relative to the config file),

@@ -60,6 +60,7 @@ pub mod metrics;
 pub mod minisign;
 pub mod number;
 pub mod privacy;
+pub mod pseudonym;
 pub mod release;
 pub mod report;
 pub mod stream;

@@ -8,6 +8,7 @@ use crate::cell::Cell;
 use crate::config::Role;
 use crate::dataset::Dataset;
 use crate::dictionary::Dictionary;
+use crate::pseudonym::Pseudonyms;
 use crate::table::{Column, LineEnding};
 
 /// Generalized QI cells, `cells[q][row]`, for every row in input order.
@@ -100,26 +101,39 @@ impl Release {
         }
     }
 
-    /// Every released column in input order (identifiers left out).
-    pub fn columns(&self, data: &Dataset) -> Vec<Column> {
+    /// Every released column in input order: identifiers left out, but
+    /// for those `pseudonyms` releases as keyed pseudonyms (as a pack
+    /// publishes them).
+    pub fn columns(&self, data: &Dataset, pseudonyms: &Pseudonyms) -> Vec<Column> {
         data.table
             .columns
             .iter()
             .enumerate()
-            .filter(|&(i, _)| data.roles[i] != Role::Identifier)
-            .map(
-                |(i, col)| match data.qis.iter().position(|q| q.column == i) {
+            .filter_map(|(i, col)| {
+                match (data.roles[i], pseudonyms.key(i)) {
+                    (Role::Identifier, None) => return None,
+                    (Role::Identifier, Some(key)) => {
+                        return Some(key.pseudonymize(col, &pseudonyms.missing));
+                    }
+                    _ => {}
+                }
+                Some(match data.qis.iter().position(|q| q.column == i) {
                     Some(q) => self.qi_column(data, q),
                     None => col.clone(),
-                },
-            )
+                })
+            })
             .collect()
     }
 
     /// Writes the release as CSV with the input's delimiter, header and line
     /// ending, quoting only where needed.
-    pub fn write_csv(&self, data: &Dataset, out: &mut dyn Write) -> std::io::Result<()> {
-        let columns = self.columns(data);
+    pub fn write_csv(
+        &self,
+        data: &Dataset,
+        pseudonyms: &Pseudonyms,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let columns = self.columns(data, pseudonyms);
         write_columns_csv(
             &columns,
             data.rows(),

@@ -434,6 +434,11 @@ pub fn delimiter_hint<'a>(fields: impl IntoIterator<Item = &'a [u8]>, used: u8) 
 }
 
 impl Table {
+    /// The columns' names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.name.clone()).collect()
+    }
+
     /// Reads a CSV file into dictionary-coded columns.
     pub fn read(path: &Path, options: &CsvOptions) -> Result<Table> {
         let input = Input::open(path)?;

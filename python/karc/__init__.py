@@ -444,8 +444,20 @@ def compare(
     return pandas.DataFrame(rows)
 
 
-def keygen(path: PathLike, *, force: bool = False, signing: bool = False, passphrase: Optional[str] = None) -> str:
+def keygen(
+    path: PathLike,
+    *,
+    force: bool = False,
+    signing: bool = False,
+    pseudonym: bool = False,
+    passphrase: Optional[str] = None,
+) -> Optional[str]:
     """Write a new age X25519 identity to ``path`` and return its public key.
+
+    With ``pseudonym=True``, a pseudonym key instead (32 random bytes, as
+    ``karc keygen --pseudonym``), for a config's ``pseudonym_key``: releases
+    made with it give a person the same pseudonym. Returns ``None`` (the key
+    has no public half; keep the file private).
 
     With ``signing=True``, a signing key instead (minisign's formats): the
     secret key to ``path`` (protected by ``passphrase`` when given), the
@@ -458,10 +470,15 @@ def keygen(path: PathLike, *, force: bool = False, signing: bool = False, passph
     ``pack(..., recipients=[key])``; open with ``open(...).restore(identity=path)``.
     The secret key is never returned.
     """
+    if signing and pseudonym:
+        raise BadInputError("keygen: signing=True and pseudonym=True make different keys: choose one")
     if signing:
         return _karc.signing_keygen(os.fspath(path), force, passphrase)
     if passphrase is not None:
         raise BadInputError("keygen: passphrase applies to a signing key (signing=True)")
+    if pseudonym:
+        _karc.pseudonym_keygen(os.fspath(path), force)
+        return None
     return _karc.keygen(os.fspath(path), force)
 
 

@@ -572,6 +572,13 @@ fn keygen(path: PathBuf, force: bool) -> PyResult<String> {
     Ok(identity.recipient)
 }
 
+/// A new pseudonym key (32 random bytes, owner only) written to `path`,
+/// never over an existing file without `force`.
+#[pyfunction]
+fn pseudonym_keygen(path: PathBuf, force: bool) -> PyResult<()> {
+    api::pseudonym_keygen(&path, force, "force=True").map_err(to_py)
+}
+
 /// The config `karc init` drafts for the table at `path` (TOML text, with
 /// inline hierarchy builders), and its ranking of the columns as JSON text
 /// (the `columns` of `karc init --json`).
@@ -611,6 +618,7 @@ fn _karc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(keygen, m)?)?;
+    m.add_function(wrap_pyfunction!(pseudonym_keygen, m)?)?;
     m.add_function(wrap_pyfunction!(signing::signing_keygen, m)?)?;
     m.add_function(wrap_pyfunction!(signing::sign_file, m)?)?;
     m.add_function(wrap_pyfunction!(init, m)?)?;

@@ -16,6 +16,7 @@ use crate::arrow::{ArrowLayout, ArrowTableError};
 use crate::codec::DiffMode;
 use crate::config::{ColumnConfig, Config, Role};
 use crate::io::{Access, Output};
+use crate::pseudonym::Pseudonyms;
 use crate::report::Report;
 
 pub use crate::archive::parts::{Merged, PartFile, Totals};
@@ -58,10 +59,13 @@ pub fn anonymize_fragment(
     refuse_models(config)?;
     let (table, config, layout) = arrow_table(config, schema, batches)?;
     let (data, _, outcome, report) = parts::anonymize_fragment(&config, table, domains)?;
+    // Fragments must agree on the pseudonyms: a key file is required.
+    let pseudonyms = Pseudonyms::of_config(&config, &data.table.names(), true)?;
     let a = Anonymized {
         data,
         outcome,
         report,
+        pseudonyms,
     };
     Ok((a, layout))
 }

@@ -121,7 +121,7 @@ pub fn search_frequencies(
         .map(|r| outcome.release.is_star(r))
         .collect();
     let recoded = Release::from_levels(&f.data, &levels, &vec![false; f.data.rows()]);
-    let labels = to_arrow(&recoded.columns(&f.data), None)?;
+    let labels = to_arrow(&recoded.columns(&f.data, &Default::default()), None)?;
     let algorithm = anonymize::Algorithm::from_name(&f.config.algorithm.name)?;
     let search = FrequencySearch {
         algorithm: algorithm.name().to_owned(),

@@ -1,11 +1,12 @@
 //! How a new archive is sealed and a sealed one opened: the options a
 //! front end gives, as the library's keys.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use age::secrecy::SecretString;
 
 use crate::archive::seal::{self, Key, Seal};
+use crate::io::{Access, Output, is_std};
 use crate::{Error, Result};
 
 /// How a new archive is sealed (exactly one way).
@@ -146,9 +147,26 @@ impl NewIdentity {
 }
 
 /// Makes a new pseudonym key (docs/CONFIG.md `pseudonym_key`) from the
-/// system's randomness: the bytes a key file holds.
-pub fn pseudonym_keygen() -> Result<crate::archive::pseudonym::PseudonymKey> {
-    crate::archive::pseudonym::PseudonymKey::fresh()
+/// system's randomness and writes it to `file` (owner only). An existing
+/// file is replaced only with `force` (`force_hint` names that option in
+/// the caller's words: releases made with the old key could no longer be
+/// linked to new ones).
+pub fn pseudonym_keygen(file: &Path, force: bool, force_hint: &str) -> Result<()> {
+    if is_std(file) {
+        return Err(Error::Options(format!(
+            "{}: a pseudonym key goes to a file, never to the terminal",
+            file.display()
+        )));
+    }
+    if !force && std::fs::symlink_metadata(file).is_ok() {
+        return Err(Error::Options(format!(
+            "{}: the file exists: a pseudonym key is never overwritten without {force_hint} \
+             (releases made with it could no longer be linked to new ones)",
+            file.display()
+        )));
+    }
+    let key = crate::pseudonym::PseudonymKey::fresh()?;
+    Output::new(file, Access::Private)?.write_bytes(key.bytes())
 }
 
 /// Makes a new X25519 identity from the system's randomness.

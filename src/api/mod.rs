@@ -34,6 +34,7 @@ use crate::archive::layout::Layout;
 use crate::arrow::{ArrowLayout, ColumnExtras, to_arrow};
 use crate::dataset::Dataset;
 use crate::privacy::{ModelError, PrivacyModel};
+use crate::pseudonym::Pseudonyms;
 use crate::table::{Column, Table};
 
 pub use crate::archive::TableInput;
@@ -194,12 +195,18 @@ pub struct Anonymized {
     pub outcome: anonymize::Outcome,
     /// The report on the release.
     pub report: Report,
+    /// The identifier columns released as keyed pseudonyms, with their
+    /// keys (a config's key file, else one drawn for this release and
+    /// kept nowhere).
+    pub pseudonyms: Pseudonyms,
 }
 
 impl Anonymized {
     /// The release as CSV, as `karc anonymize` writes it.
     pub fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        self.outcome.release.write_csv(&self.data, out)
+        self.outcome
+            .release
+            .write_csv(&self.data, &self.pseudonyms, out)
     }
 
     /// The release as an Arrow record batch: the identifiers left out, the
@@ -207,12 +214,18 @@ impl Anonymized {
     /// columns as an Arrow input (`arrow`) had them, types and nulls, since
     /// they are released as they are; a CSV input's columns as strings.
     pub fn release_batch(&self, arrow: Option<&ArrowLayout>) -> Result<RecordBatch> {
-        let columns = self.outcome.release.columns(&self.data);
+        let columns = self.outcome.release.columns(&self.data, &self.pseudonyms);
         let Some(input) = arrow else {
             return to_arrow(&columns, None);
         };
         let qis: Vec<&str> = self.data.qis.iter().map(|q| q.name.as_str()).collect();
-        let typed = input.release(&qis);
+        // The QIs' labels and the pseudonyms are texts whatever the input's
+        // types.
+        let names = |(c, _): &(usize, _)| self.data.table.columns[*c].name.as_str();
+        let texts: Vec<&str> = (qis.iter().copied())
+            .chain(self.pseudonyms.keys.iter().map(names))
+            .collect();
+        let typed = input.release(&texts);
         let index = |c: &Column| typed.schema.index_of(&c.name).ok();
         let fields: Vec<_> = columns
             .iter()
@@ -306,10 +319,12 @@ pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
     let model = privacy_model(config, &data)?;
     let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
     report.check_columns(config, &data, &outcome)?;
+    let pseudonyms = Pseudonyms::of_config(config, &data.table.names(), false)?;
     Ok(Anonymized {
         data,
         outcome,
         report,
+        pseudonyms,
     })
 }
 

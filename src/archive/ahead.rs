@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use super::format::{Container, SectionKind};
 use super::jobs::Jobs;
 use super::meta::PublicMeta;
+use super::row_count;
 use crate::codec::{self, CodecError, Purpose};
 use crate::table::Column;
 
@@ -56,7 +57,7 @@ impl<'b> Ahead<'b> {
         let mut names = Vec::new();
         for ((c, column), i) in released.zip(sections) {
             let range = container.entries[i].range();
-            columns.push((c, bytes.get(range)?));
+            columns.push((c, row_count::blob(bytes.get(range)?, container.major)));
             names.push(column.name.as_str());
         }
         Some(Ahead {

@@ -444,8 +444,8 @@ fn whole_numbered(path: &Path, part: &OpenedPart<'_>, whole: &[Hierarchy]) -> Re
     let of_qi: Vec<Option<usize>> = (m.qis.iter())
         .map(|&c| m.columns[c as usize].hierarchy.map(|h| h as usize))
         .collect();
-    let classes = part.sections[0].1;
-    crate::codec::renumber_classes(classes, m.qis.len(), &mut |q, level, node| {
+    let (count, classes) = super::row_count::split(part.sections[0].1);
+    let renumbered = crate::codec::renumber_classes(classes, m.qis.len(), &mut |q, level, node| {
         let h = (*of_qi.get(q)?)?;
         numbers
             .get(h)?
@@ -453,7 +453,8 @@ fn whole_numbered(path: &Path, part: &OpenedPart<'_>, whole: &[Hierarchy]) -> Re
             .get(node as usize)
             .copied()
     })
-    .map_err(|e| bad(format!("QI classes: {e}")))
+    .map_err(|e| bad(format!("QI classes: {e}")))?;
+    Ok([count, &renumbered[..]].concat())
 }
 
 /// Refuses a part of another table or claim than the first part's.

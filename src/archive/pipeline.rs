@@ -32,13 +32,14 @@ use super::meta::{
 };
 use super::models::ModelsClaim;
 use super::pruning::{PublicHierarchies, UsedNodes};
-use super::pseudonym::Pseudonyms;
+use super::row_count;
 use super::seal::{self, Seal};
 use super::signature::{self, Signer};
 use super::spool::{PrivateStream, Spool, Summed};
 use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
 use crate::config::Role;
 use crate::io::Output;
+use crate::pseudonym::Pseudonyms;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -253,7 +254,8 @@ impl GroupWriter {
     ) -> Result<()> {
         for (kind, bytes) in sections {
             if *kind == SectionKind::QiClasses {
-                let symbols = codec::classes_symbols(bytes, qis).map_err(|e| {
+                let blob = row_count::split(bytes).1;
+                let symbols = codec::classes_symbols(blob, qis).map_err(|e| {
                     Error::Options(format!("{}: QI classes: {e}", self.name.display()))
                 })?;
                 for (q, symbols) in symbols.iter().enumerate() {
@@ -469,11 +471,12 @@ impl Body {
                 out.push(s.kind, &bytes)?;
                 continue;
             }
-            let renumbered = codec::renumber_classes(&bytes, qis, &mut |q, level, node| {
+            let (count, blob) = row_count::split(&bytes);
+            let renumbered = codec::renumber_classes(blob, qis, &mut |q, level, node| {
                 hierarchies.number(q, level, node)
             })
             .map_err(std::io::Error::other)?;
-            out.push(s.kind, &renumbered)?;
+            out.push(s.kind, &[count, &renumbered[..]].concat())?;
         }
         Ok(out)
     }
@@ -564,13 +567,16 @@ fn code_group(
 
 /// Hands a group's public sections to `sink` as they are coded: its QI
 /// classes, then each released column that is not a QI, in column order
-/// (a pseudonymized identifier as its pseudonyms).
+/// (a pseudonymized identifier as its pseudonyms), each opened by the
+/// group's row count (`row_count`).
 fn public_sections(
     group: &Group<'_>,
     roles: &[Role],
     pseudonyms: &Pseudonyms,
     sink: &mut dyn FnMut(SectionKind, Vec<u8>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let rows = group.table.rows;
+    let mut sink = |kind, blob| sink(kind, row_count::counted(rows, blob));
     let classes = ReleasedClasses::from_columns(group.released);
     debug_assert!(
         classes.to_columns() == group.released,

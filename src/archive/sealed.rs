@@ -47,6 +47,6 @@ pub struct SealedMeta {
     pub arrow_schema: Vec<u8>,
     /// The pseudonym keys drawn for this pack (column index, key), which
     /// only the private part may hold; a key read from a publisher's key
-    /// file is not kept (`archive::pseudonym`).
+    /// file is not kept (the `pseudonym` module).
     pub pseudonym_keys: Vec<(u32, [u8; 32])>,
 }

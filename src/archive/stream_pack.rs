@@ -22,7 +22,6 @@ use super::meta::{
     SealedMetrics,
 };
 use super::pipeline::{Group, GroupWriter, Scratch};
-use super::pseudonym::Pseudonyms;
 use super::seal::Seal;
 use super::signature::Signer;
 use crate::cell::Cell;
@@ -32,6 +31,7 @@ use crate::dataset::QuasiIdentifier;
 use crate::derived::{self, ColumnChecks, QiSubject};
 use crate::io::Output;
 use crate::metrics::{Metrics, Tally};
+use crate::pseudonym::Pseudonyms;
 use crate::report::{ConstraintSummary, Report};
 use crate::stream::{Schema, Stream, StreamAlgorithm, StreamError, StreamParams, Summary};
 use crate::table::{CsvError, CsvOptions, LineEnding, Table, detect_delimiter};

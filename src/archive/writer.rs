@@ -11,7 +11,6 @@ use super::meta::{
 };
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
-use super::pseudonym::Pseudonyms;
 use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
@@ -21,6 +20,7 @@ use crate::config::{Config, Role};
 use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
 use crate::privacy::{Distance, PrivacyModel};
+use crate::pseudonym::Pseudonyms;
 use crate::report::Report;
 use crate::table::{LineEnding, Table};
 use std::path::Path;
@@ -152,9 +152,7 @@ fn pack_group(
         Scratch::Memory,
         true,
     )?;
-    let names: Vec<String> = (data.table.columns.iter())
-        .map(|c| c.name.clone())
-        .collect();
+    let names = data.table.names();
     let shared = hierarchies == Hierarchies::Configured;
     writer.pseudonyms(Pseudonyms::of_config(a.config, &names, shared)?);
     writer.write_group(&Group {
@@ -181,13 +179,7 @@ fn pack_group(
         ));
     }
     if let Some(checks) = &a.report.column_checks {
-        let names: Vec<String> = a
-            .data
-            .table
-            .columns
-            .iter()
-            .map(|c| c.name.clone())
-            .collect();
+        let names = a.data.table.names();
         writer.column_checks(&ColumnChecksMeta::new(checks, &names));
     }
     let sealed = SealedMetrics::from(&a.report.metrics);

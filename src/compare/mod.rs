@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::io::Input;
 use crate::privacy::PrivacyModel;
+use crate::pseudonym::Pseudonyms;
 use crate::report::Report;
 use crate::table::Table;
 use crate::{Error, Result};
@@ -203,9 +204,11 @@ pub fn compare_bytes(
             let (outcome, report) = Report::anonymize(&data, &model, &config.algorithm)?;
             let anonymize_ms = report.elapsed_ms;
             let mut release_csv = Vec::new();
+            // Pseudonymized identifiers as a pack publishes them.
+            let pseudonyms = Pseudonyms::of_config(&config, &data.table.names(), false)?;
             outcome
                 .release
-                .write_csv(&data, &mut release_csv)
+                .write_csv(&data, &pseudonyms, &mut release_csv)
                 .map_err(|e| Error::io(input, e))?;
             let release_entry = format!("release-{}-k{k}.csv", algorithm.name());
             let zip_release = fastest_measure(Compressor::Zip, &release_csv, &release_entry, 1)?;

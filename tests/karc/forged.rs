@@ -32,9 +32,10 @@ const TIME_LIMIT: Duration = Duration::from_secs(3);
 
 /// The values a count is forged to: just past the real one, and far past
 /// it (2^30 took 7.6 s and 4.2 GB before; 2^40 and 2^64 − 1 aborted).
-fn forged(real: u64) -> [u64; 6] {
+fn forged(real: u64) -> [u64; 7] {
     [
         real.saturating_add(1),
+        real.saturating_add(2),
         real.saturating_mul(2) + 3,
         1 << 30,
         1 << 32,
@@ -209,14 +210,13 @@ fn every_forged_count_in_a_child_process() {
             .rows;
         for v in forged(rows).into_iter().chain([0]) {
             let forged = with_rows(&bytes, v);
-            // A count just past the real one can decode from a stream's
-            // padding bits: the public part is anyone's to rewrite (the
-            // private part's digest protects the restore), so only counts
-            // the bytes cannot back must fail.
+            // Even a count just past the real one, which a stream's padding
+            // bits could decode, is refused: every blob states its rows
+            // (FORMAT §4).
             let exported = Archive::from_bytes(Path::new("f"), forged.clone(), ClaimCheck::Enforce)
                 .and_then(|a| a.export_csv(&mut std::io::sink()));
             assert!(
-                exported.is_err() || (v > rows && v < 1 << 30),
+                v == rows || exported.is_err(),
                 "{name}: META.rows {v} exported"
             );
             check(&format!("{name}: META.rows {v}"), forged, key, original);
@@ -290,7 +290,10 @@ fn forged_row_counts_fail_every_command_cleanly() {
         ("one class", one_class()),
     ];
     for (name, bytes) in files {
-        for rows in [1 << 30, 1 << 32, 1 << 40, u64::MAX] {
+        let real = meta::meta_from_bytes(&sections_of(&bytes)[0].1)
+            .unwrap()
+            .rows;
+        for rows in [real + 1, real + 2, 1 << 30, 1 << 32, 1 << 40, u64::MAX] {
             let path = dir.path().join("forged.karc");
             std::fs::write(&path, with_rows(&bytes, rows)).unwrap();
             let p = path.to_str().unwrap();
@@ -318,6 +321,39 @@ fn forged_row_counts_fail_every_command_cleanly() {
             }
         }
     }
+}
+
+/// Issue 32: a `ROW_GROUPS` count one above the real one (and `META.rows`
+/// with it, so that they still add up) was exported with a made-up row
+/// decoded from padding bits. Every blob states its rows (FORMAT §4): the
+/// first blob of the edited group is refused, by name.
+#[test]
+fn a_row_group_count_one_above_its_blobs_is_refused() {
+    let bytes = std::fs::read(fixture("archive/valid/streamed_small_groups.karc")).unwrap();
+    let mut sections = sections_of(&bytes);
+    let at = |kind| sections.iter().position(|(k, _)| *k == kind).unwrap();
+    let groups_at = at(SectionKind::RowGroups);
+    let mut groups: Vec<u64> = postcard::from_bytes(&sections[groups_at].1).unwrap();
+    let last = groups.len() - 1;
+    groups[last] += 1;
+    sections[groups_at].1 = postcard::to_allocvec(&groups).unwrap();
+    let mut m: PublicMeta = meta::meta_from_bytes(&sections[0].1).unwrap();
+    m.rows += 1;
+    sections[0].1 = meta::meta_to_bytes(&m).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forged.karc");
+    std::fs::write(&path, reassemble(&sections)).unwrap();
+    let out = crate::common::karc(&["verify", path.to_str().unwrap()]);
+    let (code, _, stderr) = outcome(&out);
+    let expected = format!(
+        "codes {} rows, where its row group holds {}",
+        groups[last] - 1,
+        groups[last]
+    );
+    assert!(
+        code == 1 && stderr.trim().lines().count() == 1 && stderr.contains(&expected),
+        "exit {code}: {stderr}"
+    );
 }
 
 /// Issue 32: `export` wrote CSV that does not parse back, since the reader

@@ -105,7 +105,9 @@ fn independent_check(
     models: &Models,
 ) -> (usize, bool) {
     let mut csv = Vec::new();
-    release.write_csv(data, &mut csv).unwrap();
+    release
+        .write_csv(data, &Default::default(), &mut csv)
+        .unwrap();
     let table = api::read_release("release.csv".as_ref(), csv, None).unwrap();
     let report = api::verify_table(
         &table,

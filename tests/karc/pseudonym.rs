@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use karc::archive::pseudonym::{PSEUDONYM_DIGITS, PseudonymKey};
 use karc::archive::reader::{Archive, ClaimCheck};
+use karc::pseudonym::{PSEUDONYM_DIGITS, PseudonymKey};
 use karc::table::Column;
 
 use crate::common::{karc, outcome};
@@ -332,4 +332,38 @@ fn a_pseudonym_config_is_refused_with_one_line() {
     let err = bad("short.toml", &config(Some("short.key")));
     assert!(err.contains("expected 32 bytes, found 10"), "{err}");
     assert!(!Path::new(&d.path("x.karc")).exists());
+}
+
+/// Issue 30: `karc anonymize` left pseudonymized identifiers out, where a
+/// pack publishes them. With a kept key its release equals the export of a
+/// pack byte for byte; with a fresh key it still shows pseudonyms (drawn
+/// for that release, kept nowhere), never the identifiers.
+#[test]
+fn anonymize_releases_the_pseudonyms_a_pack_publishes() {
+    let (d, originals) = setup();
+    let (code, _, err) = d.run(&["keygen", "--pseudonym", "-o", &d.path("pseudonym.key")]);
+    assert_eq!(code, 0, "{err}");
+    d.pack("kept.toml", "a.karc");
+    let (code, _, err) = d.run(&["export", &d.path("a.karc"), "-o", &d.path("e.csv")]);
+    assert_eq!(code, 0, "{err}");
+    for (config, out) in [("kept.toml", "r.csv"), ("fresh.toml", "f.csv")] {
+        let (code, _, err) = d.run(&[
+            "anonymize",
+            "-c",
+            &d.path(config),
+            &d.path("t.csv"),
+            "-o",
+            &d.path(out),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let release = std::fs::read_to_string(d.path("r.csv")).unwrap();
+    assert_eq!(release, std::fs::read_to_string(d.path("e.csv")).unwrap());
+    let fresh = std::fs::read_to_string(d.path("f.csv")).unwrap();
+    assert!(fresh.starts_with("id,email,zip,sex,disease\n"), "{fresh}");
+    assert_ne!(fresh, release);
+    for value in &originals {
+        assert!(!fresh.contains(value.as_str()), "{value} released");
+        assert!(!release.contains(value.as_str()), "{value} released");
+    }
 }

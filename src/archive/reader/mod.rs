@@ -30,6 +30,7 @@ use super::meta::{
     SealedMetrics,
 };
 use super::models::ModelsClaim;
+use super::row_count;
 use super::seal::{self, Key};
 use super::signature::{self, Embedded, Signer, Verified};
 use crate::Result;
@@ -457,7 +458,10 @@ impl Archive {
 
     fn column_blob(&self, group: usize, column: usize) -> &[u8] {
         let i = self.groups[group].column_section[column].expect("released column has a section");
-        &self.bytes[self.container.entries[i].range()]
+        row_count::blob(
+            &self.bytes[self.container.entries[i].range()],
+            self.container.major,
+        )
     }
 
     fn column_corrupt(&self, group: usize, column: usize, detail: String) -> ArchiveError {

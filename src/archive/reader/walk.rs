@@ -235,12 +235,12 @@ impl RowGroups {
 
         for group in &mut groups {
             let i = group.classes_section;
-            let (classes, classes_bytes) = codec::decode_classes_lazily(
-                &bytes[entries[i].range()],
-                meta.qis.len(),
-                group.rows,
-            )
-            .map_err(|e| corrupt(format::section_label(i, &entries[i], None), e.to_string()))?;
+            let in_classes = |e: String| corrupt(format::section_label(i, &entries[i], None), e);
+            let blob = row_count::checked(&bytes[entries[i].range()], group.rows, container.major)
+                .map_err(in_classes)?;
+            let (classes, classes_bytes) =
+                codec::decode_classes_lazily(blob, meta.qis.len(), group.rows)
+                    .map_err(|e| in_classes(e.to_string()))?;
             group.class_table = classes.table_columns();
             // Every released column's blob decodes to the group's rows (FORMAT
             // §9, step 6): a count its bytes do not back is refused here, not
@@ -249,12 +249,12 @@ impl RowGroups {
             for (c, i) in
                 (group.column_section.iter().enumerate()).filter_map(|(c, s)| Some((c, (*s)?)))
             {
-                codec::decode_plain(
-                    &bytes[entries[i].range()],
-                    &meta.columns[c].name,
-                    group.rows,
-                )
-                .map_err(|e| column_corrupt_in(path, entries, group, meta, c, e.to_string()))?;
+                let in_column = |e: String| column_corrupt_in(path, entries, group, meta, c, e);
+                let blob =
+                    row_count::checked(&bytes[entries[i].range()], group.rows, container.major)
+                        .map_err(in_column)?;
+                codec::decode_plain(blob, &meta.columns[c].name, group.rows)
+                    .map_err(|e| in_column(e.to_string()))?;
             }
             if classes.rows.is_empty() && group.rows > 0 {
                 group.class_sizes = vec![group.rows as u32];

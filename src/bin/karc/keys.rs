@@ -90,22 +90,7 @@ pub fn ask_new_passphrase() -> karc::api::Result<String> {
 /// only), never over an existing file without --force.
 pub fn pseudonym_keygen(args: KeygenArgs, json: Json) -> anyhow::Result<ExitCode> {
     let file = args.output.as_deref().expect("--pseudonym requires -o");
-    if karc::api::is_std(file) {
-        return Err(Error::Options(
-            "--pseudonym: give -o FILE: the key goes to FILE, never to the terminal".to_owned(),
-        )
-        .into());
-    }
-    if !args.force && std::fs::symlink_metadata(file).is_ok() {
-        return Err(Error::Options(format!(
-            "{}: the file exists: a pseudonym key is never overwritten without --force (releases \
-             made with it could no longer be linked to new ones)",
-            file.display()
-        ))
-        .into());
-    }
-    let key = karc::api::pseudonym_keygen()?;
-    Output::new(file, Access::Private)?.write_bytes(key.bytes())?;
+    karc::api::pseudonym_keygen(file, args.force, "--force")?;
     if json.on() {
         json.print(&karc::api::PseudonymKeygenResult {
             key_file: file.display().to_string(),

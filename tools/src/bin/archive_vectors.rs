@@ -21,6 +21,7 @@ use karc::archive::format::{self, SectionKind};
 use karc::archive::meta::{self, PrivatePart};
 use karc::archive::models::ModelsClaim;
 use karc::archive::reader::{Archive, ClaimCheck};
+use karc::archive::row_count;
 use karc::archive::seal::{self, Seal};
 use karc::archive::signature::Signer;
 use karc::archive::stream_pack::{self, StreamPackOptions};
@@ -342,7 +343,10 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     released[0].rows[0] = released[0].symbols.len() as u32 - 1;
     let mut s = sections_of(&plain);
     let c = at(&s, SectionKind::QiClasses);
-    s[c].1 = codec::encode_classes(&ReleasedClasses::from_columns(&released));
+    s[c].1 = row_count::counted(
+        archive.rows(),
+        codec::encode_classes(&ReleasedClasses::from_columns(&released)),
+    );
     write(&invalid, "claim_below_k.karc", &reassemble(&s))?;
     // A class no row uses: the coding of a release must be unique.
     let mut classes = ReleasedClasses::from_columns(archive.released());
@@ -351,7 +355,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         column.push(first);
     }
     let mut s = sections_of(&plain);
-    s[c].1 = codec::encode_classes(&classes);
+    s[c].1 = row_count::counted(archive.rows(), codec::encode_classes(&classes));
     write(&invalid, "classes_unused.karc", &reassemble(&s))?;
 
     // The rows' classes in rANS (coding 2), which the writer
@@ -361,18 +365,18 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let classes = ReleasedClasses::from_columns(archive.released());
     let rans = codec::encode_classes_as(&classes, RowsCoding::Rans).ok_or("rANS codes 6 rows")?;
     let mut s = sections_of(&plain);
-    s[c].1 = rans.clone();
+    s[c].1 = row_count::counted(archive.rows(), rans.clone());
     rebind(&mut s);
     write(&valid, "classes_rans_small.karc", &reassemble(&s))?;
     let mut bad = rans;
     *bad.last_mut().expect("a stream") ^= 0x01;
-    s[c].1 = bad;
+    s[c].1 = row_count::counted(archive.rows(), bad);
     write(&invalid, "classes_rans_end.karc", &reassemble(&s))?;
     // The rows' classes as runs (coding 3), which the writer picks on
     // tables sorted by their QIs.
     let runs = codec::encode_classes_as(&classes, RowsCoding::Runs).ok_or("runs code any rows")?;
     let mut s = sections_of(&plain);
-    s[c].1 = runs;
+    s[c].1 = row_count::counted(archive.rows(), runs);
     rebind(&mut s);
     write(&valid, "classes_runs_small.karc", &reassemble(&s))?;
 
@@ -392,9 +396,13 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // public part.
     let mut s = sections_of(&plain);
     let n = at(&s, SectionKind::Column);
-    let mut note = codec::decode_plain(&s[n].1, "note", archive.rows())?;
+    let mut note = codec::decode_plain(
+        row_count::blob(&s[n].1, format::VERSION_MAJOR),
+        "note",
+        archive.rows(),
+    )?;
     note.codes.swap(0, 1);
-    s[n].1 = codec::encode_plain(&note);
+    s[n].1 = row_count::counted(archive.rows(), codec::encode_plain(&note));
     write(&invalid, "public_part_changed.karc", &reassemble(&s))?;
 
     let mut s = sections_of(&sealed);
@@ -477,9 +485,13 @@ fn signed_vectors(root: &Path, plain: &[u8]) -> Result<(), Box<dyn std::error::E
     // The sensitive column's first two values swapped, its CRC recomputed.
     let mut edited = s.clone();
     let column = at(SectionKind::Column);
-    let mut note = codec::decode_plain(&edited[column].1, "note", archive.rows())?;
+    let mut note = codec::decode_plain(
+        row_count::blob(&edited[column].1, format::VERSION_MAJOR),
+        "note",
+        archive.rows(),
+    )?;
     note.codes.swap(0, 1);
-    edited[column].1 = codec::encode_plain(&note);
+    edited[column].1 = row_count::counted(archive.rows(), codec::encode_plain(&note));
     write("reject_edited_section.karc", &reassemble(&edited))?;
     // The signature put on another file (the paper mode's pack: the same
     // public part, another private part).
@@ -536,7 +548,8 @@ fn hierarchy_vectors(plain: &[u8], invalid: &Path) -> Result<(), Box<dyn std::er
         .iter()
         .position(|(k, _)| *k == SectionKind::QiClasses)
         .ok_or("QI_CLASSES")?;
-    s[classes].1 = codec::renumber_classes(&s[classes].1, 2, &mut beyond)?;
+    let (count, blob) = row_count::split(&s[classes].1);
+    s[classes].1 = [count, &codec::renumber_classes(blob, 2, &mut beyond)?].concat();
     rebind(&mut s);
     write("classes_node_beyond_pruned.karc", &reassemble(&s))?;
     // The private part's whole hierarchy of `age` with a public
@@ -603,10 +616,14 @@ fn models_vectors(config: &Config, csv: &Path) -> Result<[Vec<u8>; 3], Box<dyn s
         .iter()
         .position(|(k, _)| *k == SectionKind::Column)
         .ok_or("a COLUMN section")?;
-    let mut column = codec::decode_plain(&s[note].1, "note", rows)?;
+    let mut column = codec::decode_plain(
+        row_count::blob(&s[note].1, format::VERSION_MAJOR),
+        "note",
+        rows,
+    )?;
     let first = column.codes[0];
     column.codes.iter_mut().for_each(|c| *c = first);
-    s[note].1 = codec::encode_plain(&column);
+    s[note].1 = row_count::counted(rows, codec::encode_plain(&column));
     rebind(&mut s);
     Ok([valid, claim_broken, reassemble(&s)])
 }
