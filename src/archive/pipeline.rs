@@ -277,9 +277,8 @@ impl GroupWriter {
     /// The columns' padding, learnt from the first group's first records.
     fn padding_of(&mut self, group: &Group<'_>) -> &Vec<Padding> {
         let (trim, t) = (self.trim, group.table);
-        self.padding.get_or_insert_with(|| match trim {
-            true => Layout::learn_padding(group.bytes, t.columns.len(), t.delimiter, t.header),
-            false => vec![Padding::default(); t.columns.len()],
+        self.padding.get_or_insert_with(|| {
+            Layout::learn_padding(group.bytes, t.columns.len(), t.delimiter, t.header, trim)
         })
     }
 

@@ -180,6 +180,21 @@ impl Builder {
             .into()
         };
         let height = self.height_over(values);
+        // Dates in calendar order (the texts that are not dates, such as
+        // missing-value tokens, after them): the leaves and each level's
+        // nodes are then numbered by time, and the whole hierarchy, which
+        // the private part stores, lists near-equal texts next to each
+        // other, which spec/FORMAT.md §6's calendar labels store as small
+        // differences.
+        let mut sorted;
+        let values = match self {
+            Builder::Dates(_) => {
+                sorted = values.to_vec();
+                sorted.sort_by_cached_key(|v| (parse_date(v).is_none(), parse_date(v), *v));
+                &sorted[..]
+            }
+            _ => values,
+        };
         let mut rows = Vec::with_capacity(values.len());
         let mut label = String::new();
         for (i, &value) in values.iter().enumerate() {

@@ -881,6 +881,8 @@ fn valid_and_compat_vectors_open_and_restore() {
     let csv = std::fs::read(fixture("archive/source/small.csv")).unwrap();
     // A Parquet input restores to its canonical CSV.
     let parquet_csv = std::fs::read(fixture("archive/source/small_parquet.csv")).unwrap();
+    // Fixed-width codes, names and a quoted column (codec layouts 5 and 6).
+    let codes_csv = std::fs::read(fixture("archive/source/codes.csv")).unwrap();
     // `compat/` holds the 1.0 vectors as `v1.0_<name>` (its README).
     assert!(names_in("archive/valid").len() >= 9);
     assert!(names_in("archive/compat").len() >= 9);
@@ -894,9 +896,10 @@ fn valid_and_compat_vectors_open_and_restore() {
                     .unwrap_or_else(|e| panic!("{name}: {e}")),
                 "{name}: compat/ holds the 1.0 files, valid/ this version's"
             );
-            let original = match base.starts_with("arrow_") {
-                true => &parquet_csv,
-                false => &csv,
+            let original = match base {
+                _ if base.starts_with("arrow_") => &parquet_csv,
+                _ if base.starts_with("codes_") => &codes_csv,
+                _ => &csv,
             };
             let a = Archive::open(&fixture(&format!("{dir}/{name}")), ClaimCheck::Enforce)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -9,7 +9,7 @@ use crate::codec::numbers::push_padded;
 
 /// How a column's texts spell its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Format {
+pub(crate) enum Format {
     /// Integers and decimals (5.3).
     Decimal,
     /// `YYYY-MM-DD`.
@@ -29,7 +29,7 @@ impl Format {
         }
     }
 
-    pub(super) fn from_id(id: u8) -> Option<Format> {
+    pub(crate) fn from_id(id: u8) -> Option<Format> {
         match id {
             0 => Some(Format::Date),
             1 => Some(Format::DateTime(b' ')),
@@ -51,7 +51,7 @@ fn digits(b: &[u8]) -> Option<i64> {
 }
 
 /// The value of `s` in `format` when `s` is exactly its rendering.
-pub(super) fn parse(format: Format, s: &str) -> Option<i64> {
+pub(crate) fn parse(format: Format, s: &str) -> Option<i64> {
     let b = s.as_bytes();
     let (date, time) = match format {
         Format::Decimal => return None,
@@ -107,7 +107,7 @@ pub(super) fn renders(format: Format, value: i64) -> bool {
 
 /// Appends the text of `value` in `format`; `None` when it is outside the
 /// years 0000 to 9999.
-pub(super) fn render(out: &mut String, format: Format, value: i64) -> Option<()> {
+pub(crate) fn render(out: &mut String, format: Format, value: i64) -> Option<()> {
     if !renders(format, value) {
         return None;
     }

@@ -1,8 +1,9 @@
 //! Text columns kept as they are (sensitive, insensitive, identifier), in
-//! the smallest of five layouts by encoded size: one value; a dictionary of
+//! the smallest of seven layouts by encoded size: one value; a dictionary of
 //! the distinct texts and each row's index into it; numbers as scaled
-//! integers (`numbers`); the rows' texts through zstd (`texts`); dates and
-//! times as numbers (`calendar`).
+//! integers (`numbers`); the rows' texts through zstd or LZMA2 (`texts`);
+//! dates and times as numbers (`calendar`); texts of one length position by
+//! position (`positions`).
 //!
 //! The dictionary is stored as texts, or, when every text is an integer in
 //! canonical form, as sorted integers with varint gaps (raw Adult's
@@ -11,9 +12,11 @@
 //! table would cost more than it saves (nearly all values distinct). The
 //! encoder builds every candidate and keeps the smallest.
 
-mod calendar;
+/// Dates and times as integers: layout 4, and hierarchy labels (`archive::meta`).
+pub(crate) mod calendar;
 mod ints;
 mod numbers;
+mod positions;
 mod texts;
 
 use bitstream_io::{BitRead, BitWrite};
@@ -34,6 +37,10 @@ const LAYOUT_NUMBERS: u8 = 2;
 const LAYOUT_TEXTS: u8 = 3;
 /// Dates and times as integers (`calendar`), coded as numbers.
 const LAYOUT_DATES: u8 = 4;
+/// The rows' texts through LZMA2 (`texts`).
+const LAYOUT_TEXTS_LZMA: u8 = 5;
+/// Texts of one byte length, position by position (`positions`).
+const LAYOUT_POSITIONS: u8 = 6;
 
 pub(crate) const DICT_TEXTS: u8 = 0;
 pub(crate) const DICT_INTEGERS: u8 = 1;
@@ -239,7 +246,33 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
         keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
     }
+    if !texts.is_empty() && lzma_may_win(texts, indices, best.len()) {
+        keep(
+            &mut best,
+            LAYOUT_TEXTS_LZMA,
+            texts::encode_lzma(texts, indices),
+        );
+    }
+    if let Some(fields) = positions::encode(texts, indices) {
+        keep(&mut best, LAYOUT_POSITIONS, fields);
+    }
     best
+}
+
+/// Rows of the sample on which a large column's LZMA2 is measured first.
+const LZMA_SAMPLE_ROWS: usize = 1 << 14;
+
+/// Whether LZMA2 is worth trying on the whole column: always on a small
+/// one; on one of more than `2 LZMA_SAMPLE_ROWS` rows, when LZMA2 of its
+/// first [`LZMA_SAMPLE_ROWS`] rows, scaled to all rows, is smaller than the
+/// best blob so far (LZMA2 encodes at a few MB/s: a numeric column, or
+/// one zstd already codes as well, is not given to it whole).
+fn lzma_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
+    if indices.len() <= 2 * LZMA_SAMPLE_ROWS {
+        return true;
+    }
+    let sample = texts::encode_lzma(texts, &indices[..LZMA_SAMPLE_ROWS]).len() as f64;
+    sample * (indices.len() as f64 / LZMA_SAMPLE_ROWS as f64) < best as f64
 }
 
 /// The formats worth trying: decimals, and each date or time format that
@@ -381,14 +414,16 @@ fn decode_rows(
             numbers::decode(&mut r, format, rows, purpose, nested)?
         }
         LAYOUT_TEXTS => texts::decode(&mut r, rows, purpose)?,
+        LAYOUT_TEXTS_LZMA => texts::decode_lzma(&mut r, rows, purpose)?,
+        LAYOUT_POSITIONS => positions::decode(&mut r, rows, purpose)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "plain column layout",
                 id,
                 known: if nesting == Nesting::Column {
-                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates"
+                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates, 5 texts (LZMA2), 6 fixed-width texts"
                 } else {
-                    "0 single value, 1 dictionary, 3 texts (in a numeric column's exceptions)"
+                    "0 single value, 1 dictionary, 3 texts, 5 texts (LZMA2), 6 fixed-width texts (in a numeric column's exceptions)"
                 },
             });
         }

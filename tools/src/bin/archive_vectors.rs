@@ -440,6 +440,18 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // whose META flags a column the file cannot hold as pseudonyms.
     let pseudonyms = pseudonym_vectors(&config, &csv, &keys, &plain)?;
     write(&valid, "pseudonym_small.karc", &pseudonyms[0])?;
+    // Identifiers in the plain layouts of fixed-width texts and LZMA2, and
+    // a column quoted in every field (spec/CODING.md 5.6, 5.7; FORMAT.md
+    // §7.2): restores to source/codes.csv.
+    let codes = writer::pack_file(
+        &Config::load(&root.join("source/codes.toml"))?,
+        &root.join("source/codes.csv"),
+        &PackOptions {
+            mode: DiffMode::default(),
+            seal: &Seal::None,
+        },
+    )?;
+    write(&valid, "codes_small.karc", &codes)?;
     write(
         &invalid,
         "meta_pseudonym_not_identifier.karc",
