@@ -1,6 +1,9 @@
 //! The command line: argument definitions only (behaviour lives in one
 //! module per command).
 
+// Long: one clap definition per command and flag, each with its help text; splitting it would
+// scatter the one place a reader looks up what a flag means and how it is parsed.
+
 use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser as _;

@@ -449,6 +449,7 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
         &PackOptions {
             mode: DiffMode::default(),
             seal: &Seal::None,
+            groups: Default::default(),
         },
     )?;
     write(&valid, "codes_small.karc", &codes)?;
