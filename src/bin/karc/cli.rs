@@ -9,6 +9,20 @@ use std::path::{Path, PathBuf};
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 
+/// `--suppressed`'s values, mask or strict: completions and `--help` list
+/// them.
+fn suppression_policy() -> impl clap::builder::TypedValueParser<Value = karc::api::SuppressionPolicy>
+{
+    clap::builder::PossibleValuesParser::new(["mask", "strict"])
+        .try_map(|s| s.parse::<karc::api::SuppressionPolicy>())
+}
+
+/// `--definitions`' values, pycanon or literature.
+fn definitions() -> impl clap::builder::TypedValueParser<Value = karc::api::Definitions> {
+    clap::builder::PossibleValuesParser::new(["pycanon", "literature"])
+        .try_map(|s| s.parse::<karc::api::Definitions>())
+}
+
 /// A whole number from 1 up (k, l, delay, beta, mu, group rows): refused
 /// at parse time otherwise.
 fn count(text: &str) -> Result<usize, String> {
@@ -336,15 +350,12 @@ pub struct VerifyArgs {
     #[arg(long = "constraint")]
     pub constraints: Vec<String>,
     /// How all-`*` rows count: mask (exempt; the default) or strict (one ordinary class).
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["mask", "strict"])
-        .try_map(|s| s.parse::<karc::api::SuppressionPolicy>()))]
+    #[arg(long, value_parser = suppression_policy())]
     pub suppressed: Option<karc::api::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
     /// Whose definitions the values follow where they differ: pycanon or literature.
-    #[arg(long, default_value = "pycanon",
-        value_parser = clap::builder::PossibleValuesParser::new(["pycanon", "literature"])
-        .try_map(|s| s.parse::<karc::api::Definitions>()))]
+    #[arg(long, default_value = "pycanon", value_parser = definitions())]
     pub definitions: karc::api::Definitions,
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
@@ -730,12 +741,12 @@ pub struct ReportArgs {
     #[arg(long = "constraint")]
     pub constraints: Vec<String>,
     /// How a release table's all-`*` rows count: mask (exempt; the default) or strict (one class).
-    #[arg(long)]
+    #[arg(long, value_parser = suppression_policy())]
     pub suppressed: Option<karc::api::SuppressionPolicy>,
     #[command(flatten)]
     pub models: ModelArgs,
     /// Whose definitions the values follow where they differ: pycanon or literature.
-    #[arg(long, default_value = "pycanon")]
+    #[arg(long, default_value = "pycanon", value_parser = definitions())]
     pub definitions: karc::api::Definitions,
     /// Field delimiter of a CSV release (detected when absent).
     #[arg(long)]
