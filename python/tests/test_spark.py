@@ -321,6 +321,25 @@ def test_pack_verifies_and_restores(spark, table, tmp_path):
         assert done.returncode == 0, done.stderr
 
 
+def test_a_spark_pack_publishes_no_hidden_qi_value(spark, table, tmp_path):
+    """Issue 30 on a file Spark's workers and driver made: the published copy
+    holds none of the QI values its release hides (the suite's scan,
+    tools' public_scan, which needs the file unsealed and its original)."""
+    scan = os.path.join(ROOT, "target", "release", "public_scan")
+    cli = os.path.join(ROOT, "target", "release", "karc")
+    if not (os.path.exists(scan) and os.path.exists(cli)):
+        pytest.skip("needs target/release/public_scan and karc (cargo build --release --workspace)")
+    path, _ = table
+    out = tmp_path / "spark.karc"
+    karc.spark.pack(spark.read.parquet(path), out, CONFIG, no_encryption=True, k=10, fragments=4, seed=3)
+    original = tmp_path / "original.csv"
+    subprocess.run([cli, "restore", str(out), "-o", str(original)], check=True, capture_output=True)
+    done = subprocess.run([scan, str(out), str(original)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    hidden = int(done.stdout.strip().splitlines()[-1].split(": ")[1].split()[0])
+    assert hidden > 100, f"the release hides values, and the scan looked for them: {done.stdout}"
+
+
 def test_the_driver_signs_the_merged_file(spark, table, tmp_path):
     path, _ = table
     df = spark.read.parquet(path).limit(400)

@@ -33,6 +33,7 @@ mod parts;
 mod pipeline;
 mod pseudonym;
 mod public_bytes;
+mod public_scan;
 mod report;
 mod robust;
 mod row_groups;

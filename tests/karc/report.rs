@@ -11,7 +11,8 @@ use std::process::Command;
 use karc::archive::reader::{Archive, ClaimCheck};
 
 use crate::common::{fixture, karc, outcome};
-use crate::public_bytes::{airports_table, hidden_values, init, tokens};
+use crate::public_bytes::{airports_table, init};
+use crate::public_scan::{hidden_values, tokens};
 
 /// The time the committed example states (`SOURCE_DATE_EPOCH`).
 const EXAMPLE_TIME: &str = "1767225600";
