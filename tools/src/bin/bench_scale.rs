@@ -439,10 +439,10 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
                 row.name,
                 k.setup.name(),
                 cell(&k.pack),
-                opt(k.restore.as_ref().map(Measured::cell)),
+                opt(k.restore.as_ref().map(cell)),
                 if k.exact { "yes" } else { "no" },
-                opt(k.export.as_ref().map(Measured::cell)),
-                opt(k.verify.as_ref().map(Measured::cell)),
+                opt(k.export.as_ref().map(cell)),
+                opt(k.verify.as_ref().map(cell)),
                 per(Some(&k.pack), zip.map(|z| &z.compress)),
                 per(k.restore.as_ref(), zip.and_then(|z| z.decompress.as_ref())),
             )?;
@@ -461,7 +461,7 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
                 row.name,
                 b.name,
                 cell(&b.compress),
-                opt(b.decompress.as_ref().map(Measured::cell)),
+                opt(b.decompress.as_ref().map(cell)),
                 match b.decompress {
                     Some(_) if b.exact => "yes",
                     Some(_) => "no",
