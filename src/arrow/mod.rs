@@ -17,8 +17,8 @@
 //! The schema is public (a release shows its columns); the null rows and
 //! NaN bits are the original's, as secret as its cells.
 
-mod files;
 mod builder;
+mod files;
 mod guard;
 mod rebuild;
 pub mod text;

@@ -57,10 +57,10 @@ mod widths;
 
 use context::{context_decode, context_encode, context_parents};
 use contexts::Parent;
-pub use decoding::OriginalsDecoding;
 use decoding::ColumnBuilder;
-use paper::{codes_by_symbol, paper_decode, paper_encode};
+pub use decoding::OriginalsDecoding;
 pub(super) use paper::PaperRows;
+use paper::{codes_by_symbol, paper_decode, paper_encode};
 use per_value::{
     Candidates, coded_alphabets, per_value_decode, per_value_encode, symbol_alphabets,
 };

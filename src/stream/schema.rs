@@ -9,13 +9,13 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHasher;
 
+use crate::Result;
 use crate::cell::Cell;
 use crate::config::{Config, ConfigError, Role, ValueType};
 use crate::dataset::{DataError, QuasiIdentifier, load_hierarchy};
 use crate::dictionary::Dictionary;
 use crate::hierarchy::Hierarchy;
 use crate::number::NumberFormat;
-use crate::Result;
 
 use super::{STDIN, StreamError};
 

@@ -195,7 +195,6 @@ fn arx_toy_tables_restore_byte_identical() {
     }
 }
 
-
 /// What an invalid vector must be refused with, and at which step.
 enum Step {
     Open,
@@ -572,7 +571,6 @@ fn writer_output_is_pinned_on_adult() {
         );
     }
 }
-
 
 /// A restore on two threads (over 1 MiB) of columns with thousands of
 /// distinct values: those whose texts need no quotes are rendered from

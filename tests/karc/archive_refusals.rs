@@ -13,11 +13,11 @@ use karc::archive::writer::{self, PackOptions};
 use karc::codec::DiffMode;
 use karc::config::Config;
 
-use crate::common::{fixture, karc, outcome};
 use crate::archive::{
     archive_error, key_pair, low_cost_passphrase, open, pack, reassemble, restore, sections_of,
     small_table,
 };
+use crate::common::{fixture, karc, outcome};
 
 #[test]
 fn every_flipped_byte_and_every_truncation_is_a_clear_error() {

@@ -8,8 +8,8 @@
 //! file's bytes again (`tests::round_trip`). A change to one direction is
 //! made with the other.
 
-use super::{FieldException, Layout, Padding, RecordBytes, Texts, needs_quotes, render_field};
 use super::render::Rendered;
+use super::{FieldException, Layout, Padding, RecordBytes, Texts, needs_quotes, render_field};
 
 /// The longest padding considered a column's common padding.
 const MAX_PADDING: usize = 16;

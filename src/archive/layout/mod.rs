@@ -217,7 +217,6 @@ impl Layout {
         }
     }
 
-
     /// Checks the layout against the table shape it is used with: sorted
     /// exceptions, in range. A message names the first broken rule.
     pub fn validate(&self, columns: usize, rows: usize) -> Result<(), String> {

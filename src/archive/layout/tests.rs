@@ -152,8 +152,7 @@ fn quoted_columns_need_no_exception() {
     // An export quoting every text: the quotes are the column's padding,
     // the texts that need them (quotes, delimiters) quoted once, an empty
     // cell as `""`, and an unquoted field of that column an exception.
-    let bytes =
-        b"id,name,n\n1,\"Smith Field\",5\n2,\"say \"\"hi\"\", a\",6\n3,\"\",7\n4,bare,8\n";
+    let bytes = b"id,name,n\n1,\"Smith Field\",5\n2,\"say \"\"hi\"\", a\",6\n3,\"\",7\n4,bare,8\n";
     for trim in [false, true] {
         let l = round_trip(bytes, trim);
         assert!(l.padding[1].is_quoted(), "trim {trim}");

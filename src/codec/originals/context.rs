@@ -5,7 +5,6 @@
 
 use super::*;
 
-
 /// The range-coded rows of one QI under the given parents.
 #[inline(never)]
 fn context_stream(coded: &CodedRows, keys: &ContextKeys<'_>) -> Vec<u8> {

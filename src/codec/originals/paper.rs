@@ -4,8 +4,12 @@
 
 use super::*;
 
-
-pub(super) fn paper_encode(qi: &QiOriginal<'_>, rel: &ReleasedColumn, values: &ValueTable, out: &mut Vec<u8>) {
+pub(super) fn paper_encode(
+    qi: &QiOriginal<'_>,
+    rel: &ReleasedColumn,
+    values: &ValueTable,
+    out: &mut Vec<u8>,
+) {
     let counts = value_counts(rel, values);
     // Per symbol: its rule, and for ranks the rank of each value.
     let mut rank_of: Vec<FxHashMap<u32, u32>> = vec![FxHashMap::default(); rel.symbols.len()];

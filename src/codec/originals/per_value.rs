@@ -5,7 +5,6 @@
 
 use super::*;
 
-
 /// The value-table entries each released symbol of a section may stand
 /// for, in value-table order: known to encoder and decoder alike, so only
 /// code lengths or frequencies are stored.

@@ -12,7 +12,6 @@ const VALUES_DICTIONARY: u8 = 1;
 /// QI's rows as offsets inside their intervals (`offsets`).
 pub(super) const VALUES_OFFSETS: u8 = 2;
 
-
 /// The original distinct texts of one QI and each row's index into them.
 pub(super) struct ValueTable {
     pub(super) texts: Vec<String>,
