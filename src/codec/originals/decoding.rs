@@ -8,7 +8,7 @@ use super::{
     paper_decode, per_value_decode, per_value_rans, section_threads,
 };
 
-/// A blob of [`encode_originals`] being decoded: its frame read, its
+/// A blob of [`encode_originals`](super::encode_originals) being decoded: its frame read, its
 /// sections' rows decoded by whichever threads call
 /// [`OriginalsDecoding::work`]. A restore hands its second thread one of
 /// these and then the rendering, so that no thread is started between
