@@ -25,7 +25,6 @@
 //!   release, decoded a lookup a coded row, as fast as per-value mode and
 //!   ten times context mode.
 
-use bitstream_io::BitWrite;
 use rustc_hash::FxHashMap;
 
 use super::CodecError;

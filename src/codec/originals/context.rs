@@ -3,7 +3,12 @@
 //! originals of up to two earlier QIs of the row (the choice of those
 //! parents is `contexts`, shared with per-value-rans mode).
 
-use super::*;
+use super::{
+    Block, ByteReader, CodecError, CodedRows, Column, ColumnBuilder, ContextKeys, Models,
+    QiOriginal, QiSchema, RangeDecoder, RangeEncoder, ReleasedColumn, ReleasedRows, ReleasedSymbol,
+    ValueTable, coded_alphabets, decode_symbol, encode_symbol, parents, put_varint,
+    symbol_alphabets, value_counts, width,
+};
 
 /// The range-coded rows of one QI under the given parents.
 #[inline(never)]

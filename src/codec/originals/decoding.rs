@@ -2,9 +2,13 @@
 //! frame read once, then its sections decoded by whichever threads take
 //! them, each original parent's column before its children's.
 
-use super::*;
+use super::{
+    ByteReader, CodecError, Column, Dictionary, DiffMode, FxHashMap, PaperRows, Parent, QiSchema,
+    ReleasedRows, ReleasedSymbol, ValueTable, context_decode, context_parents, contexts, offsets,
+    paper_decode, per_value_decode, per_value_rans, section_threads,
+};
 
-/// A blob of [`encode_originals`] being decoded: its frame read, its
+/// A blob of [`encode_originals`](super::encode_originals) being decoded: its frame read, its
 /// sections' rows decoded by whichever threads call
 /// [`OriginalsDecoding::work`]. A restore hands its second thread one of
 /// these and then the rendering, so that no thread is started between

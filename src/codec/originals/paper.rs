@@ -2,7 +2,12 @@
 //! as `ALGORITHMS.md` states it (unchanged, interval and rank rules), kept
 //! for the reproduction of its figures.
 
-use super::*;
+use super::{
+    ByteReader, CodecError, Column, ColumnBuilder, FxHashMap, QiOriginal, QiSchema, RULE_INTERVAL,
+    RULE_RANK, RULE_UNCHANGED, ReleasedColumn, ReleasedRows, ReleasedSymbol, ValueTable,
+    canonical_integer, interval_start, put_coded, put_varint, ranked, unzigzag, value_counts,
+    zigzag,
+};
 
 pub(super) fn paper_encode(
     qi: &QiOriginal<'_>,

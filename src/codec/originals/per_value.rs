@@ -3,7 +3,14 @@
 //! values it covers; the covers ([`Candidates`]) and rules are shared with
 //! context and per-value-rans modes.
 
-use super::*;
+use bitstream_io::BitWrite;
+
+use super::{
+    BitWindow, ByteReader, CodecError, Column, ColumnBuilder, Decoder, FxHashMap, Hierarchy,
+    HuffmanCode, HuffmanError, LOOKUPS_PER_TOP_UP, MISS, PaperRows, QiOriginal, QiSchema, RULE_ANY,
+    RULE_COVERED, RULE_UNCHANGED, ReleasedColumn, ReleasedRows, ReleasedSymbol, TableSet,
+    ValueTable, codes_by_symbol, huffman, number, value_counts,
+};
 
 /// The value-table entries each released symbol of a section may stand
 /// for, in value-table order: known to encoder and decoder alike, so only

@@ -2,7 +2,10 @@
 //! the original distinct texts every mode's section starts with, either the
 //! hierarchy's leaves or a dictionary, and each row's index into them.
 
-use super::*;
+use super::{
+    ByteReader, CodecError, FxHashMap, Hierarchy, QiOriginal, QiSchema, ReleasedColumn,
+    ReleasedSymbol, ValueType, node_label, put_dictionary, read_dictionary,
+};
 
 /// Value-table kind: the hierarchy's leaves, in file order.
 const VALUES_LEAVES: u8 = 0;
