@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+mod derived;
 mod meaning;
 mod roles;
 
@@ -176,26 +177,50 @@ pub fn init_input(
             input.display()
         )));
     }
-    let mut out = InitOutput {
-        config: String::new(),
-        hierarchies: Vec::new(),
+    let delimiter = (!arrow).then_some(delimiter);
+    let inline = InitOptions {
+        hierarchies_dir: None,
+        ..options.clone()
+    };
+    derived::settle(&mut columns, input, &table, options, |columns| {
+        write_config(input, &table, columns, &inline, delimiter, &mut Vec::new())
+    })?;
+    let mut hierarchies = Vec::new();
+    let config = write_config(
+        input,
+        &table,
+        &columns,
+        options,
+        delimiter,
+        &mut hierarchies,
+    )?;
+    let out = InitOutput {
+        config,
+        hierarchies,
         columns: ranking(&columns),
         sampled_rows: table.rows.min(SAMPLE_ROWS),
     };
-    let config = &mut out.config;
-    write_input(
-        config,
-        input,
-        &table,
-        columns.len(),
-        (!arrow).then_some(delimiter),
-    );
-    for c in &columns {
-        write_column(config, c, options, &table, &mut out.hierarchies)?;
-    }
-    write_privacy(config, table.rows, options, &columns);
-    write_stream_note(config, &columns, options);
     Ok(out)
+}
+
+/// The config's text for `columns` as their roles stand; hierarchy files
+/// (with `--hierarchies-dir`) are added to `files`.
+fn write_config(
+    input: &Path,
+    table: &Table,
+    columns: &[Column],
+    options: &InitOptions,
+    delimiter: Option<u8>,
+    files: &mut Vec<(String, String)>,
+) -> Result<String> {
+    let mut config = String::new();
+    write_input(&mut config, input, table, columns.len(), delimiter);
+    for c in columns {
+        write_column(&mut config, c, options, table, files)?;
+    }
+    write_privacy(&mut config, table.rows, options, columns);
+    write_stream_note(&mut config, columns, options);
+    Ok(config)
 }
 
 /// The opening comments and `[input]` (`delimiter`: a CSV file's).

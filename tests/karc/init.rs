@@ -852,3 +852,60 @@ fn init_never_overwrites_its_input_and_names_each_hierarchy_file_once() {
     ];
     assert_eq!(outcome(&karc(&pack)).0, 0);
 }
+
+/// `patients(rows)` with a last column `score`, a code of the age
+/// (1000 + 2 × age) whose name says nothing: on 100 rows the age has more
+/// distinct values than half the rows, so init's one-to-one test on the
+/// sample passes it by, and `karc pack`'s derived-column check refused the
+/// config init wrote (`score` pins `age`, order test). init now runs that
+/// check on its draft: `score` becomes a QI (with `--qi`: is left out of
+/// the release), and the config packs with every algorithm.
+#[test]
+fn init_writes_a_config_whose_released_columns_pass_the_derived_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let plain = patients(100, false);
+    for (i, line) in plain.lines().enumerate() {
+        let age: u32 = line.split(',').nth(9).unwrap().parse().unwrap_or(0);
+        let score = if i == 0 {
+            "score".to_owned()
+        } else {
+            (1000 + 2 * age).to_string()
+        };
+        let _ = writeln!(text, "{line},{score}");
+    }
+    let table = dir.path().join("scored.csv");
+    std::fs::write(&table, &text).unwrap();
+    let config = init_config(dir.path(), &table);
+    let roles = roles_in(&config);
+    let score = roles.iter().find(|(n, _, _)| n == "score").unwrap();
+    assert_eq!(score.1, "quasi", "{config}");
+    assert!(score.2.contains("derived from QI \"age\""), "{config}");
+    round_trip(dir.path(), &table, &[]);
+    let given = dir.path().join("given.toml");
+    ok(&[
+        "init",
+        table.to_str().unwrap(),
+        "-o",
+        given.to_str().unwrap(),
+        "--qi",
+        "age,sex,zip",
+    ]);
+    let config = std::fs::read_to_string(&given).unwrap();
+    let roles = roles_in(&config);
+    let score = roles.iter().find(|(n, _, _)| n == "score").unwrap();
+    assert_eq!(score.1, "identifier", "{config}");
+    assert!(score.2.contains("allow_derived = [\"age\"]"), "{config}");
+    let out = dir.path().join("given.karc");
+    let pack = [
+        "pack",
+        table.to_str().unwrap(),
+        "-c",
+        given.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-encryption",
+    ];
+    let (code, _, err) = outcome(&karc(&pack));
+    assert_eq!(code, 0, "{err}");
+}
