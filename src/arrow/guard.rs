@@ -5,14 +5,34 @@
 //! reader will decode (the footer's blocks of a file, each message of a
 //! stream) is walked here first, with the flatbuffer readers arrow-ipc
 //! itself uses; what is malformed in other ways is left to arrow-ipc,
-//! whose errors (or panics, `crate::contain`) name it.
+//! whose errors (or panics, `crate::contain`) name it. A file's footer
+//! length and each of its blocks' lengths must also lie inside the file:
+//! arrow-ipc reserves (zeroed) what they declare before it reads, so a
+//! forged block length asked for gigabytes (the fuzz campaign of
+//! 2026-11-28, `fuzz/regressions/arrow_table/`).
 
-use arrow_ipc::{Block, Message, MessageHeader};
+use arrow_ipc::{Block, CompressionType, Message, MessageHeader};
 
 /// The most one buffer may declare uncompressed: 4 GiB, above any buffer
 /// a karc table holds (a column's texts take i32 offsets) and below what
 /// an allocation can fail on.
 const MAX_BUFFER_BYTES: i64 = 1 << 32;
+
+/// The most one compressed byte can expand to, per codec, with room to
+/// spare: an LZ4 sequence's length bytes add 255 each, and a zstd block
+/// of at most 128 KiB costs at least 3 bytes (an RLE block 4). A buffer
+/// that declares more than its bytes can code is refused before
+/// arrow-ipc reserves the declared size (a 1 KiB file asked for 3 GiB).
+fn max_ratio(codec: CompressionType) -> i64 {
+    if codec == CompressionType::ZSTD {
+        1 << 16
+    } else {
+        1 << 8
+    }
+}
+
+/// Room for a codec's frame and block headers beside [`max_ratio`].
+const RATIO_SLACK: i64 = 1 << 16;
 
 /// Checks the compressed buffers of every message of an IPC file
 /// (`ARROW1` at its start) or stream.
@@ -39,7 +59,10 @@ fn check_file(bytes: &[u8]) -> Result<(), String> {
         .ok()
         .and_then(|l| (n - 10).checked_sub(l))
     else {
-        return Ok(());
+        return Err(format!(
+            "the footer declares {len} bytes: expected at most the {} before its end",
+            n - 10
+        ));
     };
     let Ok(footer) = arrow_ipc::root_as_footer(&bytes[start..n - 10]) else {
         return Ok(());
@@ -51,13 +74,25 @@ fn check_file(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// A footer block: its message and body lie inside the file (arrow-ipc
+/// reserves their length before reading them), and its compressed
+/// buffers declare sizes it may reserve.
 fn check_block(bytes: &[u8], block: &Block) -> Result<(), String> {
-    let (Ok(at), Ok(meta)) = (
+    let (Ok(at), Ok(meta), Ok(body)) = (
         usize::try_from(block.offset()),
         usize::try_from(block.metaDataLength()),
+        usize::try_from(block.bodyLength()),
     ) else {
         return Err(negative("block"));
     };
+    let end = at.checked_add(meta).and_then(|e| e.checked_add(body));
+    if end.is_none_or(|e| e > bytes.len()) {
+        return Err(format!(
+            "a block at byte {at} declares {meta} + {body} bytes: expected them inside the \
+             file's {} bytes",
+            bytes.len()
+        ));
+    }
     if let Some((message, body)) = message_at(bytes, at, Some(meta)) {
         check_message(&message, bytes, body)?;
     }
@@ -90,7 +125,7 @@ fn check_message(message: &Message<'_>, bytes: &[u8], body: usize) -> Result<(),
         }
         _ => None,
     };
-    let Some(batch) = batch.filter(|b| b.compression().is_some()) else {
+    let Some((batch, codec)) = batch.and_then(|b| Some((b, b.compression()?.codec()))) else {
         return Ok(());
     };
     for buffer in batch.buffers().into_iter().flatten() {
@@ -104,10 +139,15 @@ fn check_message(message: &Message<'_>, bytes: &[u8], body: usize) -> Result<(),
             continue;
         };
         let declared = i64::from_le_bytes(prefix.try_into().expect("8 bytes"));
-        if declared != -1 && !(0..=MAX_BUFFER_BYTES).contains(&declared) {
+        let coded = buffer.length().saturating_sub(8).max(0);
+        let backed = coded
+            .saturating_mul(max_ratio(codec))
+            .saturating_add(RATIO_SLACK);
+        let most = MAX_BUFFER_BYTES.min(backed);
+        if declared != -1 && !(0..=most).contains(&declared) {
             return Err(format!(
-                "a compressed buffer declares {declared} bytes uncompressed: expected at most \
-                 {MAX_BUFFER_BYTES}"
+                "a compressed buffer of {coded} bytes declares {declared} bytes uncompressed: \
+                 expected at most {most}"
             ));
         }
     }

@@ -748,3 +748,40 @@ fn mutated_arrow_files_are_errors_not_panics() {
         "no mutation was refused: the test mutates nothing"
     );
 }
+
+/// The fuzz campaign of 2026-11-28: arrow-ipc reserves what a file's
+/// footer, a footer block and a compressed buffer declare before it reads
+/// them (a fuzzed block asked for gigabytes, past libFuzzer's 2 GB limit).
+/// Forged from small pyarrow files (`fuzz/regressions/arrow_table/`, whose
+/// first byte is the fuzz target's format choice), each is refused by
+/// `guard.rs`, naming the count, before anything is reserved.
+#[test]
+fn sizes_the_file_cannot_back_are_refused_before_reserving() {
+    let cases: [(&[u8], &str); 3] = [
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_block_body_2_40.arrow"),
+            "declares 208 + 1099511627776 bytes",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_footer_2_31.arrow"),
+            "the footer declares 2147483647 bytes",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_lz4_buffer_3_gib.arrow"),
+            "declares 3221225472 bytes uncompressed",
+        ),
+    ];
+    for (file, expected) in cases {
+        let err = read_table_bytes(
+            std::path::Path::new("f.arrow"),
+            file[1..].to_vec(),
+            TableFormat::Ipc,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("f.arrow: corrupt Arrow data: ") && err.contains(expected),
+            "{err}"
+        );
+    }
+}
