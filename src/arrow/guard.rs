@@ -93,7 +93,7 @@ fn check_block(bytes: &[u8], block: &Block) -> Result<(), String> {
             bytes.len()
         ));
     }
-    if let Some((message, body)) = message_at(bytes, at, Some(meta)) {
+    if let Some((message, body)) = message_at(bytes, at, Some((meta, body))) {
         check_message(&message, bytes, body)?;
     }
     Ok(())
@@ -101,19 +101,31 @@ fn check_block(bytes: &[u8], block: &Block) -> Result<(), String> {
 
 /// The message at `at` (continuation marker, length, flatbuffer) and where
 /// its body starts; `None` where arrow-ipc will find no message either.
-fn message_at(bytes: &[u8], at: usize, meta: Option<usize>) -> Option<(Message<'_>, usize)> {
+/// In a stream the length bounds the flatbuffer; a file's block is read as
+/// arrow-ipc reads it, whose flatbuffer runs from after the length to the
+/// end of the block (`block`: its metadata and body lengths), whatever the
+/// length says.
+fn message_at(
+    bytes: &[u8],
+    at: usize,
+    block: Option<(usize, usize)>,
+) -> Option<(Message<'_>, usize)> {
     let word = |i: usize| -> Option<[u8; 4]> { bytes.get(i..i.checked_add(4)?)?.try_into().ok() };
     let (len, start) = match word(at)? {
         [0xFF, 0xFF, 0xFF, 0xFF] => (i32::from_le_bytes(word(at + 4)?), at + 8),
         w => (i32::from_le_bytes(w), at + 4),
     };
-    let len = usize::try_from(len).ok().filter(|&l| l > 0)?;
-    let flatbuffer = bytes.get(start..start.checked_add(len)?)?;
-    let message = arrow_ipc::root_as_message(flatbuffer).ok()?;
-    let body = match meta {
-        Some(m) => at.checked_add(m)?,
-        None => start + len,
+    let (flatbuffer, body) = match block {
+        Some((meta, body)) => (
+            bytes.get(start..at.checked_add(meta)?.checked_add(body)?)?,
+            at.checked_add(meta)?,
+        ),
+        None => {
+            let len = usize::try_from(len).ok().filter(|&l| l > 0)?;
+            (bytes.get(start..start.checked_add(len)?)?, start + len)
+        }
     };
+    let message = arrow_ipc::root_as_message(flatbuffer).ok()?;
     Some((message, body))
 }
 
