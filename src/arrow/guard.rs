@@ -1,17 +1,22 @@
-//! Arrow IPC sizes checked before arrow-ipc allocates from them. A
-//! compressed buffer starts with its uncompressed length, which arrow-ipc
-//! reserves at once: one changed byte asked for 2^56 bytes and aborted the
-//! process (issue 32), which no `catch_unwind` can stop. Every message a
-//! reader will decode (the footer's blocks of a file, each message of a
-//! stream) is walked here first, with the flatbuffer readers arrow-ipc
-//! itself uses; what is malformed in other ways is left to arrow-ipc,
-//! whose errors (or panics, `crate::contain`) name it. A file's footer
-//! length and each of its blocks' lengths must also lie inside the file:
-//! arrow-ipc reserves (zeroed) what they declare before it reads, so a
-//! forged block length asked for gigabytes (the fuzz campaign of
-//! 2026-11-28, `fuzz/regressions/arrow_table/`).
+//! Arrow IPC and Parquet sizes checked before arrow-ipc and parquet
+//! allocate from them. A compressed buffer starts with its uncompressed
+//! length, which arrow-ipc reserves at once: one changed byte asked for
+//! 2^56 bytes and aborted the process (issue 32), which no `catch_unwind`
+//! can stop. Every message a reader will decode (the footer's blocks of a
+//! file, each message of a stream) is walked here first, with the
+//! flatbuffer readers arrow-ipc itself uses; what is malformed in other
+//! ways is left to arrow-ipc, whose errors (or panics, `crate::contain`)
+//! name it. A file's footer length and each of its blocks' lengths must
+//! also lie inside the file: arrow-ipc reserves (zeroed) what they declare
+//! before it reads, so a forged block length asked for gigabytes. A
+//! Parquet dictionary page's value count is checked the same way (the fuzz
+//! campaign of 2026-11-28, `fuzz/regressions/arrow_table/`).
 
 use arrow_ipc::{Block, CompressionType, Message, MessageHeader};
+use parquet::basic::Type as PhysicalType;
+use parquet::column::page::Page;
+use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescriptor;
 
 /// The most one buffer may declare uncompressed: 4 GiB, above any buffer
 /// a karc table holds (a column's texts take i32 offsets) and below what
@@ -168,4 +173,65 @@ fn check_message(message: &Message<'_>, bytes: &[u8], body: usize) -> Result<(),
 
 fn negative(what: &str) -> String {
     format!("a {what} offset or length is negative")
+}
+
+/// Checks the dictionary pages of a Parquet file before the column
+/// readers decode them: parquet's dictionary decoder sizes the dictionary
+/// by the page header's value count (a zero-filled `resize`) before it
+/// decodes a value, so a forged count asked for 14 GB (the fuzz campaign
+/// of 2026-11-28). A dictionary page may count only the values its bytes
+/// can code (PLAIN: a type's width each, 4 bytes of length for texts, a
+/// bit for booleans). Data pages are skipped undecoded; what the reader
+/// cannot open here is left to the reader, which names it.
+pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> {
+    let Ok(file) = SerializedFileReader::new(reader) else {
+        return Ok(());
+    };
+    for g in 0..file.num_row_groups() {
+        let Ok(group) = file.get_row_group(g) else {
+            return Ok(());
+        };
+        for c in 0..group.num_columns() {
+            let bits = value_bits(group.metadata().column(c).column_descr());
+            let Ok(mut pages) = group.get_column_page_reader(c) else {
+                continue;
+            };
+            while let Ok(Some(page)) = pages.peek_next_page() {
+                if !page.is_dict {
+                    if pages.skip_next_page().is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                let Ok(Some(Page::DictionaryPage {
+                    buf, num_values, ..
+                })) = pages.get_next_page()
+                else {
+                    break;
+                };
+                let backed = (buf.len() as u64).saturating_mul(8) / bits;
+                if u64::from(num_values) > backed {
+                    return Err(format!(
+                        "a dictionary page of column {c} counts {num_values} values in {} \
+                         bytes: expected at most {backed}",
+                        buf.len()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fewest bits a PLAIN-coded value of a column's physical type takes.
+fn value_bits(column: &ColumnDescriptor) -> u64 {
+    match column.physical_type() {
+        PhysicalType::BOOLEAN => 1,
+        PhysicalType::INT32 | PhysicalType::FLOAT | PhysicalType::BYTE_ARRAY => 32,
+        PhysicalType::INT64 | PhysicalType::DOUBLE => 64,
+        PhysicalType::INT96 => 96,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+            8 * u64::try_from(column.type_length()).unwrap_or(0).max(1)
+        }
+    }
 }

@@ -794,3 +794,25 @@ fn sizes_the_file_cannot_back_are_refused_before_reserving() {
         );
     }
 }
+
+/// The fuzz campaign of 2026-11-28: a Parquet dictionary page whose header
+/// counts 1.7 billion values in a few bytes made parquet's dictionary
+/// decoder zero-fill 14 GB before decoding one; `guard.rs` refuses the
+/// count its bytes cannot code, naming the column.
+#[test]
+fn a_dictionary_page_counting_more_values_than_its_bytes_is_refused() {
+    let file =
+        include_bytes!("../../fuzz/regressions/arrow_table/oom_parquet_dictionary_values.parquet");
+    let err = read_table_bytes(
+        std::path::Path::new("f.parquet"),
+        file[1..].to_vec(),
+        TableFormat::Parquet,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("f.parquet: corrupt Parquet data: a dictionary page of column ")
+            && err.contains("expected at most"),
+        "{err}"
+    );
+}
