@@ -469,6 +469,17 @@ fn verify_options(
     })
 }
 
+/// A CSV release's `delimiter=`: one ASCII character (detected when absent).
+fn release_delimiter(delimiter: Option<char>) -> karc::api::Result<Option<u8>> {
+    match delimiter {
+        Some(d) if d.is_ascii() => Ok(Some(d as u8)),
+        Some(d) => Err(options(&format!(
+            "delimiter: expected one ASCII character, found {d:?}"
+        ))),
+        None => Ok(None),
+    }
+}
+
 /// Checks the privacy claim of a release (a file's path, or a pyarrow
 /// Table): the report as JSON.
 #[pyfunction]
@@ -489,15 +500,7 @@ fn verify(
     let suppressed = suppressed.to_owned();
     detached(py, || {
         let options = verify_options(qi, k, constraints, &suppressed, sensitive, models, missing)?;
-        let delimiter = match delimiter {
-            Some(d) if d.is_ascii() => Some(d as u8),
-            Some(d) => {
-                return Err(self::options(&format!(
-                    "delimiter: expected one ASCII character, found {d:?}"
-                )));
-            }
-            None => None,
-        };
+        let delimiter = release_delimiter(delimiter)?;
         let table = match source {
             Source::Path(path) => {
                 let bytes = Input::open(&path)?.into_vec();
@@ -550,7 +553,7 @@ fn report(
             models: claim.models.clone(),
             time,
         };
-        let delimiter = delimiter.filter(char::is_ascii).map(|d| d as u8);
+        let delimiter = release_delimiter(delimiter)?;
         let report = match source {
             Source::Path(path) => {
                 let name = input_name(&path);

@@ -79,3 +79,13 @@ def test_archive_page_and_notebook_summary(tmp_path):
     assert page.count("<svg") >= 3
     summary = archive._repr_html_()
     assert "claim <b>holds</b>" in summary and "30162 rows" in summary
+
+
+def test_a_delimiter_that_is_not_ascii_is_refused_as_verify_refuses_it():
+    for call in (karc.report, karc.verify):
+        try:
+            call(str(PYCANON), qi=QI, k=10, delimiter="\u00e9")
+        except karc.BadInputError as e:
+            assert "delimiter: expected one ASCII character" in str(e), e
+        else:
+            raise AssertionError(f"{call.__name__} took a non-ASCII delimiter")

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::StringDictionaryBuilder;
-use arrow_array::types::Int32Type;
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
 use arrow_array::*;
 use arrow_buffer::i256;
 use arrow_schema::{DataType, Field, Schema};

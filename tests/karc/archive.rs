@@ -14,9 +14,8 @@ use karc::archive::seal::{Key, Seal};
 use karc::archive::writer::{self, PackOptions};
 use karc::codec::DiffMode;
 use karc::config::Config;
-use proptest::prelude::*;
 
-use crate::common::{fixture, karc, outcome};
+use crate::common::fixture;
 
 /// Anonymizes `csv` with `config` (algorithm and k overridden when given)
 /// and packs it, as `karc pack` does.
@@ -48,15 +47,15 @@ pub fn pack(
     .unwrap()
 }
 
-fn open(bytes: &[u8]) -> karc::Result<Archive> {
+pub(crate) fn open(bytes: &[u8]) -> karc::Result<Archive> {
     Archive::from_bytes(Path::new("t.karc"), bytes.to_vec(), ClaimCheck::Enforce)
 }
 
-fn restore(bytes: &[u8], key: Option<&Key>) -> karc::Result<Vec<u8>> {
+pub(crate) fn restore(bytes: &[u8], key: Option<&Key>) -> karc::Result<Vec<u8>> {
     open(bytes)?.restore(key)
 }
 
-fn archive_error(r: karc::Result<impl std::fmt::Debug>) -> ArchiveError {
+pub(crate) fn archive_error(r: karc::Result<impl std::fmt::Debug>) -> ArchiveError {
     match r.map_err(Error::into_area::<ArchiveError>) {
         Err(Ok(e)) => e,
         other => panic!("expected an archive error, got {other:?}"),
@@ -64,13 +63,13 @@ fn archive_error(r: karc::Result<impl std::fmt::Debug>) -> ArchiveError {
 }
 
 /// A fresh X25519 key pair: the identity as a key, the recipient as a seal.
-fn key_pair() -> (Key, Seal) {
+pub(crate) fn key_pair() -> (Key, Seal) {
     let id = age::x25519::Identity::generate();
     let seal = Seal::Recipients(vec![id.to_public()]);
     (Key::Identities(vec![Box::new(id)]), seal)
 }
 
-fn low_cost_passphrase(p: &str) -> (Key, Seal) {
+pub(crate) fn low_cost_passphrase(p: &str) -> (Key, Seal) {
     let s = SecretString::from(p.to_owned());
     (
         Key::Passphrase(s.clone()),
@@ -78,6 +77,31 @@ fn low_cost_passphrase(p: &str) -> (Key, Seal) {
             passphrase: s,
             work_factor: Some(4),
         },
+    )
+}
+
+/// The sections of an archive, owned, for editing.
+pub fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
+    let c = format::parse(Path::new("t"), bytes).unwrap();
+    c.entries
+        .iter()
+        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
+        .collect()
+}
+
+/// Writes sections back with fresh CRCs.
+pub fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
+    let refs: Vec<(SectionKind, &[u8])> =
+        sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
+    format::assemble(&refs)
+}
+
+/// The small table of the test vectors (an identifier, two QIs with small
+/// hierarchies, quoted fields, CRLF): small enough to touch every byte.
+pub(crate) fn small_table() -> (PathBuf, PathBuf) {
+    (
+        fixture("archive/source/small.toml"),
+        fixture("archive/source/small.csv"),
     )
 }
 
@@ -168,491 +192,6 @@ fn arx_toy_tables_restore_byte_identical() {
             restore(&bytes, Some(&key)).unwrap(),
             std::fs::read(&csv).unwrap()
         );
-    }
-}
-
-/// The small table of the test vectors (an identifier, two QIs with small
-/// hierarchies, quoted fields, CRLF): small enough to touch every byte.
-fn small_table() -> (PathBuf, PathBuf) {
-    (
-        fixture("archive/source/small.toml"),
-        fixture("archive/source/small.csv"),
-    )
-}
-
-#[test]
-fn every_flipped_byte_and_every_truncation_is_a_clear_error() {
-    let (config, csv) = small_table();
-    let original = std::fs::read(&csv).unwrap();
-    let (key, seal) = key_pair();
-    let bytes = pack(&config, &csv, None, None, DiffMode::default(), &seal);
-    assert_eq!(restore(&bytes, Some(&key)).unwrap(), original);
-    let check = |bad: &[u8], what: &str| match restore(bad, Some(&key)) {
-        Ok(out) => panic!("{what}: accepted ({} bytes restored)", out.len()),
-        Err(e) => match e.area::<ArchiveError>() {
-            Some(e) => assert!(!e.to_string().is_empty()),
-            None => panic!("{what}: not an archive error: {e}"),
-        },
-    };
-    for i in 0..bytes.len() {
-        let mut bad = bytes.clone();
-        bad[i] ^= 0x01;
-        check(&bad, &format!("bit 0 of byte {i} flipped"));
-        bad[i] ^= 0xFF;
-        check(&bad, &format!("byte {i} inverted"));
-    }
-    for len in 0..bytes.len() {
-        check(&bytes[..len], &format!("truncated to {len} bytes"));
-    }
-}
-
-#[test]
-fn sealed_part_edited_with_crc_recomputed_fails_authentication() {
-    let (config, csv) = small_table();
-    let (key, seal) = key_pair();
-    let bytes = pack(&config, &csv, None, None, DiffMode::default(), &seal);
-    let sections = sections_of(&bytes);
-    let private = sections.len() - 1;
-    for at in [0usize, 40, sections[private].1.len() - 1] {
-        let mut edited = sections.clone();
-        edited[private].1[at] ^= 0x20;
-        let bad = reassemble(&edited);
-        let e = archive_error(restore(&bad, Some(&key)));
-        assert!(
-            matches!(
-                e,
-                ArchiveError::Envelope { .. } | ArchiveError::WrongIdentity { .. }
-            ),
-            "byte {at}: {e}"
-        );
-    }
-}
-
-/// The sections of an archive, owned, for editing.
-pub fn sections_of(bytes: &[u8]) -> Vec<(SectionKind, Vec<u8>)> {
-    let c = format::parse(Path::new("t"), bytes).unwrap();
-    c.entries
-        .iter()
-        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
-        .collect()
-}
-
-/// Writes sections back with fresh CRCs.
-pub fn reassemble(sections: &[(SectionKind, Vec<u8>)]) -> Vec<u8> {
-    let refs: Vec<(SectionKind, &[u8])> =
-        sections.iter().map(|(k, b)| (*k, b.as_slice())).collect();
-    format::assemble(&refs)
-}
-
-#[test]
-fn wrong_keys_missing_private_part_and_versions_have_their_own_errors() {
-    let (config, csv) = small_table();
-    let (_, seal) = key_pair();
-    let (other, _) = key_pair();
-    let sealed = pack(&config, &csv, None, None, DiffMode::default(), &seal);
-    assert!(matches!(
-        archive_error(restore(&sealed, Some(&other))),
-        ArchiveError::WrongIdentity { .. }
-    ));
-    let (pass, pass_seal) = low_cost_passphrase("right");
-    let (wrong, _) = low_cost_passphrase("wrong");
-    let by_pass = pack(&config, &csv, None, None, DiffMode::default(), &pass_seal);
-    assert!(restore(&by_pass, Some(&pass)).is_ok());
-    assert!(matches!(
-        archive_error(restore(&by_pass, Some(&wrong))),
-        ArchiveError::WrongPassphrase { .. }
-    ));
-    assert!(matches!(
-        archive_error(restore(&by_pass, Some(&other))),
-        ArchiveError::NeedsPassphrase { .. }
-    ));
-    let published = open(&sealed).unwrap().published();
-    assert!(open(&published).unwrap().claim_report.unwrap().holds());
-    assert!(matches!(
-        archive_error(restore(&published, Some(&other))),
-        ArchiveError::NoPrivatePart { .. }
-    ));
-    let mut next_major = sealed.clone();
-    let major = karc::archive::format::VERSION_MAJOR + 1;
-    next_major[8] = major as u8;
-    assert!(matches!(
-        archive_error(open(&next_major)),
-        ArchiveError::UnsupportedVersion { major: m, .. } if m == major
-    ));
-    assert!(matches!(
-        archive_error(open(&std::fs::read(&csv).unwrap())),
-        ArchiveError::NotKarc { .. }
-    ));
-}
-
-#[test]
-fn export_equals_anonymize_byte_for_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = |n: &str| dir.path().join(n).display().to_string();
-    for (config, csv) in [
-        ("adult/adult.toml", "adult/adult.csv"),
-        ("adult-raw/adult-archive.toml", "adult-raw/adult.csv"),
-    ] {
-        let config = fixture(config).display().to_string();
-        let csv = fixture(csv).display().to_string();
-        let common = ["-c", &config, "-k", "10", "--seed", "3"];
-        let a = karc(&[&["anonymize"][..], &common, &[&csv, "-o", &d("a.csv")]].concat());
-        assert!(a.status.success(), "{:?}", outcome(&a));
-        let p = karc(
-            &[
-                &["pack"][..],
-                &common,
-                &[&csv, "-o", &d("a.karc"), "--no-encryption"],
-            ]
-            .concat(),
-        );
-        let (code, _, err) = outcome(&p);
-        assert_eq!(code, 0, "{err}");
-        assert!(err.contains("anyone with"), "the warning: {err}");
-        // The loop writes e.csv once per table.
-        let e = karc(&["export", &d("a.karc"), "-o", &d("e.csv"), "--force"]);
-        assert!(e.status.success(), "{:?}", outcome(&e));
-        assert!(
-            std::fs::read(d("a.csv")).unwrap() == std::fs::read(d("e.csv")).unwrap(),
-            "{config}: export differs from anonymize"
-        );
-    }
-}
-
-#[test]
-fn commands_round_trip_and_say_what_is_wrong() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = |n: &str| dir.path().join(n).display().to_string();
-    let (config, csv) = small_table();
-    let (config, csv) = (config.display().to_string(), csv.display().to_string());
-    let id = age::x25519::Identity::generate();
-    use age::secrecy::ExposeSecret;
-    std::fs::write(
-        d("key.txt"),
-        format!("# test key\n{}\n", id.to_string().expose_secret()),
-    )
-    .unwrap();
-    std::fs::write(
-        d("other.txt"),
-        format!(
-            "{}\n",
-            age::x25519::Identity::generate()
-                .to_string()
-                .expose_secret()
-        ),
-    )
-    .unwrap();
-    std::fs::write(d("pass.txt"), "correct horse\n").unwrap();
-    std::fs::write(d("wrong.txt"), "battery staple\n").unwrap();
-    let recipient = id.to_public().to_string();
-
-    // Sealing needs exactly one way.
-    let (code, _, err) = outcome(&karc(&["pack", "-c", &config, &csv, "-o", &d("x.karc")]));
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--no-encryption"), "{err}");
-    assert!(!Path::new(&d("x.karc")).exists());
-
-    let ok = karc(&[
-        "pack",
-        "-c",
-        &config,
-        &csv,
-        "-o",
-        &d("r.karc"),
-        "-r",
-        &recipient,
-    ]);
-    assert!(ok.status.success(), "{:?}", outcome(&ok));
-    let ok = karc(&[
-        "pack",
-        "-c",
-        &config,
-        &csv,
-        "-o",
-        &d("p.karc"),
-        "--passphrase-file",
-        &d("pass.txt"),
-        "--work-factor",
-        "4",
-        "--mode",
-        "paper",
-    ]);
-    assert!(ok.status.success(), "{:?}", outcome(&ok));
-
-    let run = |args: &[&str]| outcome(&karc(args));
-    let (code, _, err) = run(&[
-        "restore",
-        &d("r.karc"),
-        "-o",
-        &d("o.csv"),
-        "-i",
-        &d("key.txt"),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(
-        std::fs::read(d("o.csv")).unwrap(),
-        std::fs::read(&csv).unwrap()
-    );
-    let (code, _, err) = run(&[
-        "restore",
-        &d("p.karc"),
-        "-o",
-        &d("o2.csv"),
-        "--passphrase-file",
-        &d("pass.txt"),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(
-        std::fs::read(d("o2.csv")).unwrap(),
-        std::fs::read(&csv).unwrap()
-    );
-
-    let (code, _, err) = run(&[
-        "restore",
-        &d("r.karc"),
-        "-o",
-        &d("n.csv"),
-        "-i",
-        &d("other.txt"),
-    ]);
-    assert_eq!(
-        (code, err.contains("none of the given identities")),
-        (2, true),
-        "{err}"
-    );
-    let (code, _, err) = run(&[
-        "restore",
-        &d("p.karc"),
-        "-o",
-        &d("n.csv"),
-        "--passphrase-file",
-        &d("wrong.txt"),
-    ]);
-    assert_eq!((code, err.contains("wrong passphrase")), (2, true), "{err}");
-    let (code, _, err) = run(&[
-        "restore",
-        &d("p.karc"),
-        "-o",
-        &d("n.csv"),
-        "-i",
-        &d("key.txt"),
-    ]);
-    assert_eq!(
-        (code, err.contains("sealed with a passphrase")),
-        (2, true),
-        "{err}"
-    );
-    assert!(!Path::new(&d("n.csv")).exists());
-
-    let (code, _, err) = run(&["publish", &d("r.karc"), "-o", &d("pub.karc")]);
-    assert_eq!(code, 0, "{err}");
-    let (code, out, _) = run(&["verify", &d("pub.karc")]);
-    assert_eq!(code, 0, "{out}");
-    assert!(
-        out.contains("integrity ok") && out.contains("claim holds"),
-        "{out}"
-    );
-    let (code, _, err) = run(&[
-        "restore",
-        &d("pub.karc"),
-        "-o",
-        &d("n.csv"),
-        "-i",
-        &d("key.txt"),
-    ]);
-    assert_eq!((code, err.contains("no private part")), (2, true), "{err}");
-
-    let (code, _, err) = run(&["restore", &csv, "-o", &d("n.csv"), "-i", &d("key.txt")]);
-    assert_eq!((code, err.contains("not a karc file")), (2, true), "{err}");
-    let mut next = std::fs::read(d("r.karc")).unwrap();
-    let major = karc::archive::format::VERSION_MAJOR + 1;
-    next[8] = major as u8;
-    std::fs::write(d("next.karc"), &next).unwrap();
-    let (code, _, err) = run(&["inspect", &d("next.karc")]);
-    assert_eq!(
-        (
-            code,
-            err.contains(&format!("unsupported format version {major}.0"))
-        ),
-        (2, true),
-        "{err}"
-    );
-
-    let mut corrupt = std::fs::read(d("r.karc")).unwrap();
-    let last = corrupt.len() - 1;
-    corrupt[last] ^= 1;
-    std::fs::write(d("c.karc"), &corrupt).unwrap();
-    let (code, out, err) = run(&["verify", &d("c.karc")]);
-    assert_eq!(
-        (code, err.contains("CRC mismatch in section")),
-        (1, true),
-        "{out}{err}"
-    );
-
-    let tampered = fixture("archive/invalid/claim_below_k.karc");
-    std::fs::copy(&tampered, d("t.karc")).unwrap();
-    let (code, out, _) = run(&["verify", &d("t.karc"), "--json"]);
-    assert_eq!(code, 1);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["holds"], false);
-    let (code, _, err) = run(&["export", &d("t.karc"), "-o", &d("n.csv")]);
-    assert_eq!(
-        (code, err.contains("breaks its privacy claim")),
-        (1, true),
-        "{err}"
-    );
-    let (code, _, err) = run(&[
-        "export",
-        &d("t.karc"),
-        "-o",
-        &d("n.csv"),
-        "--no-privacy-check",
-    ]);
-    assert_eq!((code, err.contains("forensics")), (0, true), "{err}");
-
-    let (code, out, err) = run(&["inspect", &d("r.karc"), "--json", "-i", &d("key.txt")]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {out}"));
-    assert_eq!(
-        n("file_bytes"),
-        std::fs::metadata(d("r.karc")).unwrap().len()
-    );
-    assert_eq!(
-        n("file_bytes"),
-        n("container_bytes") + n("public_bytes") + n("sealed_bytes")
-    );
-    assert!(n("private_bytes") < n("sealed_bytes"));
-    let cols = v["columns"].as_array().unwrap();
-    assert_eq!(cols.len(), 4);
-    assert!(cols.iter().all(|c| c["private_bytes"].is_u64()));
-    // Without the key the totals are still known.
-    let (_, out, _) = run(&["inspect", &d("r.karc"), "--json"]);
-    let w: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(w["private_bytes"], v["private_bytes"]);
-}
-
-/// One generated CSV file: its bytes, the delimiter and whether to trim.
-#[derive(Debug, Clone)]
-struct Generated {
-    bytes: Vec<u8>,
-    delimiter: u8,
-    trim: bool,
-}
-
-fn cell() -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => "[a-c]{1,2}",
-        1 => Just(String::new()),
-        1 => "[ a,;\"é東\r\n]{1,5}",
-        1 => Just("?".to_owned()),
-        1 => " ?[x-z] ?",
-    ]
-}
-
-fn generated() -> impl Strategy<Value = Generated> {
-    (2usize..5, 1usize..25).prop_flat_map(|(cols, rows)| {
-        (
-            proptest::collection::vec(proptest::collection::vec(cell(), cols), rows),
-            proptest::collection::vec(any::<bool>(), rows * cols),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-        )
-            .prop_map(
-                move |(table, quote_anyway, semicolon, crlf, final_eol, trim)| {
-                    let delimiter = if semicolon { b';' } else { b',' };
-                    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-                    let mut bytes = Vec::new();
-                    let header: Vec<String> = (0..cols).map(|c| format!("c{c}")).collect();
-                    let mut records = vec![header];
-                    records.extend(table);
-                    for (r, record) in records.iter().enumerate() {
-                        for (c, text) in record.iter().enumerate() {
-                            if c > 0 {
-                                bytes.push(delimiter);
-                            }
-                            let special = text
-                                .bytes()
-                                .any(|b| b == delimiter || b == b'"' || b == b'\r' || b == b'\n');
-                            let extra = r > 0 && quote_anyway[(r - 1) * cols + c];
-                            if special || extra {
-                                bytes.push(b'"');
-                                bytes.extend_from_slice(text.replace('"', "\"\"").as_bytes());
-                                bytes.push(b'"');
-                            } else {
-                                bytes.extend_from_slice(text.as_bytes());
-                            }
-                        }
-                        if r + 1 < records.len() || final_eol {
-                            bytes.extend_from_slice(eol);
-                        }
-                    }
-                    Generated {
-                        bytes,
-                        delimiter,
-                        trim,
-                    }
-                },
-            )
-    })
-}
-
-/// Writes the generated file with a config: column c0 a QI with a
-/// one-level hierarchy over its values, c1 an identifier, the rest
-/// insensitive.
-fn write_generated(dir: &Path, g: &Generated) -> Option<(PathBuf, PathBuf)> {
-    let csv = dir.join("g.csv");
-    std::fs::write(&csv, &g.bytes).unwrap();
-    let opts = karc::table::CsvOptions {
-        delimiter: Some(g.delimiter),
-        header: true,
-        trim: g.trim,
-    };
-    // Files the CSV reader itself refuses (e.g. a row that is one empty
-    // line) are outside this property.
-    let table = karc::table::Table::from_bytes(&csv, &g.bytes, &opts).ok()?;
-    let mut w = csv::WriterBuilder::new()
-        .delimiter(b';')
-        .from_path(dir.join("h.csv"))
-        .unwrap();
-    for v in table.columns[0].dict.values() {
-        w.write_record([v, "*"]).unwrap();
-    }
-    w.flush().unwrap();
-    let mut toml = format!(
-        "[input]\ndelimiter = \"{}\"\ntrim = {}\n\
-         [[columns]]\nname = \"c0\"\nrole = \"quasi\"\nhierarchy = \"h.csv\"\n\
-         [[columns]]\nname = \"c1\"\nrole = \"identifier\"\n",
-        g.delimiter as char, g.trim
-    );
-    for c in 2..table.columns.len() {
-        toml.push_str(&format!(
-            "[[columns]]\nname = \"c{c}\"\nrole = \"insensitive\"\n"
-        ));
-    }
-    toml.push_str(&format!(
-        "[privacy]\nk = {}\nsuppression_limit = 1.0\n",
-        table.rows.min(2)
-    ));
-    let config = dir.join("g.toml");
-    std::fs::write(&config, toml).unwrap();
-    Some((config, csv))
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-    #[test]
-    fn generated_tables_restore_byte_identical(g in generated(), paper in any::<bool>()) {
-        let dir = tempfile::tempdir().unwrap();
-        if let Some((config, csv)) = write_generated(dir.path(), &g) {
-            let mode = if paper { DiffMode::Paper } else { DiffMode::default() };
-            let bytes = pack(&config, &csv, None, None, mode, &Seal::None);
-            let restored = restore(&bytes, None).unwrap();
-            prop_assert_eq!(restored, g.bytes);
-        }
     }
 }
 
@@ -1031,189 +570,6 @@ fn writer_output_is_pinned_on_adult() {
             "{algorithm} k={k} {mode}: the writer's bytes changed"
         );
     }
-}
-
-/// `karc restore` of a file of several row groups writes a group at a time;
-/// when the whole file's digest fails at the end (the groups' own pass),
-/// the groups already written never reach the output's name.
-#[test]
-fn streamed_restore_checks_the_whole_file_before_anything_is_kept() {
-    let bytes = std::fs::read(fixture("archive/valid/streamed_small_groups.karc")).unwrap();
-    let container = format::parse(Path::new("streamed"), &bytes).unwrap();
-    let mut sections: Vec<(SectionKind, Vec<u8>)> = container
-        .entries
-        .iter()
-        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
-        .collect();
-    // The plaintext ends with the trailer (the whole file's CRC-32 as a
-    // varint, then its length: 103, one varint byte), the sealed metadata
-    // and the public part's 32-byte digest. The CRC's last varint byte
-    // changes.
-    let sealed = Archive::from_bytes(Path::new("s"), bytes.clone(), ClaimCheck::Enforce)
-        .unwrap()
-        .private_parts(None)
-        .unwrap()
-        .sealed
-        .unwrap();
-    let after = karc::archive::meta::to_bytes(&sealed).len() + 32;
-    let private = &mut sections.last_mut().unwrap().1;
-    let n = private.len();
-    private[n - after - 2] ^= 0x01;
-    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
-    let broken = format::assemble(&refs);
-
-    let archive = Archive::from_bytes(
-        Path::new("broken.karc"),
-        broken.clone(),
-        ClaimCheck::Enforce,
-    )
-    .unwrap();
-    let mut received = 0;
-    let e = archive
-        .restore_into(None, &mut |b| {
-            received += b.len();
-            Ok(())
-        })
-        .unwrap_err();
-    assert!(
-        matches!(e.area(), Some(ArchiveError::RestoreChecksum { .. })),
-        "{e}"
-    );
-    assert_eq!(received, 103, "every group passed its own check");
-
-    let dir = tempfile::tempdir().unwrap();
-    let (input, output) = (dir.path().join("broken.karc"), dir.path().join("out.csv"));
-    std::fs::write(&input, &broken).unwrap();
-    let (code, _, stderr) = outcome(&karc(&[
-        "restore",
-        input.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]));
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("CRC-32"), "{stderr}");
-    assert!(!output.exists());
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temporary file left"
-    );
-}
-
-/// `karc restore` of a file whose public part was changed after packing
-/// (a sensitive value moved to another row, CRCs recomputed, the claim
-/// intact): refused with exit 1 before anything is written.
-#[test]
-fn restore_refuses_a_changed_public_part() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("out.csv");
-    let (code, _, stderr) = outcome(&karc(&[
-        "restore",
-        fixture("archive/invalid/public_part_changed.karc")
-            .to_str()
-            .unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-    ]));
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("the public part is not the one the private part was made for"),
-        "{stderr}"
-    );
-    assert!(!output.exists());
-    // The same file verifies: its release and claim are sound, only the
-    // private part no longer belongs to it.
-    let (code, _, stderr) = outcome(&karc(&[
-        "verify",
-        fixture("archive/invalid/public_part_changed.karc")
-            .to_str()
-            .unwrap(),
-    ]));
-    assert_eq!(code, 0, "{stderr}");
-}
-
-/// Unsealing on a second thread while the file is checked changes no
-/// error: a damaged public section is reported before a wrong key, and a
-/// wrong key as when restoring after opening.
-#[test]
-fn open_and_restore_reports_the_file_before_the_key() {
-    let path = fixture("archive/valid/sealed_small_x25519.karc");
-    let good = std::fs::read(&path).unwrap();
-    let (wrong, _) = key_pair();
-    let mut damaged = good.clone();
-    let meta = karc::archive::format::parse(&path, &good).unwrap().entries[0].range();
-    damaged[meta.start] ^= 0x01;
-    let in_one_go = |bytes: &[u8], key: &Key| {
-        archive_error(
-            Archive::from_bytes_and_restore(
-                Path::new("t.karc"),
-                bytes.to_vec(),
-                ClaimCheck::Enforce,
-                Some(key),
-            )
-            .map(|_| ()),
-        )
-    };
-    assert!(matches!(
-        in_one_go(&damaged, &wrong),
-        ArchiveError::CrcMismatch { section, .. } if section.contains("metadata")
-    ));
-    let apart = archive_error(restore(&good, Some(&wrong)));
-    assert_eq!(in_one_go(&good, &wrong).to_string(), apart.to_string());
-    assert!(
-        matches!(apart, ArchiveError::WrongIdentity { .. }),
-        "{apart}"
-    );
-}
-
-/// A restore of Adult (2.5 MB) decodes on two threads and hands the second
-/// one the rendering of the last half; a section that fails to decode
-/// (occupation's rANS stream's last byte changed, so that its states do
-/// not end where they started) fails the restore with the section's error, and
-/// the second thread, waiting to render, is let go.
-#[test]
-fn a_corrupt_section_fails_a_restore_on_two_threads() {
-    let config = Config::load(&fixture("adult/adult.toml")).unwrap();
-    let csv = fixture("adult/adult.csv");
-    let options = PackOptions {
-        groups: Default::default(),
-        mode: DiffMode::default(),
-        seal: &Seal::None,
-    };
-    let bytes = writer::pack_file(&config, &csv, &options).unwrap();
-    let archive =
-        Archive::from_bytes(Path::new("adult.karc"), bytes.clone(), ClaimCheck::Enforce).unwrap();
-    assert_eq!(archive.restore(None).unwrap(), std::fs::read(&csv).unwrap());
-    let plaintext = archive.private_plaintext(None).unwrap();
-    let (part, public_digest) = plaintext.split_at(plaintext.len() - 32);
-    let (mut part, sealed) =
-        karc::archive::meta::split_from_bytes::<karc::archive::meta::PrivatePart>(part).unwrap();
-    // The last QI (salary-class, released as is) codes no row and has no
-    // stream: change the last byte of the QI before it (occupation).
-    let sections = karc::codec::originals_column_bytes(&part.originals).unwrap();
-    let last = part.originals.len() - 1 - *sections.last().unwrap() as usize;
-    part.originals[last] ^= 0x01;
-    let container = format::parse(Path::new("adult.karc"), &bytes).unwrap();
-    let mut sections: Vec<(SectionKind, Vec<u8>)> = container
-        .entries
-        .iter()
-        .map(|e| (e.kind().unwrap(), bytes[e.range()].to_vec()))
-        .collect();
-    sections.last_mut().unwrap().1 =
-        [&karc::archive::meta::to_bytes(&part), sealed, public_digest].concat();
-    let refs: Vec<(SectionKind, &[u8])> = sections.iter().map(|(k, b)| (*k, &b[..])).collect();
-    let broken = Archive::from_bytes(
-        Path::new("broken.karc"),
-        format::assemble(&refs),
-        ClaimCheck::Enforce,
-    )
-    .unwrap();
-    let e = broken.restore(None).unwrap_err();
-    assert!(
-        matches!(e.area(), Some(ArchiveError::Corrupt { detail, .. })
-            if detail.starts_with("quasi-identifier originals")),
-        "{e}"
-    );
 }
 
 /// A restore on two threads (over 1 MiB) of columns with thousands of

@@ -365,9 +365,10 @@ fn the_committed_example_report_is_reproduced() {
     );
 }
 
-/// Debian's headless Chromium renders the page (which .ci/run installs):
-/// a PNG of the page, and no console error. Without a `chromium` on the
-/// path the test says so and checks nothing.
+/// Debian's headless Chromium renders the pages (which .ci/run installs):
+/// an archive's with l-diversity (the committed example) and a third
+/// party's release CSV's, each a PNG and no console error. Without a
+/// `chromium` on the path the test says so and checks nothing.
 #[test]
 fn chromium_renders_the_page_without_a_console_error() {
     let Ok(found) = Command::new("chromium").arg("--version").output() else {
@@ -377,13 +378,33 @@ fn chromium_renders_the_page_without_a_console_error() {
     assert!(found.status.success());
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let page = d.join("report.html");
-    let png = d.join("report.png");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-example.html"),
-        &page,
-    )
-    .unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-example.html");
+    std::fs::copy(example, d.join("archive.html")).unwrap();
+    let qi = "age,education,occupation,relationship,sex,native-country";
+    let release = fixture("pycanon/adult_anonymized_10.csv");
+    let page = report(
+        &release,
+        &[
+            "--qi",
+            qi,
+            "--k",
+            "10",
+            "--sensitive",
+            "salary-class",
+            "--l",
+            "2",
+        ],
+    );
+    std::fs::write(d.join("release.html"), page).unwrap();
+    for name in ["archive", "release"] {
+        render_in_chromium(d, name);
+    }
+}
+
+/// Renders `dir/NAME.html` to `dir/NAME.png`: no console message, a PNG.
+fn render_in_chromium(d: &Path, name: &str) {
+    let page = d.join(format!("{name}.html"));
+    let png = d.join(format!("{name}.png"));
     let out = Command::new("chromium")
         .args([
             "--headless",
@@ -394,18 +415,21 @@ fn chromium_renders_the_page_without_a_console_error() {
             "--v=0",
             "--window-size=1000,3000",
         ])
-        .arg(format!("--user-data-dir={}", d.join("profile").display()))
+        .arg(format!(
+            "--user-data-dir={}",
+            d.join(format!("profile-{name}")).display()
+        ))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
+    assert!(out.status.success(), "{name}: {log}");
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
+    assert!(console.is_empty(), "{name}: console messages: {console:?}");
     let bytes = std::fs::read(&png).unwrap();
     assert!(
         bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
-        "a rendered page"
+        "{name}: a rendered page"
     );
 }

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod facade;
 pub mod huffman_bench;
 pub mod long;
+pub mod measured;
 pub mod paper000;
 pub mod paper004;
 pub mod realistic;

@@ -340,7 +340,17 @@ pub struct VerifyArgs {
     /// A release CSV, Parquet or Arrow IPC table, or a .karc file (recognized by its magic or extension; it
     /// carries its own claim, so the other flags are refused); `-`: standard input.
     pub input: PathBuf,
-    /// Quasi-identifier columns, comma-separated.
+    #[command(flatten)]
+    pub claim: ClaimArgs,
+    #[command(flatten)]
+    pub signer: SignerArgs,
+}
+
+/// The claim to check on a release table (`verify`, `report`); a .karc
+/// file carries its own, and refuses these flags but the models'.
+#[derive(Debug, Args)]
+pub struct ClaimArgs {
+    /// Quasi-identifier columns of a release table, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub qi: Vec<String>,
     /// k over all the --qi columns.
@@ -364,8 +374,6 @@ pub struct VerifyArgs {
     /// cell holds no value for the models beyond k.
     #[arg(long)]
     pub missing: Vec<String>,
-    #[command(flatten)]
-    pub signer: SignerArgs,
 }
 
 /// The publisher keys a reader trusts (`verify`, `restore`, `export`).
@@ -731,29 +739,8 @@ pub struct ReportArgs {
     /// page says so at its top.
     #[arg(long)]
     pub internal: bool,
-    /// Quasi-identifier columns of a release table, comma-separated.
-    #[arg(long, value_delimiter = ',')]
-    pub qi: Vec<String>,
-    /// k over all the --qi columns of a release table.
-    #[arg(long, short = 'k', value_parser = count)]
-    pub k: Option<usize>,
-    /// A constraint "col,col:K" of a release table (repeatable).
-    #[arg(long = "constraint")]
-    pub constraints: Vec<String>,
-    /// How a release table's all-`*` rows count: mask (exempt; the default) or strict (one class).
-    #[arg(long, value_parser = suppression_policy())]
-    pub suppressed: Option<karc::api::SuppressionPolicy>,
     #[command(flatten)]
-    pub models: ModelArgs,
-    /// Whose definitions the values follow where they differ: pycanon or literature.
-    #[arg(long, default_value = "pycanon", value_parser = definitions())]
-    pub definitions: karc::api::Definitions,
-    /// Field delimiter of a CSV release (detected when absent).
-    #[arg(long)]
-    pub delimiter: Option<char>,
-    /// A token that stands for a missing sensitive value (repeatable; default "" and "?").
-    #[arg(long)]
-    pub missing: Vec<String>,
+    pub claim: ClaimArgs,
     /// The archive's key, for an --internal report's sealed figures.
     #[command(flatten)]
     pub key: KeyArgs,

@@ -261,8 +261,20 @@ fn write_chart(
     name: &std::path::Path,
     rows: &[CompareRow],
 ) -> Result<()> {
+    let mut against = vec!["zip"];
+    against.extend(
+        rows.first()
+            .map_or(&[][..], |r| &r.baselines[..])
+            .iter()
+            .map(|b| b.compressor),
+    );
+    let against = match against.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
     let title = format!(
-        "karc vs zip on {} ({} rows)",
+        "karc vs {against} on {} ({} rows)",
         name.file_name()
             .map_or(name.as_os_str(), |f| f)
             .to_string_lossy(),

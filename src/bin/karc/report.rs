@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use karc::api::{self, Access, Input, Output, ReportOptions, TableFormat, input_name};
-use karc::api::{SuppressionPolicy, VerifyOptions};
 
 use crate::cli::ReportArgs;
 use crate::files::refuse_overwriting;
@@ -30,12 +29,12 @@ pub fn run(args: ReportArgs, json: Json) -> Result<ExitCode> {
         internal: args.internal,
         key: key_options(&args.key)?.key()?,
         signers: crate::sign::trusted(&args.signer)?,
-        sensitive: args.models.sensitive.clone(),
-        models: args.models.models(args.definitions),
+        sensitive: args.claim.models.sensitive.clone(),
+        models: args.claim.models.models(args.claim.definitions),
         time: report_time()?,
     };
     let report = if crate::verify::looks_like_karc(&args.input, &bytes) {
-        refuse_table_flags(&args)?;
+        crate::verify::refuse_table_flags(&args.claim)?;
         api::report_archive(&name, bytes, &options)?
     } else {
         let csv = TableFormat::of_input(&args.input, &bytes) == TableFormat::Csv;
@@ -45,15 +44,15 @@ pub fn run(args: ReportArgs, json: Json) -> Result<ExitCode> {
                 name.display()
             );
         }
-        let delimiter = match args.delimiter.filter(|_| csv) {
-            Some(d) if d.is_ascii() && api::is_delimiter(d as u8) => Some(d as u8),
-            Some(d) => bail!(
-                "--delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {d:?}"
-            ),
-            None => None,
-        };
+        let delimiter = crate::verify::delimiter(&args.claim, csv)?;
         let table = api::read_release(&name, bytes.clone(), delimiter)?;
-        api::report_table(&name, &table, Some(&bytes), &claim(&args)?, &options)?
+        api::report_table(
+            &name,
+            &table,
+            Some(&bytes),
+            &crate::verify::claim_options(&args.claim)?,
+            &options,
+        )?
     };
     let page = if json.on() {
         let mut text = serde_json::to_string_pretty(&report)?;
@@ -78,40 +77,4 @@ fn report_time() -> Result<i64> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64)),
     }
-}
-
-/// A .karc file carries its own claim: the table flags are refused.
-fn refuse_table_flags(args: &ReportArgs) -> Result<()> {
-    if !args.qi.is_empty()
-        || args.k.is_some()
-        || !args.constraints.is_empty()
-        || args.delimiter.is_some()
-        || args.suppressed.is_some()
-        || !args.missing.is_empty()
-    {
-        bail!(
-            "--qi, --k, --constraint, --suppressed, --delimiter and --missing apply to release tables; \
-             a .karc file carries its own claim"
-        );
-    }
-    Ok(())
-}
-
-/// The claim a release table is reported under.
-fn claim(args: &ReportArgs) -> Result<VerifyOptions> {
-    Ok(VerifyOptions {
-        qi: args.qi.clone(),
-        k: args.k,
-        constraints: (args.constraints.iter())
-            .map(|c| c.parse())
-            .collect::<karc::api::Result<_>>()?,
-        suppressed: args.suppressed.unwrap_or(SuppressionPolicy::Mask),
-        sensitive: args.models.sensitive.clone(),
-        models: args.models.models(args.definitions),
-        missing: if args.missing.is_empty() {
-            api::default_missing()
-        } else {
-            args.missing.clone()
-        },
-    })
 }

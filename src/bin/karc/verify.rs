@@ -11,7 +11,7 @@ use karc::api::hex_head;
 use karc::api::{self, ArchiveFigures, ClaimCheck, VerifyOptions, VerifyResult};
 use karc::api::{Input, SignatureStatus, input_name};
 
-use crate::cli::VerifyArgs;
+use crate::cli::{ClaimArgs, VerifyArgs};
 use crate::json::Json;
 use crate::shown::{all_shown, shown};
 
@@ -30,15 +30,9 @@ pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
             hex_head(&karc::api::MAGIC)
         );
     }
-    let delimiter = match args.delimiter.filter(|_| csv) {
-        Some(d) if d.is_ascii() && karc::api::is_delimiter(d as u8) => Some(d as u8),
-        Some(d) => bail!(
-            "--delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {d:?}"
-        ),
-        None => None,
-    };
+    let delimiter = delimiter(&args.claim, csv)?;
     let table = api::read_release(&name, bytes.into_vec(), delimiter)?;
-    let options = verify_options(&args)?;
+    let options = claim_options(&args.claim)?;
     let report = api::verify_table(&table, &options)?;
     let holds = report.holds();
     if json.on() {
@@ -60,7 +54,7 @@ pub fn run(args: VerifyArgs, json: Json) -> Result<ExitCode> {
 }
 
 /// The claim the flags ask to check.
-fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
+pub(crate) fn claim_options(args: &ClaimArgs) -> Result<VerifyOptions> {
     Ok(VerifyOptions {
         qi: args.qi.clone(),
         k: args.k,
@@ -78,6 +72,34 @@ fn verify_options(args: &VerifyArgs) -> Result<VerifyOptions> {
             args.missing.clone()
         },
     })
+}
+
+/// `--delimiter` of a CSV release (ignored for Parquet and Arrow IPC).
+pub(crate) fn delimiter(args: &ClaimArgs, csv: bool) -> Result<Option<u8>> {
+    Ok(match args.delimiter.filter(|_| csv) {
+        Some(d) if d.is_ascii() && karc::api::is_delimiter(d as u8) => Some(d as u8),
+        Some(d) => bail!(
+            "--delimiter: expected one ASCII character other than a quote, CR, LF or NUL, found {d:?}"
+        ),
+        None => None,
+    })
+}
+
+/// A .karc file carries its own claim: the table flags are refused.
+pub(crate) fn refuse_table_flags(args: &ClaimArgs) -> Result<()> {
+    if !args.qi.is_empty()
+        || args.k.is_some()
+        || !args.constraints.is_empty()
+        || args.delimiter.is_some()
+        || args.suppressed.is_some()
+        || !args.missing.is_empty()
+    {
+        bail!(
+            "--qi, --k, --constraint, --suppressed, --delimiter and --missing apply to release tables; \
+             a .karc file carries its own claim"
+        );
+    }
+    Ok(())
 }
 
 fn print_report(source: &str, r: &ClaimReport) {
@@ -207,18 +229,7 @@ pub fn binary(bytes: &[u8]) -> Option<String> {
 /// `karc verify FILE.karc`: integrity (every section's CRC, structure),
 /// then the claim recomputed from the released QI columns.
 fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) -> Result<ExitCode> {
-    if !args.qi.is_empty()
-        || args.k.is_some()
-        || !args.constraints.is_empty()
-        || args.delimiter.is_some()
-        || args.suppressed.is_some()
-        || !args.missing.is_empty()
-    {
-        bail!(
-            "--qi, --k, --constraint, --suppressed, --delimiter and --missing apply to release tables; \
-             a .karc file carries its own claim"
-        );
-    }
+    refuse_table_flags(&args.claim)?;
     // Integrity errors end here with exit 1; the claim is reported, not refused.
     let archive = api::open(name, bytes, ClaimCheck::Skip)?;
     // With --signer, a signature that fails ends here with exit 1.
@@ -231,10 +242,10 @@ fn verify_archive(args: &VerifyArgs, name: &Path, bytes: Vec<u8>, json: Json) ->
     };
     let mut check = archive.verify()?;
     // The models beyond k, measured on the release when --sensitive names columns.
-    if !args.models.sensitive.is_empty() {
-        let m = args.models.models(args.definitions);
+    if !args.claim.models.sensitive.is_empty() {
+        let m = args.claim.models.models(args.claim.definitions);
         check.claim.models =
-            api::verify_archive_models(name, &archive, &args.models.sensitive, &m)?.models;
+            api::verify_archive_models(name, &archive, &args.claim.models.sensitive, &m)?.models;
     }
     let holds = check.holds && check.claim.models.as_ref().is_none_or(|m| m.holds());
     if json.on() {

@@ -30,12 +30,10 @@ use std::str::FromStr;
 
 use clap::Parser;
 use karc::config::Config;
-use karc_tools::bench::{
-    BoxError, FORMAT_SECTION, Limits, ProcessRun, machine, median, replace_section, run_limited,
-};
+use karc_tools::bench::{BoxError, FORMAT_SECTION, Limits, machine, replace_section};
+use karc_tools::measured::{MIB, Measured, Runner, Source, load_average, repo, same_bytes, size};
 use karc_tools::realistic::Kind;
 
-const MIB: f64 = 1024.0 * 1024.0;
 const GIB: u64 = 1 << 30;
 
 #[derive(Debug, Parser)]
@@ -91,140 +89,6 @@ struct Args {
     write: bool,
 }
 
-/// Where an input's CSV comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Source {
-    /// fixtures/adult/adult.csv (30,162 rows, 9 categorical QIs).
-    Adult,
-    /// adult-stream-gen (raw Adult's 15 columns, 10 QIs).
-    AdultStream,
-    /// gen-table --kind mixed.
-    Mixed,
-    /// gen-table --kind numeric.
-    Numeric,
-}
-
-impl Source {
-    const ALL: [Source; 4] = [
-        Source::Adult,
-        Source::AdultStream,
-        Source::Mixed,
-        Source::Numeric,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Source::Adult => "Adult fixture",
-            Source::AdultStream => "adult-stream-gen",
-            Source::Mixed => "gen-table mixed",
-            Source::Numeric => "gen-table numeric",
-        }
-    }
-
-    fn config(self) -> PathBuf {
-        match self {
-            Source::Adult => repo("fixtures/adult/adult.toml"),
-            Source::AdultStream => repo("fixtures/adult-raw/adult-stream.toml"),
-            Source::Mixed => Kind::Mixed.bundled_config(),
-            Source::Numeric => Kind::Numeric.bundled_config(),
-        }
-    }
-}
-
-/// A path inside the repository.
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
-}
-
-/// One measured command: its runs folded (median times, highest peak), and
-/// on failure the run that failed and the last line it wrote on stderr.
-#[derive(Debug, Clone)]
-struct Measured {
-    run: ProcessRun,
-    error: Option<String>,
-}
-
-impl Measured {
-    fn ok(&self) -> bool {
-        self.error.is_none()
-    }
-
-    fn secs(&self) -> f64 {
-        self.run.wall_ms / 1e3
-    }
-
-    /// `wall (CPU)` in seconds, or how it failed.
-    fn cell(&self) -> String {
-        if self.ok() {
-            format!(
-                "{:.3} ({:.3})",
-                self.run.wall_ms / 1e3,
-                self.run.cpu_ms / 1e3
-            )
-        } else {
-            format!("failed: {} after {:.1} s", self.run.exit, self.secs())
-        }
-    }
-
-    fn rss_mib(&self) -> f64 {
-        self.run.peak_rss as f64 / MIB
-    }
-}
-
-/// Runs child processes in one temporary directory under the limits.
-struct Runner {
-    dir: PathBuf,
-    limits: Limits,
-}
-
-impl Runner {
-    /// Runs `make()`'s command `runs` times (stdout to `stdout` or nowhere,
-    /// stderr to a file); stops at the first failing run.
-    fn measure(
-        &self,
-        runs: u64,
-        stdout: Option<&Path>,
-        make: impl Fn() -> Command,
-    ) -> Result<Measured, BoxError> {
-        let err_path = self.dir.join("stderr.txt");
-        let (mut wall, mut cpu, mut peak) = (Vec::new(), Vec::new(), 0);
-        let mut last = None;
-        for _ in 0..runs {
-            let mut command = make();
-            command
-                .stdin(Stdio::null())
-                .stderr(File::create(&err_path)?);
-            match stdout {
-                Some(p) => command.stdout(File::create(p)?),
-                None => command.stdout(Stdio::null()),
-            };
-            let run = run_limited(&mut command, self.limits)?;
-            if !run.ok() {
-                let text = std::fs::read_to_string(&err_path).unwrap_or_default();
-                let line = text.lines().rev().find(|l| !l.trim().is_empty());
-                return Ok(Measured {
-                    run,
-                    error: Some(line.unwrap_or("(nothing on stderr)").trim().to_owned()),
-                });
-            }
-            wall.push(run.wall_ms);
-            cpu.push(run.cpu_ms);
-            peak = peak.max(run.peak_rss);
-            last = Some(run);
-        }
-        let run = last.expect("at least one run");
-        Ok(Measured {
-            run: ProcessRun {
-                wall_ms: median(wall),
-                cpu_ms: median(cpu),
-                peak_rss: peak,
-                ..run
-            },
-            error: None,
-        })
-    }
-}
-
 /// A binary built beside this one (target/release).
 fn sibling(name: &str) -> Result<PathBuf, BoxError> {
     let exe = std::env::current_exe()?;
@@ -238,20 +102,6 @@ fn sibling(name: &str) -> Result<PathBuf, BoxError> {
         )
         .into())
     }
-}
-
-/// `a` and `b` hold the same bytes (`cmp`, so that nothing is loaded here).
-fn same_bytes(a: &Path, b: &Path) -> Result<bool, BoxError> {
-    Ok(Command::new("cmp")
-        .arg("-s")
-        .arg(a)
-        .arg(b)
-        .status()?
-        .success())
-}
-
-fn size(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
 /// Streams a CSV into a Parquet file with zstd, every column as text (the
@@ -974,17 +824,6 @@ fn run(args: &Args) -> Result<String, BoxError> {
         rows.push(row);
     }
     report(args, &keys, &versions, &rows, datafly.as_ref())
-}
-
-/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), as a phrase.
-fn load_average() -> String {
-    match std::fs::read_to_string("/proc/loadavg") {
-        Ok(text) => {
-            let l: Vec<&str> = text.split_whitespace().take(3).collect();
-            format!("load average {} over the cores", l.join(", "))
-        }
-        Err(_) => "load average unknown".to_owned(),
-    }
 }
 
 fn main() -> ExitCode {

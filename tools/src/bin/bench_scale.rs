@@ -27,10 +27,10 @@ use std::process::{Command, ExitCode, Stdio};
 use std::str::FromStr;
 
 use clap::Parser;
-use karc_tools::bench::{BoxError, Limits, ProcessRun, machine, replace_section, run_limited};
+use karc_tools::bench::{BoxError, Limits, machine, replace_section};
+use karc_tools::measured::{Measured, Runner, Source, load_average, repo, same_bytes, size};
 use karc_tools::realistic::Kind;
 
-const MIB: f64 = 1024.0 * 1024.0;
 const GIB: u64 = 1 << 30;
 /// This benchmark's section of tools/BENCHMARKS.md.
 const SECTION: &str = "## Scale and baselines (issue 33)";
@@ -82,47 +82,6 @@ struct Args {
     write: bool,
 }
 
-/// Where an input's CSV comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Source {
-    /// fixtures/adult/adult.csv (30,162 rows).
-    Adult,
-    /// adult-stream-gen (raw Adult's 15 columns).
-    AdultStream,
-    /// gen-table --kind mixed.
-    Mixed,
-    /// gen-table --kind numeric.
-    Numeric,
-}
-
-impl Source {
-    const ALL: [Source; 4] = [
-        Source::Adult,
-        Source::AdultStream,
-        Source::Mixed,
-        Source::Numeric,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Source::Adult => "Adult fixture",
-            Source::AdultStream => "adult-stream-gen",
-            Source::Mixed => "gen-table mixed",
-            Source::Numeric => "gen-table numeric",
-        }
-    }
-
-    /// The hand-written config of the benchmarks.
-    fn config(self) -> PathBuf {
-        match self {
-            Source::Adult => repo("fixtures/adult/adult.toml"),
-            Source::AdultStream => repo("fixtures/adult-raw/adult-stream.toml"),
-            Source::Mixed => Kind::Mixed.bundled_config(),
-            Source::Numeric => Kind::Numeric.bundled_config(),
-        }
-    }
-}
-
 /// Which config a table is packed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Setup {
@@ -142,78 +101,17 @@ impl Setup {
     }
 }
 
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
-}
-
-/// One measured command, or how it failed.
-#[derive(Debug, Clone)]
-struct Measured {
-    run: ProcessRun,
-    error: Option<String>,
-}
-
-impl Measured {
-    fn ok(&self) -> bool {
-        self.error.is_none()
+/// `wall (CPU) RSS` of a measured command, or how it failed.
+fn cell(m: &Measured) -> String {
+    match &m.error {
+        None => format!(
+            "{:.2} ({:.2}) {:.0}",
+            m.run.wall_ms / 1e3,
+            m.run.cpu_ms / 1e3,
+            m.rss_mib()
+        ),
+        Some(e) => format!("failed ({}): {e}", m.run.exit),
     }
-
-    /// `wall (CPU) RSS` or how it failed.
-    fn cell(&self) -> String {
-        match &self.error {
-            None => format!(
-                "{:.2} ({:.2}) {:.0}",
-                self.run.wall_ms / 1e3,
-                self.run.cpu_ms / 1e3,
-                self.run.peak_rss as f64 / MIB
-            ),
-            Some(e) => format!("failed ({}): {e}", self.run.exit),
-        }
-    }
-}
-
-/// Runs children in one directory under the limits.
-struct Runner {
-    dir: PathBuf,
-    limits: Limits,
-}
-
-impl Runner {
-    /// Runs `command` once, its stdout to `stdout` (or nowhere).
-    fn measure(&self, mut command: Command, stdout: Option<&Path>) -> Result<Measured, BoxError> {
-        let err_path = self.dir.join("stderr.txt");
-        command
-            .stdin(Stdio::null())
-            .stderr(File::create(&err_path)?);
-        match stdout {
-            Some(p) => command.stdout(File::create(p)?),
-            None => command.stdout(Stdio::null()),
-        };
-        let run = run_limited(&mut command, self.limits)?;
-        let error = (!run.ok()).then(|| {
-            let text = std::fs::read_to_string(&err_path).unwrap_or_default();
-            let line = text.lines().rev().find(|l| !l.trim().is_empty());
-            line.unwrap_or("(nothing on stderr)").trim().to_owned()
-        });
-        Ok(Measured { run, error })
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.join(name)
-    }
-}
-
-fn size(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
-fn same_bytes(a: &Path, b: &Path) -> bool {
-    Command::new("cmp")
-        .arg("-s")
-        .arg(a)
-        .arg(b)
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 fn command(program: &Path, args: &[&str]) -> Command {
@@ -258,7 +156,7 @@ fn baseline(
         program,
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    let measured = runner.measure(c, to_stdout.then_some(packed.as_path()))?;
+    let measured = runner.measure_once(c, to_stdout.then_some(packed.as_path()))?;
     let bytes = measured.ok().then(|| size(&packed));
     let mut out = Baseline {
         name: name.to_owned(),
@@ -274,8 +172,8 @@ fn baseline(
             program,
             &args.iter().map(String::as_str).collect::<Vec<_>>(),
         );
-        let m = runner.measure(c, to_stdout.then_some(unpacked.as_path()))?;
-        out.exact = m.ok() && same_bytes(csv, &unpacked);
+        let m = runner.measure_once(c, to_stdout.then_some(unpacked.as_path()))?;
+        out.exact = m.ok() && same_bytes(csv, &unpacked)?;
         out.decompress = Some(m);
     }
     let _ = std::fs::remove_file(&packed);
@@ -289,12 +187,12 @@ fn zip(runner: &Runner, csv: &Path) -> Result<Baseline, BoxError> {
     let _ = std::fs::remove_file(&archive);
     let mut c = Command::new("zip");
     c.args(["-6", "-q", "-j"]).arg(&archive).arg(csv);
-    let compress = runner.measure(c, None)?;
+    let compress = runner.measure_once(c, None)?;
     let bytes = compress.ok().then(|| size(&archive));
     let mut u = Command::new("unzip");
     u.args(["-q", "-o"]).arg(&archive).arg("-d").arg(&dir);
-    let decompress = runner.measure(u, None)?;
-    let exact = decompress.ok() && same_bytes(csv, &dir.join(csv.file_name().expect("a name")));
+    let decompress = runner.measure_once(u, None)?;
+    let exact = decompress.ok() && same_bytes(csv, &dir.join(csv.file_name().expect("a name")))?;
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&archive);
     Ok(Baseline {
@@ -377,7 +275,7 @@ impl Karc {
             ],
             &[],
         );
-        let m = runner.measure(c, None)?;
+        let m = runner.measure_once(c, None)?;
         Ok(match m.error {
             None => Ok(config),
             Some(e) => Err(e),
@@ -405,7 +303,7 @@ impl Karc {
             csv.display().to_string(),
         );
         let args = ["pack", "-c", &c, &i, "-o", &a, "-a", "mondrian", "-k", "10"];
-        let pack = runner.measure(self.run(&args, &self.seal), None)?;
+        let pack = runner.measure_once(self.run(&args, &self.seal), None)?;
         let mut run = KarcRun {
             setup,
             bytes: None,
@@ -420,14 +318,15 @@ impl Karc {
         }
         run.bytes = Some(size(&archive));
         let r = restored.display().to_string();
-        let restore = runner.measure(self.run(&["restore", &a, "-o", &r], &self.open), None)?;
-        run.exact = restore.ok() && same_bytes(csv, &restored);
+        let restore =
+            runner.measure_once(self.run(&["restore", &a, "-o", &r], &self.open), None)?;
+        run.exact = restore.ok() && same_bytes(csv, &restored)?;
         run.restore = Some(restore);
         let _ = std::fs::remove_file(&restored);
         let e = export.display().to_string();
-        run.export = Some(runner.measure(self.run(&["export", &a, "-o", &e], &[]), None)?);
+        run.export = Some(runner.measure_once(self.run(&["export", &a, "-o", &e], &[]), None)?);
         let _ = std::fs::remove_file(&export);
-        run.verify = Some(runner.measure(self.run(&["verify", &a], &[]), None)?);
+        run.verify = Some(runner.measure_once(self.run(&["verify", &a], &[]), None)?);
         let _ = std::fs::remove_file(&archive);
         Ok(run)
     }
@@ -477,7 +376,7 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
          Baselines on the CSV: `zip -6` / `unzip`, `xz -9 -T1` / `xz -d`, `zstd -19 --long -T1` / \
          `zstd -d`, Parquet + zstd (pyarrow, every column as text) and OpenZL's `zli` with its \
          CSV profile when built (`--zli PATH`). Times are wall seconds (CPU seconds) and peak \
-         RSS in MiB of one run, on a machine shared with other engineers (load average {}).\n",
+         RSS in MiB of one run, on a machine shared with other engineers ({}).\n",
         args.rows,
         machine(),
         load_average(),
@@ -539,11 +438,11 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 row.name,
                 k.setup.name(),
-                k.pack.cell(),
-                opt(k.restore.as_ref().map(Measured::cell)),
+                cell(&k.pack),
+                opt(k.restore.as_ref().map(cell)),
                 if k.exact { "yes" } else { "no" },
-                opt(k.export.as_ref().map(Measured::cell)),
-                opt(k.verify.as_ref().map(Measured::cell)),
+                opt(k.export.as_ref().map(cell)),
+                opt(k.verify.as_ref().map(cell)),
                 per(Some(&k.pack), zip.map(|z| &z.compress)),
                 per(k.restore.as_ref(), zip.and_then(|z| z.decompress.as_ref())),
             )?;
@@ -561,8 +460,8 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
                 "| {} | {} | {} | {} | {} |",
                 row.name,
                 b.name,
-                b.compress.cell(),
-                opt(b.decompress.as_ref().map(Measured::cell)),
+                cell(&b.compress),
+                opt(b.decompress.as_ref().map(cell)),
                 match b.decompress {
                     Some(_) if b.exact => "yes",
                     Some(_) => "no",
@@ -573,12 +472,6 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
     }
     writeln!(r)?;
     Ok(r)
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|t| t.split_whitespace().take(3).collect::<Vec<_>>().join(", "))
-        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// The table's CSV: the fixture, or generated into the directory.
@@ -617,7 +510,7 @@ fn table_csv(
         &program,
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    let made = runner.measure(c, Some(&csv))?;
+    let made = runner.measure_once(c, Some(&csv))?;
     if let Some(e) = made.error {
         return Err(format!("{}: {e}", program.display()).into());
     }
@@ -720,7 +613,7 @@ fn run(args: &Args) -> Result<String, BoxError> {
             let out = runner.path("table.parquet");
             let mut c = Command::new(&args.python);
             c.arg("-c").arg(PARQUET).arg(&csv).arg(&out).arg(delimiter);
-            let m = runner.measure(c, None)?;
+            let m = runner.measure_once(c, None)?;
             baselines.push(Baseline {
                 name: "Parquet + zstd".to_owned(),
                 bytes: m.ok().then(|| size(&out)),
