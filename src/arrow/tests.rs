@@ -1,5 +1,10 @@
 //! Arrow → karc → Arrow round trips of every flat type, with nulls, empty
-//! strings, odd floats and dictionaries.
+//! strings, odd floats and dictionaries; and corrupt or forged Arrow IPC
+//! and Parquet files (issue 32, the fuzz campaign of 2026-11-28).
+
+// Long: the round trips and the corrupt-file tests share the sample batch
+// and the file writers and readers above them; split, each half would
+// rebuild them.
 
 use std::sync::Arc;
 
