@@ -15,7 +15,10 @@
 use arrow_ipc::{Block, CompressionType, Message, MessageHeader};
 use parquet::basic::Type as PhysicalType;
 use parquet::column::page::Page;
+use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
+
+use super::thrift::{self, Stop};
 use parquet::schema::types::ColumnDescriptor;
 
 /// The most one buffer may declare uncompressed: 4 GiB, above any buffer
@@ -184,6 +187,7 @@ fn negative(what: &str) -> String {
 /// bit for booleans). Data pages are skipped undecoded; what the reader
 /// cannot open here is left to the reader, which names it.
 pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> {
+    check_thrift(&reader)?;
     let Ok(file) = SerializedFileReader::new(reader) else {
         return Ok(());
     };
@@ -219,6 +223,75 @@ pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> 
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Walks the footer, then every page header of every column chunk
+/// ([`super::thrift`]) before parquet decodes them. A footer or chunk that
+/// parquet cannot locate is left to parquet, which names it.
+fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), String> {
+    let len = reader.len();
+    let Ok(tail) = reader.get_bytes(len.saturating_sub(8), 8) else {
+        return Ok(());
+    };
+    if len < 12 || &tail[4..] != b"PAR1" {
+        return Ok(());
+    }
+    let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    if footer > len - 8 {
+        return Ok(());
+    }
+    let Ok(bytes) = reader.get_bytes(len - 8 - footer, footer as usize) else {
+        return Ok(());
+    };
+    match thrift::check_footer(&bytes) {
+        Err(Stop::Refused(why)) => return Err(format!("the footer: {why}")),
+        Err(Stop::Short) | Ok(()) => {}
+    }
+    let Ok(metadata) = ParquetMetaDataReader::new().parse_and_finish(reader) else {
+        return Ok(());
+    };
+    for group in metadata.row_groups() {
+        for (c, chunk) in group.columns().iter().enumerate() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let (Ok(start), Ok(size)) =
+                (u64::try_from(start), u64::try_from(chunk.compressed_size()))
+            else {
+                continue;
+            };
+            check_pages(reader, start, start.saturating_add(size).min(len))
+                .map_err(|why| format!("column {c}: {why}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The page headers from `at` to `end`, each read in a window that grows
+/// from 4 KiB until it holds the header (at most to `end`).
+fn check_pages<R: ChunkReader>(reader: &R, mut at: u64, end: u64) -> Result<(), String> {
+    while at < end {
+        let mut window = 4096u64;
+        let (header, page) = loop {
+            let take = window.min(end - at);
+            let Ok(bytes) = reader.get_bytes(at, take as usize) else {
+                return Ok(());
+            };
+            match thrift::check_page_header(&bytes) {
+                Ok(found) => break found,
+                Err(Stop::Refused(why)) => {
+                    return Err(format!("a page header at byte {at}: {why}"));
+                }
+                Err(Stop::Short) if take < end - at => window = window.saturating_mul(4),
+                Err(Stop::Short) => return Ok(()),
+            }
+        };
+        let Ok(page) = u64::try_from(page) else {
+            return Ok(());
+        };
+        at = at.saturating_add(header as u64).saturating_add(page);
     }
     Ok(())
 }
