@@ -92,6 +92,7 @@ pub fn read_table(path: &Path) -> Result<(Table, ArrowLayout)> {
     match TableFormat::from_path(path) {
         TableFormat::Parquet => {
             let file = File::open(path).map_err(|e| Error::io(path, e))?;
+            check_parquet(path, file.try_clone().map_err(|e| Error::io(path, e))?)?;
             let reader = contained_open(path, || {
                 ParquetRecordBatchReaderBuilder::try_new(file)
                     .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
@@ -119,8 +120,10 @@ pub fn read_table_bytes(
 ) -> Result<(Table, ArrowLayout)> {
     match format {
         TableFormat::Parquet => {
+            let bytes = bytes::Bytes::from(bytes);
+            check_parquet(path, bytes.clone())?;
             let reader = contained_open(path, || {
-                ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+                ParquetRecordBatchReaderBuilder::try_new(bytes)
                     .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
             })?;
             build(path, reader)
@@ -155,6 +158,17 @@ fn read_ipc<R: Read + Seek>(path: &Path, reader: R, head: &[u8]) -> Result<(Tabl
 /// [`super::guard::check_ipc`], as this file's error.
 fn check_ipc(path: &Path, bytes: &[u8]) -> Result<()> {
     super::guard::check_ipc(bytes).map_err(|m| file_error(path, format!("corrupt Arrow data: {m}")))
+}
+
+/// [`super::guard::check_parquet`], as this file's error (a panic of
+/// parquet's page reader too: the column reader would meet it as well).
+fn check_parquet<R: parquet::file::reader::ChunkReader + 'static>(
+    path: &Path,
+    reader: R,
+) -> Result<()> {
+    crate::contain::contained(|| super::guard::check_parquet(reader))
+        .and_then(|checked| checked)
+        .map_err(|m| file_error(path, format!("corrupt Parquet data: {m}")))
 }
 
 /// Opens a reader with `open`, a dependency's error or panic (a corrupt

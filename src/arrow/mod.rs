@@ -22,6 +22,7 @@ mod files;
 mod guard;
 mod rebuild;
 pub mod text;
+mod thrift;
 
 use std::sync::Arc;
 

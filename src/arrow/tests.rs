@@ -1,6 +1,12 @@
 //! Arrow → karc → Arrow round trips of every flat type, with nulls, empty
-//! strings, odd floats and dictionaries.
+//! strings, odd floats and dictionaries; and corrupt or forged Arrow IPC
+//! and Parquet files (issue 32, the fuzz campaign of 2026-11-28).
 
+// Long: the round trips and the corrupt-file tests share the sample batch
+// and the file writers and readers above them; split, each half would
+// rebuild them.
+
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::StringDictionaryBuilder;
@@ -748,4 +754,182 @@ fn mutated_arrow_files_are_errors_not_panics() {
         errors > 0,
         "no mutation was refused: the test mutates nothing"
     );
+}
+
+/// The fuzz campaign of 2026-11-28: arrow-ipc reserves what a file's
+/// footer, a footer block and a compressed buffer declare before it reads
+/// them (a fuzzed block asked for gigabytes, past libFuzzer's 2 GB limit).
+/// Forged from small pyarrow files (`fuzz/regressions/arrow_table/`, whose
+/// first byte is the fuzz target's format choice), each is refused by
+/// `guard.rs`, naming the count, before anything is reserved.
+#[test]
+fn sizes_the_file_cannot_back_are_refused_before_reserving() {
+    let cases: [(&[u8], &str); 4] = [
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_block_body_2_40.arrow"),
+            "declares 208 + 1099511627776 bytes",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_footer_2_31.arrow"),
+            "the footer declares 2147483647 bytes",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/ipc_lz4_buffer_3_gib.arrow"),
+            "declares 3221225472 bytes uncompressed",
+        ),
+        (
+            // Its message's length field ends the flatbuffer early, which
+            // arrow-ipc ignores (it reads to the block's end): the guard
+            // skipped the message and arrow-ipc reserved 4 EB.
+            include_bytes!(
+                "../../fuzz/regressions/arrow_table/crash_ipc_block_message_past_its_length.arrow"
+            ),
+            "bytes uncompressed: expected at most",
+        ),
+    ];
+    for (file, expected) in cases {
+        let err = read_table_bytes(
+            std::path::Path::new("f.arrow"),
+            file[1..].to_vec(),
+            TableFormat::Ipc,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("f.arrow: corrupt Arrow data: ") && err.contains(expected),
+            "{err}"
+        );
+    }
+}
+
+/// The fuzz campaign of 2026-11-28: a Parquet dictionary page whose header
+/// counted 1.7 billion values in a few bytes made parquet's dictionary
+/// decoder zero-fill 14 GB before decoding one; `guard.rs` refuses the
+/// count its bytes cannot code, naming the column. The fuzzed file
+/// (`oom_parquet_dictionary_values.parquet`) is now refused earlier, by
+/// the walk of its forged page headers; here a file of 10,000 distinct
+/// texts is written, and its dictionary page's count raised in place to
+/// 1,048,575 (a varint of the same 3 bytes) with every header still valid.
+#[test]
+fn a_dictionary_page_counting_more_values_than_its_bytes_is_refused() {
+    let fuzzed =
+        include_bytes!("../../fuzz/regressions/arrow_table/oom_parquet_dictionary_values.parquet");
+    let err = read_table_bytes(
+        Path::new("f.parquet"),
+        fuzzed[1..].to_vec(),
+        TableFormat::Parquet,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("f.parquet: corrupt Parquet data: column "),
+        "{err}"
+    );
+    let texts: Vec<String> = (0..10_000).map(|i| format!("v{i}")).collect();
+    let column: ArrayRef = Arc::new(StringArray::from(texts));
+    let batch = RecordBatch::try_from_iter([("a", column)]).unwrap();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    let mut file = writer.into_inner().unwrap();
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&bytes::Bytes::from(file.clone()))
+        .unwrap();
+    let at = metadata
+        .row_group(0)
+        .column(0)
+        .dictionary_page_offset()
+        .unwrap() as usize;
+    // `dictionary_page_header` (field 7, a struct), then its `num_values`
+    // (field 1, an i32): 10,000 as a zigzag varint of 3 bytes.
+    let field = (at..at + 64)
+        .find(|&i| file[i] == 0x4c && file[i + 1] == 0x15)
+        .expect("a dictionary page header");
+    assert_eq!(&file[field + 2..field + 5], &[0xa0, 0x9c, 0x01]);
+    file[field + 2..field + 5].copy_from_slice(&[0xfe, 0xff, 0x7f]);
+    let err = read_table_bytes(Path::new("f.parquet"), file, TableFormat::Parquet)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(
+            "f.parquet: corrupt Parquet data: a dictionary page of column 0 counts 1048575"
+        ) && err.contains("expected at most"),
+        "{err}"
+    );
+}
+
+/// The slow units of the fuzz campaign of 2026-11-28 (48 s to 232 s each
+/// under libFuzzer, seconds in a release build, and more the larger the
+/// file): footers and page headers whose fields parquet skips hold lists
+/// of up to 2^31 booleans, which parquet 60 skips without reading a byte
+/// each. `thrift.rs` walks them first and refuses them, at once.
+#[test]
+fn thrift_parquet_would_loop_on_is_refused_at_once() {
+    let cases: [(&[u8], &str); 3] = [
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/slow_parquet_footer_48s.parquet"),
+            "the footer: ",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/slow_parquet_footer_130s.parquet"),
+            "the footer: ",
+        ),
+        (
+            include_bytes!("../../fuzz/regressions/arrow_table/slow_parquet_page_header.parquet"),
+            "a page header at byte ",
+        ),
+    ];
+    for (file, expected) in cases {
+        let start = std::time::Instant::now();
+        let err = read_table_bytes(
+            Path::new("f.parquet"),
+            file[1..].to_vec(),
+            TableFormat::Parquet,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("f.parquet: corrupt Parquet data: ") && err.contains(expected),
+            "{err}"
+        );
+        assert!(
+            start.elapsed().as_secs() < 5,
+            "{err}: {:?}",
+            start.elapsed()
+        );
+    }
+    // A list of booleans where parquet skips, in a footer that is
+    // otherwise valid; a known field of the wrong type; a list longer
+    // than its bytes.
+    assert_eq!(
+        thrift_check(&[0x29, 0x0c, 0x00]),
+        Ok(()),
+        "an empty list of SchemaElement"
+    );
+    for (bytes, reason) in [
+        (&[0xf9, 0x31, 1, 1, 1, 0x00][..], "a list of 3 booleans"),
+        (
+            &[0x17, 0, 0, 0, 0, 0, 0, 0, 0, 0x00][..],
+            "field 1 is a Double",
+        ),
+        (
+            &[0x29, 0xfc, 0x7f, 0x00][..],
+            "a list of 127 elements in 1 bytes",
+        ),
+    ] {
+        let got = thrift_check(bytes);
+        assert!(
+            matches!(&got, Err(m) if m.contains(reason)),
+            "{bytes:x?}: {got:?}"
+        );
+    }
+}
+
+/// [`super::thrift::check_footer`], its refusal as text.
+fn thrift_check(bytes: &[u8]) -> Result<(), String> {
+    match super::thrift::check_footer(bytes) {
+        Ok(()) => Ok(()),
+        Err(super::thrift::Stop::Refused(m)) => Err(m),
+        Err(super::thrift::Stop::Short) => Err("short".to_owned()),
+    }
 }

@@ -33,12 +33,13 @@ fn replay(target: &str, entry: fn(&[u8])) -> usize {
 #[test]
 fn every_crash_input_is_a_clean_error() {
     type Entry = (&'static str, fn(&[u8]));
-    let targets: [Entry; 5] = [
+    let targets: [Entry; 6] = [
         ("archive", karc::fuzzing::archive),
         ("csv", karc::fuzzing::csv),
         ("config", karc::fuzzing::config),
         ("hierarchy", karc::fuzzing::hierarchy),
         ("signature", karc::fuzzing::signature),
+        ("arrow_table", karc::fuzzing::arrow_table),
     ];
     let files: usize = targets.iter().map(|&(t, entry)| replay(t, entry)).sum();
     assert!(
