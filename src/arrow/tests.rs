@@ -865,7 +865,13 @@ fn a_dictionary_page_counting_more_values_than_its_bytes_is_refused() {
 /// each. `thrift.rs` walks them first and refuses them, at once.
 #[test]
 fn thrift_parquet_would_loop_on_is_refused_at_once() {
-    let cases: [(&[u8], &str); 3] = [
+    let cases: [(&[u8], &str); 4] = [
+        (
+            include_bytes!(
+                "../../fuzz/regressions/arrow_table/slow_parquet_header_past_chunk.parquet"
+            ),
+            "a page header at byte 145: field 6 is a List",
+        ),
         (
             include_bytes!("../../fuzz/regressions/arrow_table/slow_parquet_footer_48s.parquet"),
             "the footer: ",
