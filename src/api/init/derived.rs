@@ -13,6 +13,7 @@ use std::path::Path;
 use super::{Column, InitOptions};
 use crate::config::Config;
 use crate::dataset::Dataset;
+use crate::dictionary::Dictionary;
 use crate::report::Report;
 use crate::table::{self, Table};
 
@@ -98,17 +99,26 @@ fn refused_pairs(
 }
 
 /// At most [`CHECK_ROWS`] evenly spaced rows of `table` (all of a smaller
-/// one), each column keeping its whole dictionary.
+/// one), each column's dictionary holding only the values of those rows:
+/// the hierarchies the draft's builders make are built from it, so their
+/// size follows the sample, not the table (a timestamp of 10 million
+/// distinct values would make a hierarchy of as many leaves).
 fn sample_table(table: &Table) -> Table {
     let rows = table.rows.min(CHECK_ROWS);
     let pick = |i: usize| (i as u128 * table.rows as u128 / rows.max(1) as u128) as usize;
     Table {
         source: table.source.clone(),
         columns: (table.columns.iter())
-            .map(|c| table::Column {
-                name: c.name.clone(),
-                dict: c.dict.clone(),
-                codes: (0..rows).map(|i| c.codes[pick(i)]).collect(),
+            .map(|c| {
+                let mut dict = Dictionary::new();
+                let codes = (0..rows)
+                    .map(|i| dict.intern(c.dict.value(c.codes[pick(i)])))
+                    .collect();
+                table::Column {
+                    name: c.name.clone(),
+                    dict,
+                    codes,
+                }
             })
             .collect(),
         rows,
