@@ -166,9 +166,13 @@ fn check_parquet<R: parquet::file::reader::ChunkReader + 'static>(
     path: &Path,
     reader: R,
 ) -> Result<()> {
-    crate::contain::contained(|| super::guard::check_parquet(reader))
-        .and_then(|checked| checked)
-        .map_err(|m| file_error(path, format!("corrupt Parquet data: {m}")))
+    use super::guard::ParquetRefusal;
+    let corrupt = |m: String| file_error(path, format!("corrupt Parquet data: {m}"));
+    match crate::contain::contained(|| super::guard::check_parquet(reader)) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(ParquetRefusal::Codec(m))) => Err(file_error(path, m)),
+        Ok(Err(ParquetRefusal::Corrupt(m))) | Err(m) => Err(corrupt(m)),
+    }
 }
 
 /// Opens a reader with `open`, a dependency's error or panic (a corrupt

@@ -13,7 +13,7 @@
 //! campaign of 2026-11-28, `fuzz/regressions/arrow_table/`).
 
 use arrow_ipc::{Block, CompressionType, Message, MessageHeader};
-use parquet::basic::Type as PhysicalType;
+use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::column::page::Page;
 use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
@@ -186,7 +186,7 @@ fn negative(what: &str) -> String {
 /// can code (PLAIN: a type's width each, 4 bytes of length for texts, a
 /// bit for booleans). Data pages are skipped undecoded; what the reader
 /// cannot open here is left to the reader, which names it.
-pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> {
+pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), ParquetRefusal> {
     check_thrift(&reader)?;
     let Ok(file) = SerializedFileReader::new(reader) else {
         return Ok(());
@@ -215,11 +215,11 @@ pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> 
                 };
                 let backed = (buf.len() as u64).saturating_mul(8) / bits;
                 if u64::from(num_values) > backed {
-                    return Err(format!(
+                    return Err(ParquetRefusal::Corrupt(format!(
                         "a dictionary page of column {c} counts {num_values} values in {} \
                          bytes: expected at most {backed}",
                         buf.len()
-                    ));
+                    )));
                 }
             }
         }
@@ -227,10 +227,36 @@ pub fn check_parquet<R: ChunkReader + 'static>(reader: R) -> Result<(), String> 
     Ok(())
 }
 
+/// Why a Parquet file is refused before parquet reads it.
+#[derive(Debug)]
+pub enum ParquetRefusal {
+    /// Its bytes would make parquet misread, loop or over-allocate.
+    Corrupt(String),
+    /// A column's codec is one karc is built without (Cargo.toml's
+    /// `parquet` features): parquet's own error said only "Disabled
+    /// feature at compile time: brotli".
+    Codec(String),
+}
+
+/// Whether karc's `parquet` is built with the codec (Cargo.toml's
+/// features); the name parquet.thrift gives one it is not.
+fn unread_codec(codec: Compression) -> Option<&'static str> {
+    match codec {
+        Compression::UNCOMPRESSED
+        | Compression::SNAPPY
+        | Compression::GZIP(_)
+        | Compression::LZ4
+        | Compression::LZ4_RAW
+        | Compression::ZSTD(_) => None,
+        Compression::BROTLI(_) => Some("BROTLI"),
+        Compression::LZO => Some("LZO"),
+    }
+}
+
 /// Walks the footer, then every page header of every column chunk
 /// ([`super::thrift`]) before parquet decodes them. A footer or chunk that
 /// parquet cannot locate is left to parquet, which names it.
-fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), String> {
+fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), ParquetRefusal> {
     let len = reader.len();
     let Ok(tail) = reader.get_bytes(len.saturating_sub(8), 8) else {
         return Ok(());
@@ -246,7 +272,9 @@ fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), String> {
         return Ok(());
     };
     match thrift::check_footer(&bytes) {
-        Err(Stop::Refused(why)) => return Err(format!("the footer: {why}")),
+        Err(Stop::Refused(why)) => {
+            return Err(ParquetRefusal::Corrupt(format!("the footer: {why}")));
+        }
         Err(Stop::Short) | Ok(()) => {}
     }
     let Ok(metadata) = ParquetMetaDataReader::new().parse_and_finish(reader) else {
@@ -254,6 +282,14 @@ fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), String> {
     };
     for group in metadata.row_groups() {
         for (c, chunk) in group.columns().iter().enumerate() {
+            if let Some(codec) = unread_codec(chunk.compression()) {
+                return Err(ParquetRefusal::Codec(format!(
+                    "column {:?} is compressed with {codec}, which karc does not read: expected \
+                     uncompressed, SNAPPY, GZIP, LZ4, LZ4_RAW or ZSTD (pyarrow: \
+                     `write_table(..., compression=\"zstd\")`)",
+                    chunk.column_descr().name(),
+                )));
+            }
             let start = chunk
                 .dictionary_page_offset()
                 .unwrap_or(chunk.data_page_offset());
@@ -263,7 +299,7 @@ fn check_thrift<R: ChunkReader>(reader: &R) -> Result<(), String> {
                 continue;
             };
             check_pages(reader, start, start.saturating_add(size).min(len), len)
-                .map_err(|why| format!("column {c}: {why}"))?;
+                .map_err(|why| ParquetRefusal::Corrupt(format!("column {c}: {why}")))?;
         }
     }
     Ok(())

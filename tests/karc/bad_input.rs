@@ -24,6 +24,7 @@ const TESTED: &[&str] = &[
     "data_not_numeric.toml",
     "privacy_k_zero.toml",
     "privacy_k_too_large.toml",
+    "parquet_brotli.parquet",
 ];
 
 #[test]
@@ -393,4 +394,23 @@ fn privacy_k_too_large() {
     let expected = format!("{csv}: k = 40000 is larger than the table (30162 rows)");
     anonymize_fails_with(1, &config, &csv, &[], &[&expected]);
     anonymize_fails_with(1, &adult_config(), &csv, &["--k", "40000"], &[&expected]);
+}
+
+/// A Parquet file compressed with a codec karc is built without: parquet
+/// itself said only "Disabled feature at compile time: brotli". The line
+/// names the column, the codec, the codecs read and how to rewrite it.
+#[test]
+fn parquet_brotli() {
+    let file = invalid("parquet_brotli.parquet");
+    let (code, out, err) = outcome(&karc(&["verify", &file, "--qi", "age", "--k", "1"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "karc: error: {file}: column \"age\" is compressed with BROTLI, which karc does not \
+             read: expected uncompressed, SNAPPY, GZIP, LZ4, LZ4_RAW or ZSTD (pyarrow: \
+             `write_table(..., compression=\"zstd\")`)"
+        )
+    );
 }
