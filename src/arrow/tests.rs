@@ -788,13 +788,7 @@ fn sizes_the_file_cannot_back_are_refused_before_reserving() {
         ),
     ];
     for (file, expected) in cases {
-        let err = read_table_bytes(
-            std::path::Path::new("f.arrow"),
-            file[1..].to_vec(),
-            TableFormat::Ipc,
-        )
-        .unwrap_err()
-        .to_string();
+        let err = read_error("f.arrow", &file[1..], TableFormat::Ipc);
         assert!(
             err.starts_with("f.arrow: corrupt Arrow data: ") && err.contains(expected),
             "{err}"
@@ -814,13 +808,7 @@ fn sizes_the_file_cannot_back_are_refused_before_reserving() {
 fn a_dictionary_page_counting_more_values_than_its_bytes_is_refused() {
     let fuzzed =
         include_bytes!("../../fuzz/regressions/arrow_table/oom_parquet_dictionary_values.parquet");
-    let err = read_table_bytes(
-        Path::new("f.parquet"),
-        fuzzed[1..].to_vec(),
-        TableFormat::Parquet,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = read_error("f.parquet", &fuzzed[1..], TableFormat::Parquet);
     assert!(
         err.starts_with("f.parquet: corrupt Parquet data: column "),
         "{err}"
@@ -847,9 +835,7 @@ fn a_dictionary_page_counting_more_values_than_its_bytes_is_refused() {
         .expect("a dictionary page header");
     assert_eq!(&file[field + 2..field + 5], &[0xa0, 0x9c, 0x01]);
     file[field + 2..field + 5].copy_from_slice(&[0xfe, 0xff, 0x7f]);
-    let err = read_table_bytes(Path::new("f.parquet"), file, TableFormat::Parquet)
-        .unwrap_err()
-        .to_string();
+    let err = read_error("f.parquet", &file, TableFormat::Parquet);
     assert!(
         err.starts_with(
             "f.parquet: corrupt Parquet data: a dictionary page of column 0 counts 1048575"
@@ -887,13 +873,7 @@ fn thrift_parquet_would_loop_on_is_refused_at_once() {
     ];
     for (file, expected) in cases {
         let start = std::time::Instant::now();
-        let err = read_table_bytes(
-            Path::new("f.parquet"),
-            file[1..].to_vec(),
-            TableFormat::Parquet,
-        )
-        .unwrap_err()
-        .to_string();
+        let err = read_error("f.parquet", &file[1..], TableFormat::Parquet);
         assert!(
             err.starts_with("f.parquet: corrupt Parquet data: ") && err.contains(expected),
             "{err}"
@@ -929,6 +909,13 @@ fn thrift_parquet_would_loop_on_is_refused_at_once() {
             "{bytes:x?}: {got:?}"
         );
     }
+}
+
+/// The error of reading `bytes` as `format` from a file named `name`.
+fn read_error(name: &str, bytes: &[u8], format: TableFormat) -> String {
+    read_table_bytes(Path::new(name), bytes.to_vec(), format)
+        .unwrap_err()
+        .to_string()
 }
 
 /// [`super::thrift::check_footer`], its refusal as text.

@@ -335,11 +335,15 @@ impl Walk<'_> {
             let expect = known.and_then(|k| k.iter().find(|(i, _)| *i == id).map(|(_, e)| *e));
             match expect {
                 Some(e) => {
+                    let start = self.at;
+                    self.expected(e, wire, id, depth)?;
                     if depth == 0 && id == 3 && wire == I32 && size.is_none() {
-                        let z = self.varint()?;
+                        let z = Walk {
+                            bytes: self.bytes,
+                            at: start,
+                        }
+                        .varint()?;
                         *size = Some((z >> 1) as i64 ^ -((z & 1) as i64));
-                    } else {
-                        self.expected(e, wire, id, depth)?;
                     }
                 }
                 None => self.skip(wire, depth)?,

@@ -251,20 +251,23 @@ fn report_json_models_are_verify_json_models() {
     assert_eq!(json["class_sizes"], verify["constraints"][0]["histogram"]);
 }
 
+/// The claim pyCANON's Adult release is reported under: k = 10 and
+/// distinct 2-diversity of `salary-class` on six QIs.
+const RELEASE_CLAIM: [&str; 8] = [
+    "--qi",
+    "age,education,occupation,relationship,sex,native-country",
+    "--k",
+    "10",
+    "--sensitive",
+    "salary-class",
+    "--l",
+    "2",
+];
+
 #[test]
 fn release_csv_is_reported_under_the_claim_given() {
     let file = fixture("pycanon/adult_anonymized_10.csv");
-    let qi = "age,education,occupation,relationship,sex,native-country";
-    let args = [
-        "--qi",
-        qi,
-        "--k",
-        "10",
-        "--sensitive",
-        "salary-class",
-        "--l",
-        "2",
-    ];
+    let args = RELEASE_CLAIM;
     let mut json_args = vec!["--json"];
     json_args.extend(args);
     let json: serde_json::Value = serde_json::from_str(&report(&file, &json_args)).unwrap();
@@ -380,21 +383,8 @@ fn chromium_renders_the_page_without_a_console_error() {
     let d = dir.path();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-example.html");
     std::fs::copy(example, d.join("archive.html")).unwrap();
-    let qi = "age,education,occupation,relationship,sex,native-country";
     let release = fixture("pycanon/adult_anonymized_10.csv");
-    let page = report(
-        &release,
-        &[
-            "--qi",
-            qi,
-            "--k",
-            "10",
-            "--sensitive",
-            "salary-class",
-            "--l",
-            "2",
-        ],
-    );
+    let page = report(&release, &RELEASE_CLAIM);
     std::fs::write(d.join("release.html"), page).unwrap();
     for name in ["archive", "release"] {
         render_in_chromium(d, name);
