@@ -310,8 +310,8 @@ impl LevelLabels {
                 .collect();
             return LevelLabels::Intervals(pairs);
         }
-        for id in 0..=2 {
-            let format = calendar::Format::from_id(id).expect("ids 0 to 2");
+        for id in 0..=3 {
+            let format = calendar::Format::from_id(id).expect("ids 0 to 3");
             if let Some(d) = deltas(&mut labels.iter().map(|s| calendar::parse(format, s))) {
                 return LevelLabels::Calendar(id, d);
             }
@@ -329,7 +329,7 @@ impl LevelLabels {
         Ok(match self {
             LevelLabels::Calendar(id, deltas) => {
                 let format = calendar::Format::from_id(id)
-                    .ok_or_else(|| format!("unknown calendar label format {id} (0 to 2)"))?;
+                    .ok_or_else(|| format!("unknown calendar label format {id} (0 to 3)"))?;
                 let mut value = 0i64;
                 let mut labels = Vec::with_capacity(deltas.len());
                 for d in deltas {
@@ -539,6 +539,14 @@ mod tests {
             // Not dates in one format: a day that does not exist, a mix.
             (texts(&["2023-02-29", "2023-03-01"]), "Lines"),
             (texts(&["2024-03-01", "2024-03-01T10:00:00"]), "Lines"),
+            (
+                texts(&["2024-03-01T10:00:00Z", "2024-03-01T10:00:30Z"]),
+                "Calendar(3",
+            ),
+            (
+                texts(&["2024-03-01T10:00:00Z", "2024-03-01T10:00:30"]),
+                "Lines",
+            ),
         ];
         for (labels, kind) in cases {
             let wire = LevelLabels::of(&labels);
@@ -559,7 +567,7 @@ mod tests {
                 .into_texts()
                 .is_err()
         );
-        assert!(LevelLabels::Calendar(3, vec![0]).into_texts().is_err());
+        assert!(LevelLabels::Calendar(4, vec![0]).into_texts().is_err());
         assert!(
             LevelLabels::Calendar(1, vec![i64::MIN])
                 .into_texts()

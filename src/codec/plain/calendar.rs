@@ -1,6 +1,7 @@
 //! Dates and times as integers (`spec/CODING.md` 5.5): `YYYY-MM-DD` as days
-//! since 1970-01-01, `YYYY-MM-DD hh:mm:ss` (or with `T`) as seconds since
-//! its midnight, in the proleptic Gregorian calendar, years 0000 to 9999.
+//! since 1970-01-01, `YYYY-MM-DD hh:mm:ss` (or with `T`, or RFC 3339's
+//! `YYYY-MM-DDThh:mm:ssZ`) as seconds since its midnight, in the proleptic
+//! Gregorian calendar, years 0000 to 9999.
 //! A numeric column's machinery (exceptions, integer sequences) then codes
 //! them: a year of random seconds costs its 25 bits, not 20 bytes of text.
 
@@ -16,6 +17,9 @@ pub(crate) enum Format {
     Date,
     /// `YYYY-MM-DD`, then this separator byte, then `hh:mm:ss`.
     DateTime(u8),
+    /// `YYYY-MM-DDThh:mm:ssZ`: RFC 3339's time in UTC, as logs and APIs
+    /// write it.
+    Zulu,
 }
 
 impl Format {
@@ -26,6 +30,7 @@ impl Format {
             Format::Date => Some(0),
             Format::DateTime(b' ') => Some(1),
             Format::DateTime(_) => Some(2),
+            Format::Zulu => Some(3),
         }
     }
 
@@ -34,6 +39,7 @@ impl Format {
             0 => Some(Format::Date),
             1 => Some(Format::DateTime(b' ')),
             2 => Some(Format::DateTime(b'T')),
+            3 => Some(Format::Zulu),
             _ => None,
         }
     }
@@ -57,6 +63,9 @@ pub(crate) fn parse(format: Format, s: &str) -> Option<i64> {
         Format::Decimal => return None,
         Format::Date if b.len() == 10 => (b, None),
         Format::DateTime(sep) if b.len() == 19 && b[10] == sep => (&b[..10], Some(&b[11..])),
+        Format::Zulu if b.len() == 20 && b[10] == b'T' && b[19] == b'Z' => {
+            (&b[..10], Some(&b[11..19]))
+        }
         _ => return None,
     };
     if date[4] != b'-' || date[7] != b'-' {
@@ -100,7 +109,7 @@ pub(super) fn renders(format: Format, value: i64) -> bool {
     let days = match format {
         Format::Decimal => return false,
         Format::Date => value,
-        Format::DateTime(_) => value.div_euclid(DAY),
+        Format::DateTime(_) | Format::Zulu => value.div_euclid(DAY),
     };
     (FIRST_DAY..END_DAY).contains(&days)
 }
@@ -112,7 +121,7 @@ pub(crate) fn render(out: &mut String, format: Format, value: i64) -> Option<()>
         return None;
     }
     let (days, secs) = match format {
-        Format::DateTime(_) => (value.div_euclid(DAY), Some(value.rem_euclid(DAY))),
+        Format::DateTime(_) | Format::Zulu => (value.div_euclid(DAY), Some(value.rem_euclid(DAY))),
         _ => (value, None),
     };
     // Fields in range (years 0000 to 9999): no sign, fixed widths.
@@ -123,13 +132,20 @@ pub(crate) fn render(out: &mut String, format: Format, value: i64) -> Option<()>
     field(out, m, 2);
     out.push('-');
     field(out, d, 2);
-    if let (Format::DateTime(sep), Some(s)) = (format, secs) {
-        out.push(char::from(sep));
+    if let Some(s) = secs {
+        out.push(if let Format::DateTime(sep) = format {
+            char::from(sep)
+        } else {
+            'T'
+        });
         field(out, s / 3600, 2);
         out.push(':');
         field(out, s / 60 % 60, 2);
         out.push(':');
         field(out, s % 60, 2);
+        if format == Format::Zulu {
+            out.push('Z');
+        }
     }
     Some(())
 }
@@ -171,6 +187,15 @@ mod tests {
         ] {
             assert_eq!(parse(t, bad), None, "{bad}");
             assert_eq!(parse(Format::Date, bad), None, "{bad}");
+            assert_eq!(parse(Format::Zulu, bad), None, "{bad}");
+        }
+        assert_eq!(parse(Format::Zulu, "1970-01-01T00:00:01Z"), Some(1));
+        for bad in [
+            "1970-01-01T00:00:01",
+            "1970-01-01 00:00:01Z",
+            "1970-01-01T00:00:01z",
+        ] {
+            assert_eq!(parse(Format::Zulu, bad), None, "{bad}");
         }
         let mut s = String::new();
         assert!(render(&mut s, Format::Date, END_DAY).is_none());
@@ -181,7 +206,7 @@ mod tests {
     proptest! {
         #[test]
         fn rendering_inverts_parsing(days in FIRST_DAY..END_DAY, secs in 0i64..DAY, sep in prop::sample::select(vec![b' ', b'T'])) {
-            for (format, v) in [(Format::Date, days), (Format::DateTime(sep), days * DAY + secs)] {
+            for (format, v) in [(Format::Date, days), (Format::DateTime(sep), days * DAY + secs), (Format::Zulu, days * DAY + secs)] {
                 let mut s = String::new();
                 render(&mut s, format, v).unwrap();
                 prop_assert_eq!(parse(format, &s), Some(v), "{}", s);

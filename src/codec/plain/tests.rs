@@ -50,6 +50,12 @@ fn every_layout(values: &[String]) -> Vec<(u8, Vec<u8>)> {
             LAYOUT_TEXTS_LZMA,
             [&[LAYOUT_TEXTS_LZMA][..], &texts::encode_lzma(&texts, &rows)].concat(),
         ));
+        if let Some(fields) = texts::encode_ppmd(&texts, &rows) {
+            blobs.push((
+                LAYOUT_TEXTS_PPMD,
+                [&[LAYOUT_TEXTS_PPMD][..], &fields].concat(),
+            ));
+        }
     }
     if let Some(fields) = positions::encode(&texts, &rows) {
         blobs.push((
@@ -241,7 +247,7 @@ fn nine_decimal_ratios_cost_their_entropy() {
 }
 
 #[test]
-fn the_chooser_keeps_dictionaries_and_takes_zstd_for_free_text() {
+fn the_chooser_keeps_dictionaries_and_takes_ppmd_for_free_text() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let few = ["Private", "Self-emp", "State-gov", "?"];
     let cats: Vec<String> = (0..20_000)
@@ -261,12 +267,23 @@ fn the_chooser_keeps_dictionaries_and_takes_zstd_for_free_text() {
         })
         .collect();
     let blob = round_trip(&notes);
-    assert!(matches!(blob[0], LAYOUT_TEXTS | LAYOUT_TEXTS_LZMA));
+    assert_eq!(blob[0], LAYOUT_TEXTS_PPMD);
+    // A context model: well below xz -9 of the same lines.
+    let mut xz = Vec::new();
+    liblzma::read::XzEncoder::new(notes.join("\n").as_bytes(), 9)
+        .read_to_end(&mut xz)
+        .unwrap();
+    assert!(
+        blob.len() * 10 < xz.len() * 9,
+        "{} against xz's {}",
+        blob.len(),
+        xz.len()
+    );
 }
 
-/// Names and three-letter codes: LZMA2 wins, and the column is no larger
-/// than xz -9 makes of its lines (issue 33: names 1.07x and codes 2.6x
-/// xz before).
+/// Names and three-letter codes: PPMd or fixed widths win, and the column
+/// is no larger than xz -9 makes of its lines (issue 33: names 1.07x and
+/// codes 2.6x xz before).
 #[test]
 fn names_and_codes_are_no_larger_than_xz() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
@@ -314,23 +331,26 @@ fn names_and_codes_are_no_larger_than_xz() {
 /// 20 bytes of text.
 #[test]
 fn timestamps_cost_their_bits() {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let start = calendar::parse(Format::DateTime(b' '), "2024-01-01 00:00:00").unwrap();
-    let stamps: Vec<String> = (0..20_000)
-        .map(|_| {
-            let mut s = String::new();
-            calendar::render(
-                &mut s,
-                Format::DateTime(b' '),
-                start + (rng.next_u64() % (366 * 86_400)) as i64,
-            )
-            .unwrap();
-            s
-        })
-        .collect();
-    let blob = round_trip(&stamps);
-    assert_eq!(blob[..2], [LAYOUT_DATES, 1]);
-    assert!(blob.len() < 20_000 * 26 / 8, "{} bytes", blob.len());
+    // Each format of layout 4 with a time, RFC 3339's UTC one among them.
+    for (format, id) in [
+        (Format::DateTime(b' '), 1),
+        (Format::DateTime(b'T'), 2),
+        (Format::Zulu, 3),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let start = calendar::parse(Format::DateTime(b' '), "2024-01-01 00:00:00").unwrap();
+        let stamps: Vec<String> = (0..20_000)
+            .map(|_| {
+                let mut s = String::new();
+                let t = start + (rng.next_u64() % (366 * 86_400)) as i64;
+                calendar::render(&mut s, format, t).unwrap();
+                s
+            })
+            .collect();
+        let blob = round_trip(&stamps);
+        assert_eq!(blob[..2], [LAYOUT_DATES, id], "{}", stamps[0]);
+        assert!(blob.len() < 20_000 * 26 / 8, "{} bytes", blob.len());
+    }
 }
 
 /// Zip-code-like codes keep their leading zeros exactly.
@@ -486,6 +506,54 @@ fn forged_lzma_and_fixed_width_blobs_are_refused() {
     assert!(decode_plain(&[&blob[..], &[0]].concat(), "c", 3).is_err());
 }
 
+#[test]
+fn forged_ppmd_blobs_are_refused() {
+    let col = column(&strings(&["a", "b", "c"]));
+    let (texts, rows) = rows_of(&col);
+    let ppmd = texts::encode_ppmd(&texts, &rows).unwrap();
+    let (len, order, mem, code) = (ppmd[0], ppmd[1], ppmd[2], &ppmd[3..]);
+    assert_eq!((len, mem), (6, 16), "6 bytes of stream, 64 KiB of model");
+    let blob = |len: u64, order: u8, mem: u8, code: &[u8]| {
+        let mut b = vec![LAYOUT_TEXTS_PPMD];
+        put_varint(&mut b, len);
+        b.extend_from_slice(&[order, mem]);
+        b.extend_from_slice(code);
+        b
+    };
+    assert!(decode_plain(&blob(6, order, mem, code), "c", 3).is_ok());
+    // An order outside 2..=16, a memory beyond the length's or outside
+    // 2^16..=2^26, a length the code cannot hold (1024 bytes a byte) or
+    // other than decoded, a stream cut short or followed by a byte.
+    for (len, order, mem) in [
+        (6u64, 1u8, 16u8),
+        (6, 17, 16),
+        (6, order, 15),
+        (6, order, 17),
+        (1 << 40, order, 27),
+        (1 << 40, order, 26),
+        (5, order, 16),
+        (7, order, 16),
+    ] {
+        let b = blob(len, order, mem, code);
+        assert!(decode_plain(&b, "c", 3).is_err(), "{len} {order} {mem}");
+    }
+    let cut = blob(6, order, mem, &code[..code.len() - 1]);
+    assert!(decode_plain(&cut, "c", 3).is_err());
+    let long = blob(6, order, mem, &[code, &[0]].concat());
+    assert!(matches!(
+        decode_plain(&long, "c", 3),
+        Err(CodecError::TrailingBytes { .. })
+    ));
+    // Random code after a valid head: refused or decoded, never a panic,
+    // and never more than the stated length.
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    for _ in 0..2000 {
+        let n = 1 + (rng.next_u32() % 64) as usize;
+        let code: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
+        let _ = decode_plain(&blob(n as u64 * 4, 4, 16, &code), "c", 3);
+    }
+}
+
 fn cell() -> impl Strategy<Value = String> {
     prop_oneof![
         (-1000i64..1000).prop_map(|v| v.to_string()),
@@ -630,6 +698,10 @@ fn spec_vectors() {
         (
             blob(&["a", "bc"], LAYOUT_TEXTS),
             "03 05 28 b5 2f fd 20 05 29 00 00 61 ff 62 63 ff",
+        ),
+        (
+            blob(&["a", "bc"], LAYOUT_TEXTS_PPMD),
+            "07 05 03 10 00 61 9c ce 06 db e2 69 21 00",
         ),
     ];
     for (found, expected) in &cases {
