@@ -36,9 +36,11 @@ fn text_of<'a>(texts: &'a str, ends: &[usize], c: u32) -> &'a str {
     &texts[if c == 0 { 0 } else { ends[c - 1] }..ends[c]]
 }
 
-/// The index of every value in the buffers.
-fn index_of(texts: &str, ends: &[usize]) -> HashTable<u32> {
-    let mut index = HashTable::with_capacity(ends.len());
+/// The index of every value in the buffers, with room for `room` values
+/// (as many as the buffers have room for: what [`Dictionary::reserve`]
+/// asked).
+fn index_of(texts: &str, ends: &[usize], room: usize) -> HashTable<u32> {
+    let mut index = HashTable::with_capacity(room);
     for c in 0..ends.len() as u32 {
         index.insert_unique(hash(text_of(texts, ends, c)), c, |&c| {
             hash(text_of(texts, ends, c))
@@ -58,7 +60,7 @@ impl Dictionary {
     pub fn intern(&mut self, value: &str) -> u32 {
         let h = hash(value);
         if self.index.get().is_none() {
-            let index = index_of(&self.texts, &self.ends);
+            let index = index_of(&self.texts, &self.ends, self.ends.capacity());
             self.index = OnceLock::from(index);
         }
         let Dictionary { texts, ends, index } = self;
@@ -88,10 +90,16 @@ impl Dictionary {
         Self::record(texts, ends, index)
     }
 
-    /// Reserves room for `values` more values of `bytes` bytes in all.
+    /// Reserves room for `values` more values of `bytes` bytes in all (in
+    /// the index too, when one is built or when it is built next): a
+    /// dictionary filled to a known size never rehashes.
     pub fn reserve(&mut self, values: usize, bytes: usize) {
         self.ends.reserve(values);
         self.texts.reserve(bytes);
+        let Dictionary { texts, ends, index } = self;
+        if let Some(index) = index.get_mut() {
+            index.reserve(values, |&c| hash(text_of(texts, ends, c)));
+        }
     }
 
     /// Ends a value at the end of `texts` (indexed with its hash `h`).
@@ -112,7 +120,7 @@ impl Dictionary {
     /// The code of `value`, if it is in the dictionary.
     pub fn code(&self, value: &str) -> Option<u32> {
         self.index
-            .get_or_init(|| index_of(&self.texts, &self.ends))
+            .get_or_init(|| index_of(&self.texts, &self.ends, self.ends.len()))
             .find(hash(value), |&c| self.value(c) == value)
             .copied()
     }

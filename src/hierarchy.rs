@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
+use crate::dictionary::Dictionary;
 use crate::io::Input;
 use crate::{Error, Result};
 
@@ -158,8 +159,10 @@ impl NodeLabels for Hierarchy {
 /// One level of a hierarchy: its node labels and each leaf's node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Level {
-    labels: Vec<Box<str>>,
-    index: FxHashMap<Box<str>, u32>,
+    /// Node labels by node number, each once: a level of a million leaves
+    /// (near-unique coordinates) costs their text and about ten bytes a
+    /// label, not a boxed copy and a map entry each.
+    labels: Dictionary,
     /// The node of each leaf at this level.
     of_leaf: Vec<u32>,
     /// The parent of each node at the next level up (empty on the root level).
@@ -249,24 +252,21 @@ impl Hierarchy {
         let mut levels: Vec<Level> = Vec::with_capacity(height_plus_one);
         for l in 0..height_plus_one {
             let mut level = Level {
-                labels: Vec::new(),
-                index: FxHashMap::default(),
+                labels: Dictionary::new(),
                 of_leaf: Vec::with_capacity(leaf_rows.len()),
                 parent: Vec::new(),
                 leaves: Vec::new(),
             };
+            if l == 0 {
+                let bytes = leaf_rows.iter().map(|&r| rows[r].1[0].len()).sum();
+                level.labels.reserve(leaf_rows.len(), bytes);
+            }
             for &r in &leaf_rows {
                 let label = rows[r].1[l].as_str();
-                let node = match level.index.get(label) {
-                    Some(&n) => n,
-                    None => {
-                        let n = level.labels.len() as u32;
-                        level.labels.push(label.into());
-                        level.index.insert(label.into(), n);
-                        level.leaves.push(0);
-                        n
-                    }
-                };
+                let node = level.labels.intern(label);
+                if node as usize == level.leaves.len() {
+                    level.leaves.push(0);
+                }
                 level.of_leaf.push(node);
                 level.leaves[node as usize] += 1;
             }
@@ -288,12 +288,12 @@ impl Hierarchy {
                 } else if *slot != p {
                     let name = format!(
                         "{:?} (level {l}) under {:?} and {:?}",
-                        &*lower.labels[node as usize],
-                        &*upper.labels[*slot as usize],
-                        &*upper.labels[p as usize]
+                        lower.labels.value(node),
+                        upper.labels.value(*slot),
+                        upper.labels.value(p)
                     );
                     if !two_parents.iter().any(|n| {
-                        n.starts_with(&format!("{:?} (level {l})", &*lower.labels[node as usize]))
+                        n.starts_with(&format!("{:?} (level {l})", lower.labels.value(node)))
                     }) {
                         two_parents.push(name);
                     }
@@ -316,7 +316,7 @@ impl Hierarchy {
             return Err(HierarchyError::SeveralRoots {
                 path: err_path(),
                 count,
-                names: name_some(root.labels.iter().map(|l| format!("{l:?}")), count),
+                names: name_some(root.labels.values().map(|l| format!("{l:?}")), count),
             }
             .into());
         }
@@ -394,10 +394,10 @@ impl Hierarchy {
             if seen != labels.len() {
                 return Err(format!("level {l}: node {seen} covers no leaf"));
             }
-            let mut index = FxHashMap::with_capacity_and_hasher(labels.len(), Default::default());
-            let labels: Vec<Box<str>> = labels.into_iter().map(String::into_boxed_str).collect();
+            let mut dictionary = Dictionary::new();
+            dictionary.reserve(labels.len(), labels.iter().map(String::len).sum());
             for (n, label) in labels.iter().enumerate() {
-                if index.insert(label.clone(), n as u32).is_some() {
+                if dictionary.intern(label) as usize != n {
                     return Err(format!("level {l}: label {label:?} names two nodes"));
                 }
             }
@@ -406,8 +406,7 @@ impl Hierarchy {
                 None => Vec::new(),
             };
             built.push(Level {
-                labels,
-                index,
+                labels: dictionary,
                 of_leaf: std::mem::replace(&mut of_leaf, next),
                 parent,
                 leaves: counts,
@@ -426,7 +425,7 @@ impl Hierarchy {
         let levels = self
             .levels
             .iter()
-            .map(|l| l.labels.iter().map(|label| label.to_string()).collect())
+            .map(|l| l.labels.values().map(str::to_owned).collect())
             .collect();
         let parents = self.levels[..self.height()]
             .iter()
@@ -447,7 +446,7 @@ impl Hierarchy {
 
     /// The leaf whose label is `value`.
     pub fn leaf(&self, value: &str) -> Option<u32> {
-        self.levels[0].index.get(value).copied()
+        self.levels[0].labels.code(value)
     }
 
     /// The node at `level` that generalizes `leaf`.
@@ -463,12 +462,12 @@ impl Hierarchy {
 
     /// The label of `node` at `level`: the text a release shows.
     pub fn label(&self, level: usize, node: u32) -> &str {
-        &self.levels[level].labels[node as usize]
+        self.levels[level].labels.value(node)
     }
 
     /// The node at `level` labelled `label`.
     pub fn node(&self, level: usize, label: &str) -> Option<u32> {
-        self.levels[level].index.get(label).copied()
+        self.levels[level].labels.code(label)
     }
 
     /// How many nodes `level` has.

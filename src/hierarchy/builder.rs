@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Hierarchy, HierarchyError};
@@ -196,20 +197,27 @@ impl Builder {
             _ => values,
         };
         let mut rows = Vec::with_capacity(values.len());
-        let mut label = String::new();
+        let mut intervals = vec![FxHashMap::default(); height];
         for (i, &value) in values.iter().enumerate() {
             let mut row = Vec::with_capacity(height + 1);
             row.push(value.to_owned());
-            let is_missing = missing.iter().any(|m| m == value);
-            for level in 1..height {
-                label.clear();
-                if is_missing {
-                    label.push_str(value);
-                } else {
+            if missing.iter().any(|m| m == value) {
+                row.extend(std::iter::repeat_n(
+                    value.to_owned(),
+                    height.saturating_sub(1),
+                ));
+            } else if let Builder::Intervals(widths) = self {
+                let x = number(value, format).map_err(fail)?;
+                for (w, labels) in widths.iter().zip(&mut intervals) {
+                    row.push(interval_of(x, *w, value_type, labels).to_owned());
+                }
+            } else {
+                for level in 1..height {
+                    let mut label = String::new();
                     self.label(value, level, value_type, format, &mut label)
                         .map_err(fail)?;
+                    row.push(label);
                 }
-                row.push(label.clone());
             }
             row.push(ROOT.to_owned());
             rows.push((i as u64 + 1, row));
@@ -262,9 +270,7 @@ impl Builder {
                 out.extend(std::iter::repeat_n('*', masked));
             }
             Builder::Intervals(widths) => {
-                let x = format.decimal(value.trim()).ok_or_else(|| {
-                    format!("expected a number, found {value:?} (list missing-value tokens in [input] missing)")
-                })?;
+                let x = number(value, format)?;
                 interval_label(x, widths[level - 1], value_type, out);
             }
             Builder::Dates(levels) => {
@@ -290,6 +296,26 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// The number a value of an interval hierarchy's column spells.
+fn number(value: &str, format: NumberFormat) -> std::result::Result<f64, String> {
+    format.decimal(value.trim()).ok_or_else(|| {
+        format!("expected a number, found {value:?} (list missing-value tokens in [input] missing)")
+    })
+}
+
+/// The label of the interval of width `w` holding `x`, written once per
+/// interval into `labels` (keyed by the interval's number, `floor(x / w)`,
+/// which is all the label depends on): a column of a million distinct
+/// coordinates meets a few dozen intervals a level, and a label costs two
+/// float formattings.
+fn interval_of(x: f64, w: f64, value_type: ValueType, labels: &mut FxHashMap<u64, String>) -> &str {
+    labels.entry((x / w).floor().to_bits()).or_insert_with(|| {
+        let mut label = String::new();
+        interval_label(x, w, value_type, &mut label);
+        label
+    })
 }
 
 /// `lo-hi` (whole numbers, both ends included, as ARX's age hierarchy) or
@@ -390,6 +416,36 @@ mod tests {
         assert_eq!(path_of(&h, "?"), ["?", "?", "?", "?", "?", "*"]);
         let leaf = h.leaf("02141").unwrap();
         assert_eq!(h.node_of(2, leaf), h.node_of(2, h.leaf("02139").unwrap()));
+    }
+
+    /// Labels written once per interval are the labels of each value:
+    /// negative, zero, signed zero, many-digit and integer values, widths
+    /// of whole and fractional numbers.
+    #[test]
+    fn interval_labels_are_each_values_own() {
+        let values: Vec<String> = (0..4000)
+            .map(|i| match i % 5 {
+                0 => format!("{:.6}", (i as f64 * 0.37).sin() * 180.0),
+                1 => format!("{}", i as i64 - 2000),
+                2 => "-0".to_owned(),
+                3 => format!("{:.9}", i as f64 / 4000.0),
+                _ => format!("{}", i * 7919 % 100_000),
+            })
+            .collect();
+        let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+        for value_type in [ValueType::Decimal, ValueType::Integer] {
+            let widths = vec![0.5, 2.0, 10.0, 1000.0];
+            let h = build(Builder::Intervals(widths.clone()), &texts, value_type);
+            for v in &texts {
+                let x: f64 = v.parse().unwrap();
+                let path = path_of(&h, v);
+                for (level, w) in widths.iter().enumerate() {
+                    let mut own = String::new();
+                    interval_label(x, *w, value_type, &mut own);
+                    assert_eq!(path[level + 1], own, "{v} at width {w}");
+                }
+            }
+        }
     }
 
     #[test]

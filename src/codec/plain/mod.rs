@@ -291,9 +291,8 @@ fn ppmd_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
     if indices.len() <= 2 * SAMPLE_ROWS {
         return true;
     }
-    texts::encode_ppmd(texts, &indices[..SAMPLE_ROWS]).is_some_and(|sample| {
-        sample.len() as f64 * (indices.len() as f64 / SAMPLE_ROWS as f64) < best as f64
-    })
+    let sample = texts::ppmd_size(texts, &indices[..SAMPLE_ROWS]) as f64;
+    sample * (indices.len() as f64 / SAMPLE_ROWS as f64) < best as f64
 }
 
 /// The formats worth trying: decimals, and each date or time format that

@@ -204,15 +204,26 @@ fn ppmd_mem_log(len: u64) -> u8 {
 /// reader would refuse it; a dictionary codes such a column better).
 pub(super) fn encode_ppmd(texts: &[&str], rows: &[u32]) -> Option<Vec<u8>> {
     let stream = text_stream(texts, rows);
-    let mem_log = ppmd_mem_log(stream.len() as u64);
     let orders: &[u8] = if stream.len() <= PPMD_SMALL {
         &PPMD_ORDERS_SMALL
     } else {
         &[PPMD_ORDER]
     };
+    ppmd_fields(&stream, orders)
+}
+
+/// The size of PPMd's code (order 4 alone) of rows `rows`: what a sample of
+/// a large column, which [`encode_ppmd`] codes in order 4, says of it.
+pub(super) fn ppmd_size(texts: &[&str], rows: &[u32]) -> usize {
+    ppmd_fields(&text_stream(texts, rows), &[PPMD_ORDER]).map_or(usize::MAX, |f| f.len())
+}
+
+/// The fields of layout 7 for `stream`, in the best of `orders`.
+fn ppmd_fields(stream: &[u8], orders: &[u8]) -> Option<Vec<u8>> {
+    let mem_log = ppmd_mem_log(stream.len() as u64);
     let (order, code) = orders
         .iter()
-        .map(|&order| (order, ppmd_code(&stream, order, mem_log)))
+        .map(|&order| (order, ppmd_code(stream, order, mem_log)))
         .min_by_key(|(_, code)| code.len())
         .expect("at least one order");
     if stream.len() as u64 > PPMD_MAX_RATIO * code.len() as u64 {
