@@ -246,13 +246,15 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
             }
         }
     }
-    if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
-        keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
-    }
+    // PPMd before zstd: where it wins (free text), zstd's sample then
+    // tells it cannot, and zstd is not run on the whole column.
     if !texts.is_empty() && ppmd_may_win(texts, indices, best.len()) {
         if let Some(fields) = texts::encode_ppmd(texts, indices) {
             keep(&mut best, LAYOUT_TEXTS_PPMD, fields);
         }
+    }
+    if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
+        keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
     }
     if !texts.is_empty() && lzma_may_win(texts, indices, best.len()) {
         keep(
@@ -272,16 +274,31 @@ const LZMA_SAMPLE_ROWS: usize = 1 << 14;
 
 /// Whether LZMA2 is worth trying on the whole column: always on a small
 /// one; on one of more than `2 LZMA_SAMPLE_ROWS` rows, when LZMA2 of its
-/// first [`LZMA_SAMPLE_ROWS`] rows, scaled to all rows, is smaller than the
+/// first [`LZMA_SAMPLE_ROWS`] rows (or of as many as hold
+/// [`LZMA_SAMPLE_BYTES`]), scaled to all rows, is smaller than the
 /// best blob so far (LZMA2 encodes at a few MB/s: a numeric column, or
 /// one zstd already codes as well, is not given to it whole).
 fn lzma_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
     if indices.len() <= 2 * LZMA_SAMPLE_ROWS {
         return true;
     }
-    let sample = texts::encode_lzma(texts, &indices[..LZMA_SAMPLE_ROWS]).len() as f64;
-    sample * (indices.len() as f64 / LZMA_SAMPLE_ROWS as f64) < best as f64
+    // At most LZMA_SAMPLE_BYTES of text: long texts (free text, 55 bytes a
+    // row) would make the sample itself take a second.
+    let mut bytes = 0;
+    let rows = indices[..LZMA_SAMPLE_ROWS]
+        .iter()
+        .take_while(|&&i| {
+            bytes += texts[i as usize].len() + 1;
+            bytes <= LZMA_SAMPLE_BYTES
+        })
+        .count()
+        .max(1);
+    let sample = texts::encode_lzma(texts, &indices[..rows]).len() as f64;
+    sample * (indices.len() as f64 / rows as f64) < best as f64
 }
+
+/// The most text LZMA2's sample of a large column holds.
+const LZMA_SAMPLE_BYTES: usize = 1 << 18;
 
 /// Whether PPMd is worth running on the whole column: always on one of at
 /// most `2 SAMPLE_ROWS` rows; else when PPMd of its first [`SAMPLE_ROWS`]

@@ -183,6 +183,11 @@ const PPMD_ORDERS: std::ops::RangeInclusive<u8> = 2..=16;
 /// reader allocates.
 const PPMD_MEM_LOG: std::ops::RangeInclusive<u8> = 16..=26;
 
+/// log2 of the largest model memory karc writes: 16 MiB codes the 55 MB
+/// free-text column of `gen-table mixed` to the byte as 64 MiB does, and
+/// a pack holds it beside the column.
+const PPMD_WRITTEN_MEM_LOG: u8 = 24;
+
 /// At most this many text bytes per byte of PPMd stream: a context model
 /// codes no symbol in less than about 1/100 of a bit, so only a forged
 /// stream could claim more, and the decoding work stays bounded by the
@@ -220,7 +225,7 @@ pub(super) fn ppmd_size(texts: &[&str], rows: &[u32]) -> usize {
 
 /// The fields of layout 7 for `stream`, in the best of `orders`.
 fn ppmd_fields(stream: &[u8], orders: &[u8]) -> Option<Vec<u8>> {
-    let mem_log = ppmd_mem_log(stream.len() as u64);
+    let mem_log = ppmd_mem_log(stream.len() as u64).min(PPMD_WRITTEN_MEM_LOG);
     let (order, code) = orders
         .iter()
         .map(|&order| (order, ppmd_code(stream, order, mem_log)))
