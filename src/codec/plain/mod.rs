@@ -92,6 +92,9 @@ pub(crate) fn put_dictionary(out: &mut Vec<u8>, texts: &[&str], allow_integers: 
         None => {
             out.push(DICT_TEXTS);
             put_varint(out, texts.len() as u64);
+            // Exactly: a near-distinct column's dictionary is all its text,
+            // and growing by doubling would hold up to twice that.
+            out.reserve_exact(texts.iter().map(|t| t.len() + 10).sum());
             for t in texts {
                 put_string(out, t);
             }
@@ -228,11 +231,12 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
             best = single;
         }
     }
+    // A new blob each time: one written over the old would keep the old
+    // one's room (a near-distinct column's dictionary, all its text) for
+    // as long as the pack keeps the blob.
     let keep = |best: &mut Vec<u8>, layout: u8, fields: Vec<u8>| {
         if fields.len() + 1 < best.len() {
-            best.clear();
-            best.push(layout);
-            best.extend_from_slice(&fields);
+            *best = [&[layout][..], &fields].concat();
         }
     };
     if nesting == Nesting::Column {
@@ -266,6 +270,7 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     if let Some(fields) = positions::encode(texts, indices) {
         keep(&mut best, LAYOUT_POSITIONS, fields);
     }
+    best.shrink_to_fit();
     best
 }
 
@@ -351,7 +356,10 @@ fn texts_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
 /// The smallest dictionary blob (layout 1): both dictionary kinds, both
 /// index codings.
 fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
-    let mut best: Option<Vec<u8>> = None;
+    // The dictionary (`head`) and the row indices (`tail`) are built apart
+    // and joined once: the dictionary of a near-distinct column holds all
+    // its text, and a copy of it per candidate doubled a pack's peak.
+    let mut best: Option<(Vec<u8>, Vec<u8>)> = None;
     for allow_integers in [false, true] {
         let mut head = vec![LAYOUT_DICTIONARY];
         let order = put_dictionary(&mut head, texts, allow_integers);
@@ -363,20 +371,27 @@ fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
             position[i as usize] = p as u32;
         }
         let stored: Vec<u32> = indices.iter().map(|&i| position[i as usize]).collect();
-        for index_coding in [INDEX_HUFFMAN, INDEX_FLAT] {
-            let mut out = head.clone();
-            out.push(index_coding);
-            if index_coding == INDEX_HUFFMAN {
-                put_coded(&mut out, texts.len(), &stored);
-            } else {
-                put_flat(&mut out, texts.len(), &stored);
-            }
-            if best.as_ref().is_none_or(|b| out.len() < b.len()) {
-                best = Some(out);
-            }
+        let tail = [INDEX_HUFFMAN, INDEX_FLAT]
+            .into_iter()
+            .map(|index_coding| {
+                let mut tail = vec![index_coding];
+                if index_coding == INDEX_HUFFMAN {
+                    put_coded(&mut tail, texts.len(), &stored);
+                } else {
+                    put_flat(&mut tail, texts.len(), &stored);
+                }
+                tail
+            })
+            .min_by_key(Vec::len)
+            .expect("two index codings");
+        let size = head.len() + tail.len();
+        if best.as_ref().is_none_or(|(h, t)| size < h.len() + t.len()) {
+            best = Some((head, tail));
         }
     }
-    best.expect("at least one candidate")
+    let (mut head, tail) = best.expect("at least one candidate");
+    head.extend_from_slice(&tail);
+    head
 }
 
 /// Decodes a blob of [`encode_plain`] holding `rows` rows, each distinct
