@@ -252,10 +252,11 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     }
     // PPMd before zstd: where it wins (free text), zstd's sample then
     // tells it cannot, and zstd is not run on the whole column.
-    if !texts.is_empty() && ppmd_may_win(texts, indices, best.len()) {
-        if let Some(fields) = texts::encode_ppmd(texts, indices) {
-            keep(&mut best, LAYOUT_TEXTS_PPMD, fields);
-        }
+    if !texts.is_empty()
+        && ppmd_may_win(texts, indices, best.len())
+        && let Some(fields) = texts::encode_ppmd(texts, indices)
+    {
+        keep(&mut best, LAYOUT_TEXTS_PPMD, fields);
     }
     if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
         keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));

@@ -258,11 +258,10 @@ impl Karc {
         c
     }
 
-    /// The config `karc init` writes for `csv` (hierarchies beside it).
+    /// The config `karc init` writes for `csv`, as a newcomer gets it (its
+    /// hierarchies as builders in the config, built by the pack).
     fn init(&self, runner: &Runner, csv: &Path) -> Result<Result<PathBuf, String>, BoxError> {
         let config = runner.path("init.toml");
-        let dir = runner.path("init-hierarchies");
-        let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_file(&config);
         let c = self.run(
             &[
@@ -270,8 +269,6 @@ impl Karc {
                 &csv.display().to_string(),
                 "-o",
                 &config.display().to_string(),
-                "--hierarchies-dir",
-                &dir.display().to_string(),
             ],
             &[],
         );
@@ -372,7 +369,7 @@ fn report(args: &Args, versions: &str, rows: &[Row]) -> Result<String, BoxError>
         "`cargo run --release -p karc-tools --bin bench_scale -- --rows {}` (nice'd), \
          {}; {versions}. karc: `pack -a mondrian -k 10` sealed for the X25519 test recipient, \
          `restore` (checked with `cmp`), `export` (CSV), `verify`; each with the benchmarks' \
-         hand-written config and with the one `karc init TABLE --hierarchies-dir` writes. \
+         hand-written config and with the one `karc init TABLE` writes. \
          Baselines on the CSV: `zip -6` / `unzip`, `xz -9 -T1` / `xz -d`, `zstd -19 --long -T1` / \
          `zstd -d`, Parquet + zstd (pyarrow, every column as text) and OpenZL's `zli` with its \
          CSV profile when built (`--zli PATH`). Times are wall seconds (CPU seconds) and peak \
