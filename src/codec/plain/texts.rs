@@ -151,21 +151,9 @@ pub(super) fn decode_lzma(
             return Err(invalid("the stream ends before its end marker".to_owned()));
         }
     }
-    let consumed = decoder.total_in() as usize;
-    if consumed != input.len() {
-        return Err(CodecError::TrailingBytes {
-            what: "LZMA2 text stream",
-            count: (input.len() - consumed) as u64,
-        });
-    }
-    if stream.len() as u64 != len {
-        return Err(CodecError::CountMismatch {
-            what: "LZMA2 text stream length",
-            expected: len,
-            found: stream.len() as u64,
-        });
-    }
-    split_rows(&stream, rows, purpose, "LZMA2 text stream")
+    let left = input.len() - decoder.total_in() as usize;
+    let names = ("LZMA2 text stream", "LZMA2 text stream length");
+    rows_of_stream(&stream, len, left, rows, purpose, names)
 }
 
 /// PPMd's model orders karc tries on a stream of at most [`PPMD_SMALL`]
@@ -317,20 +305,8 @@ pub(super) fn decode_ppmd(
         let detail = "the stream ends before its end marker".to_owned();
         return Err(invalid("PPMd text stream", detail));
     }
-    if !source.rest.is_empty() {
-        return Err(CodecError::TrailingBytes {
-            what: "PPMd text stream",
-            count: source.rest.len() as u64,
-        });
-    }
-    if stream.len() as u64 != len {
-        return Err(CodecError::CountMismatch {
-            what: "PPMd text stream length",
-            expected: len,
-            found: stream.len() as u64,
-        });
-    }
-    split_rows(&stream, rows, purpose, "PPMd text stream")
+    let names = ("PPMd text stream", "PPMd text stream length");
+    rows_of_stream(&stream, len, source.rest.len(), rows, purpose, names)
 }
 
 /// The text stream's stated length: at least one end byte a row.
@@ -377,14 +353,35 @@ pub(super) fn decode(
         .take(len.saturating_add(1))
         .read_to_end(&mut stream)
         .map_err(|e| invalid(e.to_string()))?;
+    let names = ("zstd text stream", "zstd text stream length");
+    rows_of_stream(&stream, len, 0, rows, purpose, names)
+}
+
+/// The rows of a decoded text stream that read its blob to the end (`left`
+/// bytes were not read) and came to its stated length `len`; `names` are
+/// the stream's and its length's in errors.
+fn rows_of_stream(
+    stream: &[u8],
+    len: u64,
+    left: usize,
+    rows: usize,
+    purpose: Purpose,
+    (what, length): (&'static str, &'static str),
+) -> Result<(Dictionary, Vec<u32>), CodecError> {
+    if left != 0 {
+        return Err(CodecError::TrailingBytes {
+            what,
+            count: left as u64,
+        });
+    }
     if stream.len() as u64 != len {
         return Err(CodecError::CountMismatch {
-            what: "zstd text stream length",
+            what: length,
             expected: len,
             found: stream.len() as u64,
         });
     }
-    split_rows(&stream, rows, purpose, "zstd text stream")
+    split_rows(stream, rows, purpose, what)
 }
 
 /// The rows of a decoded text stream: exactly `rows` valid UTF-8 texts,
