@@ -60,6 +60,12 @@ impl<'b> Ahead<'b> {
             columns.push((c, row_count::blob(bytes.get(range)?, container.major)));
             names.push(column.name.as_str());
         }
+        // The longest decodings first, so that none starts last.
+        let order = |&(_, blob): &(usize, &[u8])| std::cmp::Reverse(codec::decode_cost(blob));
+        let mut jobs: Vec<usize> = (0..columns.len()).collect();
+        jobs.sort_by_key(|&j| order(&columns[j]));
+        let columns: Vec<_> = jobs.iter().map(|&j| columns[j]).collect();
+        let names = jobs.iter().map(|&j| names[j]).collect();
         Some(Ahead {
             jobs: Jobs::new(columns.len()),
             columns,
@@ -80,6 +86,14 @@ impl<'b> Ahead<'b> {
         });
     }
 
+    /// Each planned column and the blob it decodes: the walk over the
+    /// file's sections leaves these blobs' decoding (its check that each
+    /// codes the group's rows) to [`Ahead::verdict`], so that a restore
+    /// decodes each column once.
+    pub(crate) fn blobs(&self) -> &[(usize, &'b [u8])] {
+        &self.columns
+    }
+
     /// Each column's decoding by column index (`None` for the others),
     /// once every thread that worked has returned from [`Ahead::work`].
     pub(crate) fn finish(self, columns: usize) -> Vec<Mutex<Option<Decoded>>> {
@@ -90,4 +104,16 @@ impl<'b> Ahead<'b> {
         }
         by_column
     }
+}
+
+/// The first of `decoded`'s columns (from [`Ahead::finish`]) whose
+/// decoding failed, in column order, with its error; the decodings stay
+/// for the restore.
+pub(crate) fn first_error(decoded: &[Mutex<Option<Decoded>>]) -> Option<(usize, String)> {
+    decoded.iter().enumerate().find_map(|(c, slot)| {
+        match &*slot.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(Err(e)) => Some((c, e.to_string())),
+            _ => None,
+        }
+    })
 }

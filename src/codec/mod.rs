@@ -29,7 +29,7 @@ pub use originals::{
     decode_originals_of, encode_originals, originals_column_bytes,
 };
 pub(crate) use plain::calendar;
-pub use plain::{decode_plain, decode_plain_for, encode_plain};
+pub use plain::{decode_cost, decode_plain, decode_plain_for, encode_plain};
 pub use released::{
     ReleasedColumn, ReleasedRows, ReleasedSymbol, decode_released, encode_released,
 };

@@ -290,3 +290,36 @@ fn a_corrupt_section_fails_a_restore_on_two_threads() {
         "{e}"
     );
 }
+
+/// A restore decodes the released columns once, on a second thread while
+/// the file is checked, and takes their decoding as the check that each
+/// codes its rows: a column blob that does not decode (its layout byte
+/// forged, CRCs recomputed) fails an open-and-restore with the error an
+/// open gives, sealed or not, and before the private part is read.
+#[test]
+fn a_column_that_does_not_decode_fails_a_restore_as_an_open() {
+    let (config, csv) = small_table();
+    let (key, sealed) = key_pair();
+    for (seal, key) in [(Seal::None, None), (sealed, Some(&key))] {
+        let good = pack(&config, &csv, None, None, DiffMode::default(), &seal);
+        let mut sections = sections_of(&good);
+        let column = sections
+            .iter()
+            .position(|(k, _)| *k == SectionKind::Column)
+            .expect("a released column");
+        // The blob after its row count (one varint byte: a few rows).
+        sections[column].1[1] = 0x63;
+        let forged = reassemble(&sections);
+        let opened = archive_error(open(&forged)).to_string();
+        let restored = archive_error(
+            Archive::from_bytes_and_restore(Path::new("t.karc"), forged, ClaimCheck::Enforce, key)
+                .map(|_| ()),
+        )
+        .to_string();
+        assert_eq!(restored, opened);
+        assert!(
+            opened.contains("column") && opened.contains("layout"),
+            "{opened}"
+        );
+    }
+}

@@ -210,7 +210,10 @@ impl Archive {
             _ => None,
         };
         let Some((sealed, key)) = sealed else {
-            let archive = Archive::checked(path, bytes, container, check)?;
+            // Nothing to unseal: the second thread decodes the columns a
+            // restore renders while this one checks the file.
+            let archive =
+                Archive::checked_beside(path, bytes, container, check, Some(|| ()), &mut None)?;
             let plain = archive.private_plaintext(key);
             return Ok((archive, plain));
         };
@@ -299,7 +302,8 @@ impl Archive {
             None => None,
         };
         let (hierarchies, groups) = std::thread::scope(|scope| {
-            let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta);
+            let deferred = planned.as_ref().map_or(&[][..], Ahead::blobs);
+            let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta, deferred);
             match beside {
                 Some(beside) => {
                     let side = scope.spawn(|| {
@@ -353,6 +357,13 @@ impl Archive {
             column_checks,
             signature,
         } = groups?;
+        // The released columns decoded ahead: the walk's check that each
+        // codes its group's rows (FORMAT §9, step 6), in column order.
+        if let Some((c, e)) = ahead::first_error(&ahead) {
+            return Err(
+                column_corrupt_in(path, &container.entries, &groups[0], &meta, c, e).into(),
+            );
+        }
         if !v1 {
             let tables = groups.iter().map(|g| &g.class_table[..]);
             trees::check_needed(&meta, &hierarchies, tables).map_err(in_hierarchy)?;

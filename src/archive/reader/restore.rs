@@ -400,7 +400,7 @@ impl Archive {
         };
         // The longest blobs first, so that no long one starts last.
         let mut order: Vec<usize> = (0..others.len()).collect();
-        order.sort_by_key(|&j| std::cmp::Reverse(others[j].1.len()));
+        order.sort_by_key(|&j| std::cmp::Reverse(codec::decode_cost(others[j].1)));
         let columns = self.meta.columns.len();
         let jobs = &Jobs::new(others.len() + self.meta.qis.len());
         let column_job = &|j: usize| -> Result<(Column, RenderedColumn)> {
