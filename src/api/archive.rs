@@ -39,6 +39,13 @@ pub fn open(name: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
     crate::archive::reader::Archive::from_bytes(name, bytes, check).map(Archive)
 }
 
+/// [`open`] for one export of the release ([`Archive::export_csv`]): the
+/// released columns, decoded on two threads while the file is checked,
+/// are kept for it rather than decoded again.
+pub fn open_to_export(name: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
+    crate::archive::reader::Archive::from_bytes_to_export(name, bytes, check).map(Archive)
+}
+
 /// Opens an archive's bytes and restores its original into `sink` as it
 /// is rendered (about a MiB at a time), unsealing while the file is
 /// checked; returns the length. On an error, what `sink` received must be

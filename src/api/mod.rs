@@ -80,6 +80,7 @@ mod verify;
 
 pub use archive::{
     Archive, ArchiveCheck, open, open_and_restore, open_and_restore_batch, open_and_restore_bytes,
+    open_to_export,
 };
 pub use compare::{CompareOptions, compare, compare_models, compare_rows, model_rows, model_sets};
 pub use init::{

@@ -1,11 +1,14 @@
-//! A restore's released columns decoded while the file is still being
-//! checked. Opening a file to restore it keeps one thread on the checks
-//! (section checksums, the QI classes, the claim) while the other unseals
-//! the private part, which takes a fraction of that time: the second thread
-//! then decodes the columns a restore renders (the released non-QI ones of
-//! a file of one row group), and the first joins in once its checks are
-//! done. Nothing decoded here is used unless the checks pass (the bytes
-//! are then the ones checked), so errors keep the file's order.
+//! The released columns of a file of one row group, decoded on two
+//! threads while the file is checked. Every opening decodes each released
+//! non-QI column once to check that it codes the group's rows (`spec/
+//! FORMAT.md` §9, step 6): the walk over the sections leaves that to the
+//! jobs here, which the second thread starts on once it has unsealed the
+//! private part (a restore) or built the hierarchies, and the first joins
+//! once its own checks are done. A restore or an export keeps the decoded
+//! columns to render them; a check keeps only whether each decoded.
+//! Nothing decoded here is used unless the checks pass (the bytes are then
+//! the ones checked), and a failed decoding is reported where the walk
+//! would have reported it, so errors keep the file's order.
 
 use std::sync::Mutex;
 
@@ -16,8 +19,19 @@ use super::row_count;
 use crate::codec::{self, CodecError, Purpose};
 use crate::table::Column;
 
-/// A column's decoding: its texts for rendering, or why it failed.
-pub(crate) type Decoded = Result<Column, CodecError>;
+/// A column's decoding: its texts for rendering (`None` when only its
+/// check was wanted), or why it failed.
+pub(crate) type Decoded = Result<Option<Column>, CodecError>;
+
+/// What an opening keeps of the columns it decodes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Keep {
+    /// Only whether each decodes (a check, an inspection): memory holds
+    /// one column per thread at a time.
+    Verdicts,
+    /// The columns, for the restore or export that renders them.
+    Columns,
+}
 
 /// The columns to decode ahead, shared by the two threads.
 pub(crate) struct Ahead<'b> {
@@ -25,6 +39,7 @@ pub(crate) struct Ahead<'b> {
     columns: Vec<(usize, &'b [u8])>,
     names: Vec<&'b str>,
     rows: usize,
+    keep: Keep,
     jobs: Jobs<Decoded>,
 }
 
@@ -37,6 +52,7 @@ impl<'b> Ahead<'b> {
         container: &Container,
         bytes: &'b [u8],
         meta: &'b PublicMeta,
+        keep: Keep,
     ) -> Option<Ahead<'b>> {
         let kinds: Vec<Option<SectionKind>> = container.entries.iter().map(|e| e.kind()).collect();
         // Above a row group's limit of rows (`reader::MAX_GROUP_ROWS`) the
@@ -71,18 +87,20 @@ impl<'b> Ahead<'b> {
             columns,
             names,
             rows: meta.rows as usize,
+            keep,
         })
     }
 
     /// Decodes columns no thread has taken until none is left.
     pub(crate) fn work(&self) {
         self.jobs.work(|j| {
-            codec::decode_plain_for(
+            let column = codec::decode_plain_for(
                 self.columns[j].1,
                 self.names[j],
                 self.rows,
                 Purpose::Rendering,
-            )
+            )?;
+            Ok((self.keep == Keep::Columns).then_some(column))
         });
     }
 

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use crate::common::{fixture, karc, outcome};
 
-const RECIPIENT: &str = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
+const RECIPIENT: &str = crate::common::TEST_RECIPIENT;
 
 /// The environment variable `--passphrase-env` names in these runs: the
 /// passphrase of the archive vectors.

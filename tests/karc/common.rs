@@ -70,3 +70,7 @@ pub fn outcome(o: &Output) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// The recipient of the test identity `fixtures/archive/keys/identity.txt`
+/// (public: never use it for data).
+pub const TEST_RECIPIENT: &str = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";

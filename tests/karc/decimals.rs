@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::common::{fixture, karc, outcome};
 
-const RECIPIENT: &str = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
+const RECIPIENT: &str = crate::common::TEST_RECIPIENT;
 
 /// A `;`-separated table: an id, an amount in every spelling (decimal
 /// comma, negative, thousands dots, plain integer, empty), an age, a country.

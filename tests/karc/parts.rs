@@ -144,7 +144,7 @@ fn merged_parts_seal_for_the_recipient() {
     let dir = tempfile::tempdir().unwrap();
     let (parts, identity, expected) = parts(dir.path(), 5, 2);
     let out = dir.path().join("sealed.karc");
-    let recipient = "age1rncunzzu2rfp6u4lk3vyrlxg662esyasypj5swz2jsvt9t2t04as0kjg76";
+    let recipient = crate::common::TEST_RECIPIENT;
     let seal = Seal::Recipients(vec![recipient.parse().unwrap()]);
     distributed::merge_parts(&parts, &identity, seal, &out, "{}").unwrap();
     let restored = dir.path().join("restored.csv");

@@ -367,3 +367,31 @@ fn anonymize_releases_the_pseudonyms_a_pack_publishes() {
         assert!(!release.contains(value.as_str()), "{value} released");
     }
 }
+
+/// A sealed file restores its pseudonymized identifiers from the private
+/// part, not from the pseudonyms its release shows in the same column
+/// (the restore decodes the released columns while the file is checked).
+#[test]
+fn a_sealed_file_restores_the_identifiers_behind_its_pseudonyms() {
+    let (d, _) = setup();
+    let identity = crate::common::fixture("archive/keys/identity.txt");
+    let identity = identity.to_str().unwrap();
+    let (code, _, err) = d.run(&[
+        "pack",
+        "-c",
+        &d.path("fresh.toml"),
+        &d.path("t.csv"),
+        "-o",
+        &d.path("s.karc"),
+        "-r",
+        crate::common::TEST_RECIPIENT,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let out = d.path("s.csv");
+    let (code, _, err) = d.run(&["restore", &d.path("s.karc"), "-i", identity, "-o", &out]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(d.path("t.csv")).unwrap()
+    );
+}

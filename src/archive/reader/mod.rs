@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ArchiveError;
-use super::ahead::{self, Ahead};
+use super::ahead::{self, Ahead, Keep};
 use super::checks::{ColumnChecksMeta, NamedChecks};
 use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
@@ -144,12 +144,19 @@ impl Archive {
     /// Opens and checks `path`.
     pub fn open(path: &Path, check: ClaimCheck) -> Result<Archive> {
         let bytes = Input::open(path)?;
-        Archive::from_input(path, bytes, check)
+        Archive::from_input(path, bytes, check, Keep::Verdicts)
     }
 
     /// Checks bytes already in memory; `path` names the file in messages.
     pub fn from_bytes(path: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
-        Archive::from_input(path, Input::from(bytes), check)
+        Archive::from_input(path, Input::from(bytes), check, Keep::Verdicts)
+    }
+
+    /// [`Archive::from_bytes`] for one export of the release
+    /// ([`Archive::export_csv`]): the released columns, decoded on two
+    /// threads while the file is checked, are kept for it.
+    pub fn from_bytes_to_export(path: &Path, bytes: Vec<u8>, check: ClaimCheck) -> Result<Archive> {
+        Archive::from_input(path, Input::from(bytes), check, Keep::Columns)
     }
 
     /// Opens `path` as [`Archive::open`] does and restores it as
@@ -212,8 +219,15 @@ impl Archive {
         let Some((sealed, key)) = sealed else {
             // Nothing to unseal: the second thread decodes the columns a
             // restore renders while this one checks the file.
-            let archive =
-                Archive::checked_beside(path, bytes, container, check, Some(|| ()), &mut None)?;
+            let archive = Archive::checked_beside(
+                path,
+                bytes,
+                container,
+                check,
+                Keep::Columns,
+                Some(|| ()),
+                &mut None,
+            )?;
             let plain = archive.private_plaintext(key);
             return Ok((archive, plain));
         };
@@ -223,6 +237,7 @@ impl Archive {
             bytes,
             container,
             check,
+            Keep::Columns,
             Some(|| seal::unseal(path, &sealed, key)),
             &mut plain,
         )?;
@@ -230,19 +245,9 @@ impl Archive {
         Ok((archive, plain.map_err(Into::into)))
     }
 
-    fn from_input(path: &Path, bytes: Input, check: ClaimCheck) -> Result<Archive> {
+    fn from_input(path: &Path, bytes: Input, check: ClaimCheck, keep: Keep) -> Result<Archive> {
         let container = format::parse(path, &bytes)?;
-        Archive::checked(path, bytes, container, check)
-    }
-
-    /// Checks a file whose header and section table `container` holds.
-    fn checked(
-        path: &Path,
-        bytes: Input,
-        container: Container,
-        check: ClaimCheck,
-    ) -> Result<Archive> {
-        Archive::checked_beside(path, bytes, container, check, None::<fn()>, &mut None)
+        Archive::checked_beside(path, bytes, container, check, keep, None::<fn()>, &mut None)
     }
 
     // Long: the opening checks in their fixed order (metadata, hierarchies, section table,
@@ -261,6 +266,7 @@ impl Archive {
         bytes: Input,
         container: Container,
         check: ClaimCheck,
+        keep: Keep,
         beside: Option<impl FnOnce() -> T + Send>,
         beside_result: &mut Option<T>,
     ) -> Result<Archive> {
@@ -296,39 +302,35 @@ impl Archive {
             trees::public(records, container.major, path).map_err(in_hierarchy)
         };
         let public_digest = std::sync::OnceLock::new();
-        // Beside unsealing (to restore), the columns to render.
-        let planned = match beside {
-            Some(_) => Ahead::plan(&container, &bytes, &meta),
-            None => None,
-        };
+        // The released columns, decoded on both threads (kept to be
+        // rendered, or only checked).
+        let planned = Ahead::plan(&container, &bytes, &meta, keep);
         let (hierarchies, groups) = std::thread::scope(|scope| {
             let deferred = planned.as_ref().map_or(&[][..], Ahead::blobs);
             let walk = || RowGroups::walk(path, &bytes, &container, &kinds, &meta, deferred);
-            match beside {
-                Some(beside) => {
-                    let side = scope.spawn(|| {
-                        let result = beside();
-                        public_digest.get_or_init(|| public_digest_of(&container, &bytes));
-                        if let Some(ahead) = &planned {
-                            ahead.work();
-                        }
-                        result
-                    });
-                    let hierarchies = build();
-                    let groups = walk();
-                    if let (Some(ahead), Ok(_)) = (&planned, &groups) {
-                        ahead.work();
-                    }
-                    *beside_result = Some(side.join().expect("unsealing does not panic"));
-                    (hierarchies, groups)
+            let unsealing = beside.is_some();
+            let side = scope.spawn(|| {
+                // Unsealing, or else building the hierarchies.
+                let unsealed = beside.map(|beside| {
+                    let result = beside();
+                    public_digest.get_or_init(|| public_digest_of(&container, &bytes));
+                    result
+                });
+                let built = unsealed.is_none().then(build);
+                if let Some(ahead) = &planned {
+                    ahead.work();
                 }
-                None => {
-                    let side = scope.spawn(build);
-                    let groups = walk();
-                    let hierarchies = side.join().expect("building hierarchies does not panic");
-                    (hierarchies, groups)
-                }
+                (unsealed, built)
+            });
+            let built_here = unsealing.then(build);
+            let groups = walk();
+            if let (Some(ahead), Ok(_)) = (&planned, &groups) {
+                ahead.work();
             }
+            let (unsealed, built) = side.join().expect("the second thread does not panic");
+            *beside_result = unsealed;
+            let hierarchies = built_here.or(built).expect("built on one thread");
+            (hierarchies, groups)
         });
         let ahead = planned.map_or_else(Vec::new, |a| a.finish(meta.columns.len()));
         let (hierarchies, whole_v1) = hierarchies?;
@@ -525,6 +527,22 @@ impl Archive {
             all.append(&part?);
             Ok(all)
         })
+    }
+
+    /// Row group `g`'s part of a sensitive or insensitive column, to be
+    /// rendered: as it was decoded while the file was checked when kept
+    /// for this ([`Archive::from_bytes_to_export`]).
+    fn rendered_plain_column(&self, g: usize, column: usize) -> Result<Column> {
+        if let Some(decoded) = self.decoded_ahead(g, column) {
+            return Ok(decoded);
+        }
+        codec::decode_plain_for(
+            self.column_blob(g, column),
+            &self.meta.columns[column].name,
+            self.groups[g].rows,
+            Purpose::Rendering,
+        )
+        .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
     }
 
     /// Row group `g`'s part of a sensitive or insensitive column.

@@ -29,14 +29,19 @@ impl Archive {
 
     /// Row group `g`'s released columns, as [`Archive::release_columns`]
     /// gives the whole table's.
-    fn group_release_columns(&self, g: usize) -> Result<Vec<Column>> {
+    /// For rendering (`purpose`), a column decoded while the file was
+    /// checked and kept for an export is taken as it is.
+    fn group_release_columns(&self, g: usize, purpose: Purpose) -> Result<Vec<Column>> {
         let released =
             || (0..self.meta.columns.len()).filter(|&i| self.meta.columns[i].is_released());
         let qi = |i: usize| self.meta.qis.iter().position(|&c| c as usize == i);
         let mut columns = released()
             .map(|i| match qi(i) {
                 Some(_) => Ok(None),
-                None => self.group_plain_column(g, i).map(Some),
+                None => match purpose {
+                    Purpose::Rendering => self.rendered_plain_column(g, i).map(Some),
+                    Purpose::Values => self.group_plain_column(g, i).map(Some),
+                },
             })
             .collect::<Result<Vec<Option<Column>>>>()?;
         let rows = self.group_rows(g);
@@ -58,10 +63,7 @@ impl Archive {
             LineEnding::Lf
         };
         for g in 0..self.groups.len() {
-            let columns = match self.groups.len() {
-                1 => self.release_columns()?,
-                _ => self.group_release_columns(g)?,
-            };
+            let columns = self.group_release_columns(g, Purpose::Rendering)?;
             let header = d.header && g == 0;
             let rows = self.groups[g].rows;
             write_columns_csv(&columns, rows, d.delimiter, ending, header, out)
@@ -105,7 +107,7 @@ impl Archive {
             return Box::new(std::iter::once_with(|| self.release_batch()));
         }
         Box::new((0..self.groups.len()).map(|g| {
-            let columns = self.group_release_columns(g)?;
+            let columns = self.group_release_columns(g, Purpose::Values)?;
             crate::arrow::to_arrow(&columns, None)
         }))
     }

@@ -550,19 +550,35 @@ impl Archive {
     /// be rendered (or taken as it was decoded while the file was checked).
     pub(super) fn decode_other(&self, g: usize, column: usize, bytes: &[u8]) -> Result<Column> {
         let c = &self.meta.columns[column];
-        let ahead = match (g, self.ahead.get(column)) {
-            (0, Some(slot)) => slot.lock().unwrap_or_else(|p| p.into_inner()).take(),
-            _ => None,
+        // An identifier comes from the private part: what was decoded
+        // ahead for its column is its released pseudonyms.
+        let ahead = (c.role != Role::Identifier)
+            .then(|| self.decoded_ahead(g, column))
+            .flatten();
+        let decoded = match ahead {
+            Some(column) => Ok(column),
+            None => {
+                codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering)
+            }
         };
-        let decoded = ahead.unwrap_or_else(|| {
-            codec::decode_plain_for(bytes, &c.name, self.groups[g].rows, Purpose::Rendering)
-        });
         match c.role {
             Role::Identifier => decoded.map_err(|e| {
                 self.group_corrupt(g, format!("identifier column {:?}: {e}", c.name))
                     .into()
             }),
             _ => decoded.map_err(|e| self.column_corrupt(g, column, e.to_string()).into()),
+        }
+    }
+
+    /// Column `column` of row group `g` as it was decoded while the file
+    /// was checked, taken (a restore or an export renders it once); `None`
+    /// when it was not kept. (Its decoding did not fail: the file would
+    /// not have opened.)
+    pub(super) fn decoded_ahead(&self, g: usize, column: usize) -> Option<Column> {
+        let slot = self.ahead.get(column).filter(|_| g == 0)?;
+        match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(Ok(column)) => column,
+            _ => None,
         }
     }
 

@@ -9,7 +9,7 @@ use karc::api::{ExportResult, format_name};
 use karc::api::{TableFormat, write_batches};
 
 use crate::cli::ExportArgs;
-use crate::files::{open_archive, refuse_overwriting};
+use crate::files::{open_archive_to_export, refuse_overwriting};
 use crate::json::Json;
 use crate::keys::claim_check;
 
@@ -17,7 +17,7 @@ pub fn run(args: ExportArgs, json: Json) -> Result<ExitCode> {
     let output = Output::new(&args.output, Access::Public)?;
     refuse_overwriting(std::slice::from_ref(&args.input), &[Some(&output)])?;
     crate::files::refuse_existing(&args.output, args.force)?;
-    let archive = open_archive(&args.input, claim_check(args.no_privacy_check))?;
+    let archive = open_archive_to_export(&args.input, claim_check(args.no_privacy_check))?;
     if !args.signer.signers.is_empty() {
         archive.verify_signature(&crate::sign::trusted(&args.signer)?)?;
     }

@@ -36,6 +36,13 @@ pub fn open_archive(path: &Path, check: ClaimCheck) -> Result<Archive> {
     open_archive_sized(path, check).map(|(archive, _)| archive)
 }
 
+/// [`open_archive`] for one export: the release's columns decoded while
+/// the file is checked are kept for it.
+pub fn open_archive_to_export(path: &Path, check: ClaimCheck) -> Result<Archive> {
+    let bytes = Input::open_arg(path)?.into_vec();
+    Ok(api::open_to_export(&input_name(path), bytes, check)?)
+}
+
 /// [`open_archive`] and the file's size.
 pub fn open_archive_sized(path: &Path, check: ClaimCheck) -> Result<(Archive, u64)> {
     let bytes = Input::open_arg(path)?.into_vec();
