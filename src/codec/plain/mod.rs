@@ -18,6 +18,7 @@ pub(crate) mod calendar;
 mod ints;
 mod numbers;
 mod positions;
+mod previous;
 mod texts;
 
 use bitstream_io::{BitRead, BitWrite};
@@ -50,6 +51,8 @@ pub(crate) const DICT_INTEGERS: u8 = 1;
 
 const INDEX_HUFFMAN: u8 = 0;
 const INDEX_FLAT: u8 = 1;
+/// Each row's index under the previous row's (`previous`).
+const INDEX_PREVIOUS: u8 = 2;
 
 /// The integer whose canonical decimal form (Rust's `i64` display: optional
 /// `-`, no leading zeros, no `+`) is exactly `s`.
@@ -372,19 +375,21 @@ fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
             position[i as usize] = p as u32;
         }
         let stored: Vec<u32> = indices.iter().map(|&i| position[i as usize]).collect();
-        let tail = [INDEX_HUFFMAN, INDEX_FLAT]
+        let previous = (2..=previous::MAX_TEXTS).contains(&texts.len());
+        let tail = [INDEX_HUFFMAN, INDEX_FLAT, INDEX_PREVIOUS]
             .into_iter()
+            .filter(|&coding| coding != INDEX_PREVIOUS || previous)
             .map(|index_coding| {
                 let mut tail = vec![index_coding];
-                if index_coding == INDEX_HUFFMAN {
-                    put_coded(&mut tail, texts.len(), &stored);
-                } else {
-                    put_flat(&mut tail, texts.len(), &stored);
+                match index_coding {
+                    INDEX_HUFFMAN => put_coded(&mut tail, texts.len(), &stored),
+                    INDEX_FLAT => put_flat(&mut tail, texts.len(), &stored),
+                    _ => tail.extend_from_slice(&previous::encode(texts.len(), &stored)),
                 }
                 tail
             })
             .min_by_key(Vec::len)
-            .expect("two index codings");
+            .expect("at least two index codings");
         let size = head.len() + tail.len();
         if best.as_ref().is_none_or(|(h, t)| size < h.len() + t.len()) {
             best = Some((head, tail));
@@ -450,11 +455,12 @@ fn decode_rows(
             let indices = match r.byte("plain index coding")? {
                 INDEX_HUFFMAN => r.coded("plain rows", texts.len(), rows)?,
                 INDEX_FLAT => read_flat(&mut r, texts.len(), rows)?,
+                INDEX_PREVIOUS => previous::decode(&mut r, texts.len(), rows)?,
                 id => {
                     return Err(CodecError::UnknownLayout {
                         what: "plain index coding",
                         id,
-                        known: "0 Huffman, 1 flat",
+                        known: "0 Huffman, 1 flat, 2 previous row",
                     });
                 }
             };

@@ -707,6 +707,14 @@ fn spec_vectors() {
     for (found, expected) in &cases {
         assert_eq!(found, expected);
     }
+    // Layout 1, index coding 2: x, x, y, x, each index under the previous.
+    let mut b = vec![LAYOUT_DICTIONARY];
+    put_dictionary(&mut b, &["x", "y"], false);
+    b.push(INDEX_PREVIOUS);
+    b.extend_from_slice(&previous::encode(2, &[0, 0, 1, 0]));
+    let back = decode_plain(&b, "c", 4).unwrap();
+    assert!((0..4).all(|r| back.text(r) == ["x", "x", "y", "x"][r]));
+    assert_eq!(hex(&b), "01 00 02 01 78 01 79 02 00 2f ff f4 00");
     // The integers 0..1000: deltas of 1 (zigzag 2) in a single-symbol
     // code, no bit per row.
     let mut ids = Vec::new();
