@@ -255,7 +255,7 @@ pub fn config_toml(size: usize, algorithm: &str) -> String {
     out
 }
 
-/// Where [`write`] put the workload.
+/// Where [`write()`] put the workload.
 #[derive(Debug, Clone)]
 pub struct Files {
     pub table: PathBuf,
@@ -292,7 +292,7 @@ pub struct Loaded {
     pub model: karc::privacy::PrivacyModel,
 }
 
-/// Writes the workload into `dir` (see [`write`]) and loads it as karc does.
+/// Writes the workload into `dir` (see [`write()`]) and loads it as karc does.
 pub fn load(dir: &Path, rows: usize, seed: u64, size: usize) -> karc::Result<Loaded> {
     let files = write(dir, rows, seed, size, "classfly-plus-complete")
         .map_err(|e| karc::Error::io(dir, e))?;
