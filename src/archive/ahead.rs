@@ -106,8 +106,8 @@ impl<'b> Ahead<'b> {
 
     /// Each planned column and the blob it decodes: the walk over the
     /// file's sections leaves these blobs' decoding (its check that each
-    /// codes the group's rows) to [`Ahead::verdict`], so that a restore
-    /// decodes each column once.
+    /// codes the group's rows) to these jobs, whose errors
+    /// [`first_error`] reports, so that each column is decoded once.
     pub(crate) fn blobs(&self) -> &[(usize, &'b [u8])] {
         &self.columns
     }

@@ -254,8 +254,9 @@ impl RowGroups {
                 let blob =
                     row_count::checked(&bytes[entries[i].range()], group.rows, container.major)
                         .map_err(in_column)?;
-                // A blob a restore decodes ahead is checked by its decoding
-                // there (`ahead::first_error`), once the walk is done.
+                // A blob decoded ahead (a file of one row group) is checked
+                // by that decoding (`ahead::first_error`) once the walk is
+                // done.
                 let ahead = deferred
                     .iter()
                     .any(|&(d, b)| d == c && std::ptr::eq(b, blob));

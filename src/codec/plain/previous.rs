@@ -95,6 +95,23 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A stream with a byte changed never panics: it is refused, or
+        /// gives as many indices as asked, each below the dictionary's size.
+        #[test]
+        fn changed_streams_fail_or_stay_in_range(at in any::<usize>(), xor in 1u8..=255, texts in 2usize..40) {
+            let stored: Vec<u32> = (0..3000u32).map(|r| (r / 17 + r % 3) % texts as u32).collect();
+            let mut bytes = encode(texts, &stored);
+            let at = at % bytes.len();
+            bytes[at] ^= xor;
+            let mut r = ByteReader::new(&bytes);
+            if let Ok(back) = decode(&mut r, texts, stored.len()) {
+                prop_assert_eq!(back.len(), stored.len());
+                prop_assert!(back.iter().all(|&i| (i as usize) < texts));
+            }
+        }
+    }
+
     /// Runs cost a fraction of a bit a row, well under Huffman's one.
     #[test]
     fn runs_cost_less_than_a_bit_a_row() {
