@@ -216,33 +216,23 @@ impl Archive {
             }
             _ => None,
         };
-        let Some((sealed, key)) = sealed else {
-            // Nothing to unseal: the second thread decodes the columns a
-            // restore renders while this one checks the file.
-            let archive = Archive::checked_beside(
-                path,
-                bytes,
-                container,
-                check,
-                Keep::Columns,
-                Some(|| ()),
-                &mut None,
-            )?;
-            let plain = archive.private_plaintext(key);
-            return Ok((archive, plain));
-        };
-        let mut plain = None;
+        // The second thread unseals, if there is something to unseal, then
+        // decodes the columns the restore renders while this one checks.
+        let mut unsealed = None;
         let archive = Archive::checked_beside(
             path,
             bytes,
             container,
             check,
             Keep::Columns,
-            Some(|| seal::unseal(path, &sealed, key)),
-            &mut plain,
+            Some(|| sealed.map(|(sealed, key)| seal::unseal(path, &sealed, key))),
+            &mut unsealed,
         )?;
-        let plain = plain.expect("unsealed once the row groups were walked");
-        Ok((archive, plain.map_err(Into::into)))
+        let plain = match unsealed.expect("run once the row groups were walked") {
+            Some(plain) => plain.map_err(Into::into),
+            None => archive.private_plaintext(key),
+        };
+        Ok((archive, plain))
     }
 
     fn from_input(path: &Path, bytes: Input, check: ClaimCheck, keep: Keep) -> Result<Archive> {
@@ -521,7 +511,8 @@ impl Archive {
 
     /// A sensitive or insensitive column's texts, over every row group.
     pub fn plain_column(&self, column: usize) -> Result<Column> {
-        let mut parts = (0..self.groups.len()).map(|g| self.group_plain_column(g, column));
+        let mut parts =
+            (0..self.groups.len()).map(|g| self.group_plain_column(g, column, Purpose::Values));
         let first = parts.next().expect("at least one row group")?;
         parts.try_fold(first, |mut all, part| {
             all.append(&part?);
@@ -529,28 +520,20 @@ impl Archive {
         })
     }
 
-    /// Row group `g`'s part of a sensitive or insensitive column, to be
-    /// rendered: as it was decoded while the file was checked when kept
-    /// for this ([`Archive::from_bytes_to_export`]).
-    fn rendered_plain_column(&self, g: usize, column: usize) -> Result<Column> {
-        if let Some(decoded) = self.decoded_ahead(g, column) {
+    /// Row group `g`'s part of a sensitive or insensitive column, decoded
+    /// for `purpose`; to be rendered, as it was decoded while the file was
+    /// checked when kept for this ([`Archive::from_bytes_to_export`]).
+    fn group_plain_column(&self, g: usize, column: usize, purpose: Purpose) -> Result<Column> {
+        if purpose == Purpose::Rendering
+            && let Some(decoded) = self.decoded_ahead(g, column)
+        {
             return Ok(decoded);
         }
         codec::decode_plain_for(
             self.column_blob(g, column),
             &self.meta.columns[column].name,
             self.groups[g].rows,
-            Purpose::Rendering,
-        )
-        .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
-    }
-
-    /// Row group `g`'s part of a sensitive or insensitive column.
-    fn group_plain_column(&self, g: usize, column: usize) -> Result<Column> {
-        codec::decode_plain(
-            self.column_blob(g, column),
-            &self.meta.columns[column].name,
-            self.groups[g].rows,
+            purpose,
         )
         .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
     }

@@ -38,10 +38,7 @@ impl Archive {
         let mut columns = released()
             .map(|i| match qi(i) {
                 Some(_) => Ok(None),
-                None => match purpose {
-                    Purpose::Rendering => self.rendered_plain_column(g, i).map(Some),
-                    Purpose::Values => self.group_plain_column(g, i).map(Some),
-                },
+                None => self.group_plain_column(g, i, purpose).map(Some),
             })
             .collect::<Result<Vec<Option<Column>>>>()?;
         let rows = self.group_rows(g);
