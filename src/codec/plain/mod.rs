@@ -4,7 +4,8 @@
 //! integers (`numbers`); the rows' texts through zstd, LZMA2 or PPMd
 //! (`texts`);
 //! dates and times as numbers (`calendar`); texts of one length position by
-//! position (`positions`).
+//! position (`positions`). On a large column, PPMd and LZMA2, slow to
+//! decode, must save a sixteenth ([`weight`]).
 //!
 //! The dictionary is stored as texts, or, when every text is an integer in
 //! canonical form, as sorted integers with varint gaps (raw Adult's
@@ -202,8 +203,8 @@ enum Nesting {
     Exceptions,
 }
 
-/// A plain column blob (`spec/CODING.md` 5): the smallest of the layouts
-/// that can hold the column, by their encoded size.
+/// A plain column blob (`spec/CODING.md` 5): the lightest of the layouts
+/// that can hold the column, by their encoded size ([`weight`]).
 pub fn encode_plain(col: &Column) -> Vec<u8> {
     // Only the texts rows use, in order of first use.
     let mut remap = vec![u32::MAX; col.dict.len()];
@@ -223,7 +224,8 @@ pub fn encode_plain(col: &Column) -> Vec<u8> {
     encode_rows(&texts, &indices, Nesting::Column)
 }
 
-/// The smallest blob of rows `indices` into the distinct `texts`.
+/// The smallest blob of rows `indices` into the distinct `texts`, a slow
+/// layout's weighed as [`weight`] says.
 fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     let mut best = encode_dictionary(texts, indices);
     if texts.len() == 1 {
@@ -234,21 +236,18 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
             best = single;
         }
     }
-    // A new blob each time: one written over the old would keep the old
-    // one's room (a near-distinct column's dictionary, all its text) for
-    // as long as the pack keeps the blob.
-    let keep = |best: &mut Vec<u8>, layout: u8, fields: Vec<u8>| {
-        if fields.len() + 1 < best.len() {
-            *best = [&[layout][..], &fields].concat();
-        }
+    let mut best = Best {
+        weight: best.len(),
+        blob: best,
+        rows: indices.len(),
     };
     if nesting == Nesting::Column {
         for format in formats(texts) {
             let nested = |t: &[&str], rows: &[u32]| encode_rows(t, rows, Nesting::Exceptions);
             if let Some(fields) = numbers::encode(format, texts, indices, nested) {
                 match format.id() {
-                    None => keep(&mut best, LAYOUT_NUMBERS, fields),
-                    Some(id) => keep(&mut best, LAYOUT_DATES, [&[id][..], &fields].concat()),
+                    None => best.keep(LAYOUT_NUMBERS, fields),
+                    Some(id) => best.keep(LAYOUT_DATES, [&[id][..], &fields].concat()),
                 }
             }
         }
@@ -256,26 +255,56 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     // PPMd before zstd: where it wins (free text), zstd's sample then
     // tells it cannot, and zstd is not run on the whole column.
     if !texts.is_empty()
-        && ppmd_may_win(texts, indices, best.len())
+        && ppmd_may_win(texts, indices, best.weight)
         && let Some(fields) = texts::encode_ppmd(texts, indices)
     {
-        keep(&mut best, LAYOUT_TEXTS_PPMD, fields);
+        best.keep(LAYOUT_TEXTS_PPMD, fields);
     }
-    if !texts.is_empty() && texts_may_win(texts, indices, best.len()) {
-        keep(&mut best, LAYOUT_TEXTS, texts::encode(texts, indices));
+    if !texts.is_empty() && texts_may_win(texts, indices, best.blob.len()) {
+        best.keep(LAYOUT_TEXTS, texts::encode(texts, indices));
     }
-    if !texts.is_empty() && lzma_may_win(texts, indices, best.len()) {
-        keep(
-            &mut best,
-            LAYOUT_TEXTS_LZMA,
-            texts::encode_lzma(texts, indices),
-        );
+    if !texts.is_empty() && lzma_may_win(texts, indices, best.weight) {
+        best.keep(LAYOUT_TEXTS_LZMA, texts::encode_lzma(texts, indices));
     }
     if let Some(fields) = positions::encode(texts, indices) {
-        keep(&mut best, LAYOUT_POSITIONS, fields);
+        best.keep(LAYOUT_POSITIONS, fields);
     }
-    best.shrink_to_fit();
-    best
+    best.blob.shrink_to_fit();
+    best.blob
+}
+
+/// The lightest blob so far of a column of `rows` rows.
+struct Best {
+    blob: Vec<u8>,
+    weight: usize,
+    rows: usize,
+}
+
+impl Best {
+    /// Keeps the blob of `layout` and `fields` when it is lighter. A new
+    /// blob each time: one written over the old would keep the old one's
+    /// room (a near-distinct column's dictionary, all its text) for as
+    /// long as the pack keeps the blob.
+    fn keep(&mut self, layout: u8, fields: Vec<u8>) {
+        let weight = weight(layout, fields.len() + 1, self.rows);
+        if weight < self.weight {
+            self.blob = [&[layout][..], &fields].concat();
+            self.weight = weight;
+        }
+    }
+}
+
+/// A blob's weight in the choice of a layout: its length, and on a column
+/// of more than `2 SAMPLE_ROWS` rows a sixteenth more for PPMd and LZMA2,
+/// which decode several times slower than the other layouts (PPMd at
+/// 60 to 90 MB/s of text): a restore waits for its slowest column, and a
+/// large column is given to them only when they save more than that.
+fn weight(layout: u8, len: usize, rows: usize) -> usize {
+    let slow = matches!(layout, LAYOUT_TEXTS_PPMD | LAYOUT_TEXTS_LZMA);
+    match slow && rows > 2 * SAMPLE_ROWS {
+        true => len + len / 16,
+        false => len,
+    }
 }
 
 /// Rows of the sample on which a large column's LZMA2 is measured first.
@@ -284,8 +313,8 @@ const LZMA_SAMPLE_ROWS: usize = 1 << 14;
 /// Whether LZMA2 is worth trying on the whole column: always on a small
 /// one; on one of more than `2 LZMA_SAMPLE_ROWS` rows, when LZMA2 of its
 /// first [`LZMA_SAMPLE_ROWS`] rows (or of as many as hold
-/// [`LZMA_SAMPLE_BYTES`]), scaled to all rows, is smaller than the
-/// best blob so far (LZMA2 encodes at a few MB/s: a numeric column, or
+/// [`LZMA_SAMPLE_BYTES`]), scaled to all rows and [`weight`]ed, is
+/// lighter than the best blob so far (LZMA2 encodes at a few MB/s: a numeric column, or
 /// one zstd already codes as well, is not given to it whole).
 fn lzma_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
     if indices.len() <= 2 * LZMA_SAMPLE_ROWS {
@@ -303,7 +332,8 @@ fn lzma_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
         .count()
         .max(1);
     let sample = texts::encode_lzma(texts, &indices[..rows]).len() as f64;
-    sample * (indices.len() as f64 / rows as f64) < best as f64
+    let scaled = sample * (indices.len() as f64 / rows as f64);
+    weight(LAYOUT_TEXTS_LZMA, scaled as usize, indices.len()) < best
 }
 
 /// The most text LZMA2's sample of a large column holds.
@@ -311,14 +341,16 @@ const LZMA_SAMPLE_BYTES: usize = 1 << 18;
 
 /// Whether PPMd is worth running on the whole column: always on one of at
 /// most `2 SAMPLE_ROWS` rows; else when PPMd of its first [`SAMPLE_ROWS`]
-/// rows, scaled to all rows, is smaller than the best blob so far (PPMd
+/// rows, scaled to all rows and [`weight`]ed, is lighter than the best
+/// blob so far (PPMd
 /// codes at about 40 MB/s: a numeric column is not given to it whole).
 fn ppmd_may_win(texts: &[&str], indices: &[u32], best: usize) -> bool {
     if indices.len() <= 2 * SAMPLE_ROWS {
         return true;
     }
     let sample = texts::ppmd_size(texts, &indices[..SAMPLE_ROWS]) as f64;
-    sample * (indices.len() as f64 / SAMPLE_ROWS as f64) < best as f64
+    let scaled = sample * (indices.len() as f64 / SAMPLE_ROWS as f64);
+    weight(LAYOUT_TEXTS_PPMD, scaled as usize, indices.len()) < best
 }
 
 /// The formats worth trying: decimals, and each date or time format that

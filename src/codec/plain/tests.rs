@@ -281,6 +281,35 @@ fn the_chooser_keeps_dictionaries_and_takes_ppmd_for_free_text() {
     );
 }
 
+/// On a large column, PPMd and LZMA2 (slow to decode) must save more than
+/// a sixteenth to replace a fast layout; on a small one, any byte.
+#[test]
+fn slow_layouts_must_save_a_sixteenth_on_a_large_column() {
+    let fast = |rows| Best {
+        blob: vec![LAYOUT_NUMBERS; 1000],
+        weight: 1000,
+        rows,
+    };
+    let large = 2 * SAMPLE_ROWS + 1;
+    for slow in [LAYOUT_TEXTS_PPMD, LAYOUT_TEXTS_LZMA] {
+        // 950 bytes (5 % smaller): kept on a small column only.
+        let mut best = fast(2 * SAMPLE_ROWS);
+        best.keep(slow, vec![0; 949]);
+        assert_eq!((best.blob[0], best.blob.len()), (slow, 950));
+        let mut best = fast(large);
+        best.keep(slow, vec![0; 949]);
+        assert_eq!((best.blob[0], best.blob.len()), (LAYOUT_NUMBERS, 1000));
+        // 900 bytes (10 % smaller): kept, weighing 956.
+        best.keep(slow, vec![0; 899]);
+        assert_eq!((best.blob[0], best.weight), (slow, 956));
+        // A fast layout then needs to be lighter than that weight.
+        best.keep(LAYOUT_POSITIONS, vec![0; 955]);
+        assert_eq!(best.blob[0], slow);
+        best.keep(LAYOUT_POSITIONS, vec![0; 954]);
+        assert_eq!((best.blob[0], best.weight), (LAYOUT_POSITIONS, 955));
+    }
+}
+
 /// Names and three-letter codes: PPMd or fixed widths win, and the column
 /// is no larger than xz -9 makes of its lines (issue 33: names 1.07x and
 /// codes 2.6x xz before).
