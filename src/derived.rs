@@ -14,8 +14,9 @@
 //! [`MIN_SUPPORT`] of them), or when the column orders the QI inside its
 //! cells (the order test, numbers only, concordance at least
 //! [`ORDER_CONCORDANCE`]). The pair's share is narrowed over hidden rows; at
-//! [`DERIVED_SHARE`] or more it is refused. One hashed pass per pair (a sort
-//! for the order test), memory linear in the rows of the table or block.
+//! [`DERIVED_SHARE`] or more it is refused. One pass per pair (a sort for
+//! the order test), the pairs of a QI shared by two threads, memory linear
+//! in the rows of the table or block.
 
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
@@ -202,14 +203,20 @@ impl ColumnChecks {
                 }
             }
         }
+        // Where each row's QI values go when the columns' values are
+        // moved to other rows ([`shuffled`]), made with the first QI.
+        let mut targets: Option<Vec<u32>> = None;
         for qi in qis {
             let cells = CellCandidates::of(&qi);
-            for c in columns {
-                let pair = measure_pair(&qi, &cells, c);
-                checks.passed &= !pair.refused();
-                checks.pairs.push(pair);
-            }
+            let rows = qi.original.len();
+            let targets =
+                targets.get_or_insert_with(|| shuffled(&(0..rows as u32).collect::<Vec<_>>()));
+            let moved = Rows::of(&qi).moved(targets);
+            checks
+                .pairs
+                .extend(measure_columns(&qi, &moved, &cells, columns));
         }
+        checks.passed = checks.pairs.iter().all(|p| !p.refused());
         checks
     }
 
@@ -336,18 +343,86 @@ impl CellCandidates {
     }
 }
 
+/// A QI's rows as the values test reads them: each row's original value
+/// and released cell.
+struct Rows<'a> {
+    original: std::borrow::Cow<'a, [u32]>,
+    released: std::borrow::Cow<'a, [u32]>,
+    /// One more than the largest original code.
+    originals: usize,
+}
+
+impl<'a> Rows<'a> {
+    fn of(qi: &'a QiSubject<'_>) -> Rows<'a> {
+        Rows {
+            original: std::borrow::Cow::Borrowed(qi.original),
+            released: std::borrow::Cow::Borrowed(&qi.released),
+            originals: qi.original.iter().max().map_or(0, |&m| m as usize + 1),
+        }
+    }
+
+    /// Row `i`'s values moved to row `targets[i]`: the values test of a
+    /// column against these rows is its test on the column's values moved
+    /// by [`shuffled`] (row `i` taking row `targets[i]`'s value), made
+    /// once per QI instead of once per pair.
+    fn moved(&self, targets: &[u32]) -> Rows<'static> {
+        let scatter = |values: &[u32]| {
+            let mut out = vec![0u32; values.len()];
+            for (&v, &t) in values.iter().zip(targets) {
+                out[t as usize] = v;
+            }
+            std::borrow::Cow::Owned(out)
+        };
+        Rows {
+            original: scatter(&self.original),
+            released: scatter(&self.released),
+            originals: self.originals,
+        }
+    }
+}
+
+/// Measures every column against one QI, the columns shared by the
+/// machine's threads (at most two, and one on a small table), in order.
+fn measure_columns(
+    qi: &QiSubject<'_>,
+    moved: &Rows<'_>,
+    cells: &CellCandidates,
+    columns: &[ColumnSubject<'_>],
+) -> Vec<PairMeasure> {
+    let rows = Rows::of(qi);
+    let measure = |j: usize| measure_pair(qi, &rows, moved, cells, &columns[j]);
+    if qi.original.len() < PARALLEL_ROWS || columns.len() < 2 {
+        return (0..columns.len()).map(measure).collect();
+    }
+    let jobs = crate::jobs::Jobs::new(columns.len());
+    std::thread::scope(|scope| {
+        scope.spawn(|| jobs.work(measure));
+        jobs.work(measure);
+    });
+    jobs.results()
+}
+
+/// Rows below which a QI's pairs are measured on the calling thread.
+const PARALLEL_ROWS: usize = 1 << 16;
+
 /// Measures one pair: the values test, and the order test when both are
-/// numbers.
-fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_>) -> PairMeasure {
+/// numbers. `moved` are `rows` moved as [`Rows::moved`] says.
+fn measure_pair(
+    qi: &QiSubject<'_>,
+    rows: &Rows<'_>,
+    moved: &Rows<'_>,
+    cells: &CellCandidates,
+    c: &ColumnSubject<'_>,
+) -> PairMeasure {
     let codes = &c.column.codes;
     let hidden = qi.released.iter().filter(|&&r| cells.hidden(r)).count() as u64;
-    let values = values_test(qi, cells, codes, c.column.dict.len());
+    let values = values_test(rows, cells, codes, c.column.dict.len());
     // What chance narrows (the column's values on other rows) is taken off,
     // as Cohen's kappa takes off chance agreement: a column unique to almost
     // every row, or a skewed QI whose groups agree by chance, pins nothing.
     let chance = match values {
         0 => 0,
-        _ => values_test(qi, cells, &shuffled(codes), c.column.dict.len()),
+        _ => values_test(moved, cells, codes, c.column.dict.len()),
     };
     let values = match hidden > chance {
         true => values.saturating_sub(chance) * hidden / (hidden - chance),
@@ -380,34 +455,72 @@ fn measure_pair(qi: &QiSubject<'_>, cells: &CellCandidates, c: &ColumnSubject<'_
 /// Hidden rows whose column value, over every row holding it, goes with one
 /// original QI value or at most a [`NARROWING`]th of those the row's cell
 /// holds, backed by at least [`MIN_SUPPORT`] rows per value it goes with.
-/// On the column's values moved to other rows ([`shuffled`]), the same
-/// count is what chance alone narrows.
-fn values_test(qi: &QiSubject<'_>, cells: &CellCandidates, codes: &[u32], values: usize) -> u64 {
-    let code = |i: usize| codes[i];
+/// On the QI's rows moved ([`Rows::moved`]), the same count is what chance
+/// alone narrows.
+fn values_test(rows: &Rows<'_>, cells: &CellCandidates, codes: &[u32], values: usize) -> u64 {
     let mut support = vec![0u32; values];
     let mut distinct = vec![0u32; values];
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    for (i, &q) in qi.original.iter().enumerate() {
-        let c = code(i);
+    let mut pairs = Pairs::new(values, rows.originals);
+    for (&c, &q) in codes.iter().zip(rows.original.iter()) {
         support[c as usize] = support[c as usize].saturating_add(1);
-        if seen.insert(u64::from(c) << 32 | u64::from(q)) {
+        if pairs.insert(c, q) {
             distinct[c as usize] += 1;
         }
     }
-    drop(seen);
+    drop(pairs);
     let narrowed = |c: usize, d_cell: u32| {
         d_cell >= 2
             && support[c] >= MIN_SUPPORT.saturating_mul(distinct[c])
             && (distinct[c] == 1 || NARROWING * distinct[c] <= d_cell)
     };
-    (0..codes.len())
-        .filter(|&i| narrowed(code(i) as usize, cells.distinct[qi.released[i] as usize]))
+    codes
+        .iter()
+        .zip(rows.released.iter())
+        .filter(|&(&c, &r)| narrowed(c as usize, cells.distinct[r as usize]))
         .count() as u64
 }
 
+/// The (column value, QI value) pairs seen: one bit each when there are
+/// at most [`DENSE_PAIRS`] of them (a category against an age), else a
+/// hash set.
+enum Pairs {
+    Dense { bits: Vec<u64>, originals: usize },
+    Sparse(FxHashSet<u64>),
+}
+
+/// The most possible pairs [`Pairs`] keeps one bit for (16 MiB).
+const DENSE_PAIRS: usize = 1 << 27;
+
+impl Pairs {
+    fn new(values: usize, originals: usize) -> Pairs {
+        match values.checked_mul(originals) {
+            Some(all) if all <= DENSE_PAIRS => Pairs::Dense {
+                bits: vec![0; all.div_ceil(64)],
+                originals,
+            },
+            _ => Pairs::Sparse(FxHashSet::default()),
+        }
+    }
+
+    /// Whether the pair is new.
+    fn insert(&mut self, c: u32, q: u32) -> bool {
+        match self {
+            Pairs::Dense { bits, originals } => {
+                let at = c as usize * *originals + q as usize;
+                let (word, bit) = (&mut bits[at / 64], 1u64 << (at % 64));
+                let new = *word & bit == 0;
+                *word |= bit;
+                new
+            }
+            Pairs::Sparse(seen) => seen.insert(u64::from(c) << 32 | u64::from(q)),
+        }
+    }
+}
+
 /// `codes` in a fixed pseudo-random order (Fisher–Yates driven by
-/// SplitMix64 from a constant seed): the column's values moved to other
-/// rows, the same on every run. A stride or any order with structure would
+/// SplitMix64 from a constant seed): given the row numbers, where each
+/// row's values go when a column's values are moved to other rows, the
+/// same on every run. A stride or any order with structure would
 /// keep a function of a periodic table (row i's values from i mod m) a
 /// function, and the baseline would hide it.
 fn shuffled(codes: &[u32]) -> Vec<u32> {
@@ -506,6 +619,101 @@ mod tests {
         ColumnChecks::measure(vec!["age".into()], [qi], &[subject])
             .pairs
             .remove(0)
+    }
+
+    /// Pseudo-random codes below `m` (an LCG).
+    fn codes(n: usize, m: u32, seed: u64) -> Vec<u32> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 33) as u32 % m
+            })
+            .collect()
+    }
+
+    /// The chance baseline on the QI's rows moved once is the test on the
+    /// column's values shuffled, row for row; the dense and the hashed
+    /// pairs count alike.
+    #[test]
+    fn moving_the_qi_rows_equals_shuffling_the_column() {
+        for (n, qvals, values) in [(1000, 7, 5), (5000, 300, 40), (20_000, 5000, 3000)] {
+            let original = codes(n, qvals, 1);
+            // Cells of about three original values each, some of one.
+            let released: Vec<u32> = original.iter().map(|q| q / 3).collect();
+            let qi = QiSubject {
+                name: "q",
+                original: &original,
+                released: released.into(),
+                numbers: None,
+            };
+            let cells = CellCandidates::of(&qi);
+            let rows = Rows::of(&qi);
+            let column = codes(n, values, 2);
+            let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
+            let moved = rows.moved(&targets);
+            let expected = values_test(&rows, &cells, &shuffled(&column), values as usize);
+            assert_eq!(
+                values_test(&moved, &cells, &column, values as usize),
+                expected
+            );
+            let dense = values_test(&rows, &cells, &column, values as usize);
+            let sparse_rows = Rows {
+                originals: DENSE_PAIRS + 1,
+                ..Rows::of(&qi)
+            };
+            assert_eq!(
+                values_test(&sparse_rows, &cells, &column, values as usize),
+                dense
+            );
+        }
+    }
+
+    /// A table large enough for two threads measures what one thread does.
+    #[test]
+    fn two_threads_measure_what_one_does() {
+        let n = PARALLEL_ROWS + 1000;
+        let original = codes(n, 90, 3);
+        let released: Vec<u32> = original.iter().map(|q| q / 10).collect();
+        let numbers: Vec<Option<f64>> = (0..90).map(|q| Some(f64::from(q))).collect();
+        let qi = QiSubject {
+            name: "age",
+            original: &original,
+            released: released.into(),
+            numbers: Some(&numbers),
+        };
+        let copy = column(
+            "copy",
+            &original.iter().map(|q| format!("c{q}")).collect::<Vec<_>>(),
+        );
+        let noise = column(
+            "noise",
+            &codes(n, 50, 4)
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>(),
+        );
+        let subjects: Vec<ColumnSubject<'_>> = [&copy, &noise]
+            .into_iter()
+            .map(|column| ColumnSubject {
+                numbers: column_numbers(column, &[], |t| t.parse().ok()),
+                column,
+                allowed: &[],
+            })
+            .collect();
+        let cells = CellCandidates::of(&qi);
+        let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
+        let moved = Rows::of(&qi).moved(&targets);
+        let both = measure_columns(&qi, &moved, &cells, &subjects);
+        let rows = Rows::of(&qi);
+        let one: Vec<PairMeasure> = subjects
+            .iter()
+            .map(|c| measure_pair(&qi, &rows, &moved, &cells, c))
+            .collect();
+        assert_eq!(both, one);
+        assert!(both[0].refused() && !both[1].refused(), "{both:?}");
     }
 
     #[test]

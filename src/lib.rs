@@ -56,6 +56,7 @@ pub mod fuzzing;
 pub mod hierarchy;
 pub mod huffman;
 pub mod io;
+pub(crate) mod jobs;
 pub mod metrics;
 pub mod minisign;
 pub mod number;

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::Result;
 use crate::dictionary::Dictionary;
 use crate::io::Input;
-use crate::{Error, Result};
+
+mod records;
 
 /// How a column's values are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -445,115 +447,26 @@ impl Table {
         Table::from_bytes(path, &input, options)
     }
 
-    // Long: one pass over the CSV records checking widths as they come, so the error names the
-    // line; split, the reader state would be passed around
     /// Parses CSV bytes; `path` is used in error messages only.
     pub fn from_bytes(path: &Path, bytes: &[u8], options: &CsvOptions) -> Result<Table> {
+        Table::parse(path, bytes, options, records::PARALLEL_BYTES)
+    }
+
+    /// [`Table::from_bytes`], on two threads from `parallel_bytes` on.
+    fn parse(
+        path: &Path,
+        bytes: &[u8],
+        options: &CsvOptions,
+        parallel_bytes: usize,
+    ) -> Result<Table> {
         let delimiter = options.delimiter.unwrap_or_else(|| detect_delimiter(bytes));
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(bytes);
-        let mut record = csv::ByteRecord::new();
-        let mut columns: Vec<Column> = Vec::new();
-        let mut width: Option<usize> = None;
-        let mut rows = 0usize;
-        let mut first = true;
-        // The last record's start: only it can end inside a quote.
-        let (mut last_start, mut last_line) = (0usize, 1u64);
-        loop {
-            let more = reader.read_byte_record(&mut record).map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
-                Error::from(CsvError::Malformed {
-                    path: path.to_owned(),
-                    line,
-                    message: e.to_string(),
-                })
-            })?;
-            if !more {
-                break;
-            }
-            let line = record.position().map_or(0, |p| p.line());
-            last_start = record.position().map_or(0, |p| p.byte() as usize);
-            last_line = line;
-            match width {
-                None => {
-                    width = Some(record.len());
-                    columns = (0..record.len())
-                        .map(|i| Column::new((i + 1).to_string()))
-                        .collect();
-                }
-                Some(w) if w != record.len() => {
-                    let reference = if options.header {
-                        "header"
-                    } else {
-                        "first row"
-                    };
-                    // One field on either side is how a wrong delimiter shows.
-                    let hint = (w == 1 || record.len() == 1)
-                        .then(|| delimiter_hint(&record, delimiter))
-                        .flatten();
-                    if let Some(suggested) = hint {
-                        return Err(CsvError::WrongDelimiter {
-                            path: path.to_owned(),
-                            line,
-                            expected: w,
-                            found: record.len(),
-                            reference,
-                            used: char::from(delimiter),
-                            suggested: char::from(suggested),
-                        }
-                        .into());
-                    }
-                    return Err(CsvError::Ragged {
-                        path: path.to_owned(),
-                        line,
-                        expected: w,
-                        found: record.len(),
-                        reference: if options.header {
-                            "header"
-                        } else {
-                            "first row"
-                        },
-                    }
-                    .into());
-                }
-                Some(_) => {}
-            }
-            let header_row = first && options.header;
-            first = false;
-            for (i, field) in record.iter().enumerate() {
-                let text = std::str::from_utf8(field).map_err(|e| CsvError::InvalidUtf8 {
-                    path: path.to_owned(),
-                    line,
-                    column: i + 1,
-                    // The header's own field has no name to show yet.
-                    name: if header_row {
-                        "its name in the header".to_owned()
-                    } else {
-                        columns[i].name.clone()
-                    },
-                    valid_up_to: e.valid_up_to(),
-                })?;
-                let text = if options.trim {
-                    trim_blanks(text)
-                } else {
-                    text
-                };
-                if header_row {
-                    columns[i].name = text.to_owned();
-                } else {
-                    columns[i].push(text);
-                }
-            }
-            if !header_row {
-                rows += 1;
-                if rows == SAMPLE_ROWS {
-                    reserve_rows(&mut columns, rows, reader.position().byte(), bytes.len());
-                }
-            }
-        }
+        let records::Records {
+            columns,
+            width,
+            rows,
+            last_start,
+            last_line,
+        } = records::read(path, bytes, options, delimiter, parallel_bytes)?;
         if width.is_none() {
             return Err(CsvError::Empty {
                 path: path.to_owned(),

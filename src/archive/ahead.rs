@@ -13,10 +13,10 @@
 use std::sync::Mutex;
 
 use super::format::{Container, SectionKind};
-use super::jobs::Jobs;
 use super::meta::PublicMeta;
 use super::row_count;
 use crate::codec::{self, CodecError, Purpose};
+use crate::jobs::Jobs;
 use crate::table::Column;
 
 /// A column's decoding: its texts for rendering (`None` when only its

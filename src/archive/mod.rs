@@ -30,7 +30,6 @@ pub mod format;
 mod handoff;
 mod hierarchies;
 mod input;
-mod jobs;
 pub mod layout;
 pub mod meta;
 pub mod models;

@@ -25,6 +25,7 @@
 //!   release, decoded a lookup a coded row, as fast as per-value mode and
 //!   ten times context mode.
 
+use crate::jobs::cores;
 use rustc_hash::FxHashMap;
 
 use super::CodecError;
@@ -212,14 +213,6 @@ const RULE_ANY: u8 = 3;
 /// Below this many QI cells, sections are coded on the calling thread
 /// (spawning costs more than it saves).
 const PARALLEL_CELLS: usize = 1 << 16;
-
-/// The machine's cores, asked once: `available_parallelism` reads the
-/// cgroup quota files each time (about 40 us, more than a section of Adult
-/// takes to decode).
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
-}
 
 /// How many threads code the QI sections: one below [`PARALLEL_CELLS`],
 /// else the machine's cores, at most one per QI.

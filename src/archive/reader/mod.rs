@@ -23,7 +23,6 @@ use super::digest::{self, PublicDigest, crc32_hex, hex};
 use super::format::{self, Container, SectionEntry, SectionKind};
 use super::handoff::{self, Handoff};
 use super::hierarchies::{self as trees, Whole};
-use super::jobs::Jobs;
 use super::layout::{Layout, RenderedColumn, Texts};
 use super::meta::{
     self, HierarchyRecord, PrivatePart, PrivateParts, PrivateTrailer, PublicMeta, SealedMeta,
@@ -40,6 +39,7 @@ use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
 use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::{Hierarchy, Pruned};
 use crate::io::Input;
+use crate::jobs::Jobs;
 use crate::minisign::PublicKey;
 use crate::number::NumberFormat;
 use crate::privacy::risk::{self, Risk};

@@ -1,9 +1,18 @@
-//! Independent jobs shared by the threads of a restore: each thread that
-//! calls [`Jobs::work`] takes the next job not taken yet, so the columns of
-//! a row group are decoded on both threads whatever each one costs.
+//! Independent jobs shared by threads: each thread that calls
+//! [`Jobs::work`] takes the next job not taken yet, so that the columns of
+//! a restore's row group, or the pairs of the derived-column check, are
+//! shared by both threads whatever each one costs.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The machine's cores, asked once: `available_parallelism` reads the
+/// cgroup quota files each time (about 40 us, more than a section of Adult
+/// takes to decode).
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
 
 /// `count` jobs, numbered from 0, and their results.
 pub(crate) struct Jobs<T> {
