@@ -184,21 +184,32 @@ fn cell_cost(
 
 /// Measures `release` of `data` under `model`.
 pub fn measure(data: &Dataset, release: &Release, model: &PrivacyModel) -> Metrics {
-    let n = data.rows();
-    let q = data.qis.len();
-    let mut tally = Tally::new(q);
+    let suppressed = crate::privacy::release_suppressed(data, release, model);
+    let columns = (0..data.qis.len()).map(|i| release.qi_column(data, i).codes);
+    let p = Partition::of_columns(columns, data.rows(), Some(&suppressed));
+    measure_classes(data, release, model, &suppressed, &p)
+}
+
+/// [`measure`] given the rows `suppressed` (`privacy::release_suppressed`)
+/// and `classes`, the partition of the other rows by every QI.
+pub fn measure_classes(
+    data: &Dataset,
+    release: &Release,
+    model: &PrivacyModel,
+    suppressed: &[bool],
+    classes: &Partition,
+) -> Metrics {
+    let mut tally = Tally::new(data.qis.len());
     for (counts, column) in tally.cells.iter_mut().zip(&release.cells) {
         for cell in column {
             *counts.entry(*cell).or_default() += 1;
         }
     }
-    let suppressed = crate::privacy::release_suppressed(data, release, model);
-    tally.rows = n as u64;
+    tally.rows = data.rows() as u64;
     tally.suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
-    let columns = (0..q).map(|i| release.qi_column(data, i).codes);
-    let p = Partition::of_columns(columns, n, Some(&suppressed));
     let qis: Vec<&QuasiIdentifier> = data.qis.iter().collect();
-    tally.metrics(&qis, p.sizes.iter().map(|&s| u64::from(s)), model.max_k())
+    let sizes = classes.sizes.iter().map(|&s| u64::from(s));
+    tally.metrics(&qis, sizes, model.max_k())
 }
 
 /// What the metrics need of a release, gathered in one pass over a table or

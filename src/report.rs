@@ -7,7 +7,7 @@ use crate::anonymize::{self, Algorithm, Outcome};
 use crate::classes::Partition;
 use crate::config::AlgorithmConfig;
 use crate::dataset::Dataset;
-use crate::metrics::{Metrics, measure};
+use crate::metrics::{Metrics, measure, measure_classes};
 use crate::privacy::PrivacyModel;
 
 /// One constraint of the privacy model: k over some QIs.
@@ -94,6 +94,12 @@ impl Report {
             .iter()
             .map(|&q| release.qi_column(data, q).codes);
         let p = Partition::of_columns(columns, data.rows(), Some(&suppressed));
+        // The metrics' classes are over every QI: these, when every QI is
+        // constrained (the usual claim), else made again.
+        let metrics = match constrained.len() == data.qis.len() {
+            true => measure_classes(data, release, model, &suppressed, &p),
+            false => measure(data, release, model),
+        };
         Report {
             algorithm: algorithm.name().to_owned(),
             k: model.max_k(),
@@ -114,27 +120,48 @@ impl Report {
             levels: outcome.levels.clone(),
             minimal_levels: outcome.minimal_levels.clone(),
             qis: data.qis.iter().map(|q| q.name.clone()).collect(),
-            metrics: measure(data, release, model),
+            metrics,
             elapsed_ms,
             column_checks: None,
         }
     }
 
-    /// Runs the derived-column check on `outcome`'s release of `data`
-    /// (`crate::derived`), keeps its result, and refuses (exit 1) a released
-    /// column that pins a QI the config does not allow it to: what every
-    /// entry point that releases runs before it writes anything.
-    pub fn check_columns(
-        &mut self,
+    /// [`Report::anonymize`] of a release: the report made while the
+    /// derived-column check (`crate::derived`) runs on a second thread
+    /// (both only read the release), its result kept, and a released
+    /// column that pins a QI the config does not allow it to refused
+    /// (exit 1): what every entry point that releases runs before it
+    /// writes anything.
+    pub fn anonymize_checked(
         config: &crate::config::Config,
         data: &Dataset,
-        outcome: &Outcome,
-    ) -> crate::Result<()> {
-        self.column_checks = crate::derived::check_release(config, data, &outcome.release.cells);
-        match &self.column_checks {
-            Some(checks) => checks.enforce(&format!("{}: ", data.table.source.display())),
-            None => Ok(()),
+        model: &PrivacyModel,
+    ) -> crate::Result<(Outcome, Report)> {
+        let algorithm = Algorithm::from_name(&config.algorithm.name)?;
+        let start = std::time::Instant::now();
+        let outcome = anonymize::run(data, model, &config.algorithm)?;
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+        let cells = &outcome.release.cells;
+        let (mut report, checks) = std::thread::scope(|scope| {
+            let checks = scope.spawn(|| crate::derived::check_release(config, data, cells));
+            let report = Report::new(
+                algorithm,
+                config.algorithm.seed,
+                data,
+                model,
+                &outcome,
+                elapsed_ms,
+            );
+            let checks = checks
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (report, checks)
+        });
+        report.column_checks = checks;
+        if let Some(checks) = &report.column_checks {
+            checks.enforce(&format!("{}: ", data.table.source.display()))?;
         }
+        Ok((outcome, report))
     }
 
     /// A short human summary (two lines).

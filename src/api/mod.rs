@@ -329,8 +329,7 @@ pub fn anonymize_table(config: &Config, table: Table) -> Result<Anonymized> {
     check_algorithm(config)?;
     let data = Dataset::bind(config, table)?;
     let model = privacy_model(config, &data)?;
-    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
-    report.check_columns(config, &data, &outcome)?;
+    let (outcome, report) = Report::anonymize_checked(config, &data, &model)?;
     let pseudonyms = Pseudonyms::of_config(config, &data.table.names(), false)?;
     Ok(Anonymized {
         data,

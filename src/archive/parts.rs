@@ -164,8 +164,7 @@ pub fn anonymize_fragment(
     widen_domains(&mut data, &whole.domains);
     refer_sensitive(&mut data, &whole.sensitive)?;
     let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
-    report.check_columns(config, &data, &outcome)?;
+    let (outcome, report) = Report::anonymize_checked(config, &data, &model)?;
     Ok((data, model, outcome, report))
 }
 

@@ -375,8 +375,7 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
     let table = Table::from_bytes(input, &original.csv, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
-    let (outcome, mut report) = Report::anonymize(&data, &model, &config.algorithm)?;
-    report.check_columns(config, &data, &outcome)?;
+    let (outcome, report) = Report::anonymize_checked(config, &data, &model)?;
     let released = released_columns(&data, &outcome);
     drop(outcome);
     pack_with_arrow(
