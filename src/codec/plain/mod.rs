@@ -1,8 +1,8 @@
 //! Text columns kept as they are (sensitive, insensitive, identifier), in
-//! the smallest of eight layouts by encoded size: one value; a dictionary of
+//! the smallest of nine layouts by encoded size: one value; a dictionary of
 //! the distinct texts and each row's index into it; numbers as scaled
 //! integers (`numbers`); the rows' texts through zstd, LZMA2 or PPMd
-//! (`texts`);
+//! (`texts`; a long PPMd stream in blocks, `blocks`);
 //! dates and times as numbers (`calendar`); texts of one length position by
 //! position (`positions`). On a large column, PPMd and LZMA2, slow to
 //! decode, must save a sixteenth ([`weight`]).
@@ -14,6 +14,7 @@
 //! table would cost more than it saves (nearly all values distinct). The
 //! encoder builds every candidate and keeps the smallest.
 
+mod blocks;
 /// Dates and times as integers: layout 4, and hierarchy labels (`archive::meta`).
 pub(crate) mod calendar;
 mod ints;
@@ -46,6 +47,8 @@ const LAYOUT_TEXTS_LZMA: u8 = 5;
 const LAYOUT_POSITIONS: u8 = 6;
 /// The rows' texts through PPMd (`texts`).
 const LAYOUT_TEXTS_PPMD: u8 = 7;
+/// The rows' texts through PPMd in blocks that decode alone (`blocks`).
+const LAYOUT_TEXTS_PPMD_BLOCKS: u8 = 8;
 
 pub(crate) const DICT_TEXTS: u8 = 0;
 pub(crate) const DICT_INTEGERS: u8 = 1;
@@ -254,11 +257,16 @@ fn encode_rows(texts: &[&str], indices: &[u32], nesting: Nesting) -> Vec<u8> {
     }
     // PPMd before zstd: where it wins (free text), zstd's sample then
     // tells it cannot, and zstd is not run on the whole column.
-    if !texts.is_empty()
-        && ppmd_may_win(texts, indices, best.weight)
-        && let Some(fields) = texts::encode_ppmd(texts, indices)
-    {
-        best.keep(LAYOUT_TEXTS_PPMD, fields);
+    if !texts.is_empty() && ppmd_may_win(texts, indices, best.weight) {
+        // In blocks when the stream is long enough for two.
+        match blocks::encode(texts, indices, blocks::BLOCK) {
+            Some(fields) => best.keep(LAYOUT_TEXTS_PPMD_BLOCKS, fields),
+            None => {
+                if let Some(fields) = texts::encode_ppmd(texts, indices) {
+                    best.keep(LAYOUT_TEXTS_PPMD, fields);
+                }
+            }
+        }
     }
     if !texts.is_empty() && texts_may_win(texts, indices, best.blob.len()) {
         best.keep(LAYOUT_TEXTS, texts::encode(texts, indices));
@@ -300,7 +308,10 @@ impl Best {
 /// 60 to 90 MB/s of text): a restore waits for its slowest column, and a
 /// large column is given to them only when they save more than that.
 fn weight(layout: u8, len: usize, rows: usize) -> usize {
-    let slow = matches!(layout, LAYOUT_TEXTS_PPMD | LAYOUT_TEXTS_LZMA);
+    let slow = matches!(
+        layout,
+        LAYOUT_TEXTS_PPMD | LAYOUT_TEXTS_PPMD_BLOCKS | LAYOUT_TEXTS_LZMA
+    );
     match slow && rows > 2 * SAMPLE_ROWS {
         true => len + len / 16,
         false => len,
@@ -438,7 +449,7 @@ fn encode_dictionary(texts: &[&str], indices: &[u32]) -> Vec<u8> {
 /// decode at 10 to 40 MB/s of text, the others at hundreds).
 pub fn decode_cost(blob: &[u8]) -> u64 {
     let weight = match blob.first() {
-        Some(&LAYOUT_TEXTS_PPMD | &LAYOUT_TEXTS_LZMA) => 8,
+        Some(&LAYOUT_TEXTS_PPMD | &LAYOUT_TEXTS_PPMD_BLOCKS | &LAYOUT_TEXTS_LZMA) => 8,
         _ => 1,
     };
     blob.len() as u64 * weight
@@ -525,14 +536,15 @@ fn decode_rows(
         LAYOUT_TEXTS_LZMA => texts::decode_lzma(&mut r, rows, purpose)?,
         LAYOUT_POSITIONS => positions::decode(&mut r, rows, purpose)?,
         LAYOUT_TEXTS_PPMD => texts::decode_ppmd(&mut r, rows, purpose)?,
+        LAYOUT_TEXTS_PPMD_BLOCKS => blocks::decode(&mut r, rows, purpose)?,
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "plain column layout",
                 id,
                 known: if nesting == Nesting::Column {
-                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates, 5 texts (LZMA2), 6 fixed-width texts, 7 texts (PPMd)"
+                    "0 single value, 1 dictionary, 2 numbers, 3 texts, 4 dates, 5 texts (LZMA2), 6 fixed-width texts, 7 texts (PPMd), 8 texts (PPMd blocks)"
                 } else {
-                    "0 single value, 1 dictionary, 3 texts, 5 texts (LZMA2), 6 fixed-width texts, 7 texts (PPMd) (in a numeric column's exceptions)"
+                    "0 single value, 1 dictionary, 3 texts, 5 texts (LZMA2), 6 fixed-width texts, 7 texts (PPMd), 8 texts (PPMd blocks) (in a numeric column's exceptions)"
                 },
             });
         }

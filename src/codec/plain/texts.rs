@@ -208,7 +208,13 @@ pub(super) fn encode_ppmd(texts: &[&str], rows: &[u32]) -> Option<Vec<u8>> {
 /// The size of PPMd's code (order 4 alone) of rows `rows`: what a sample of
 /// a large column, which [`encode_ppmd`] codes in order 4, says of it.
 pub(super) fn ppmd_size(texts: &[&str], rows: &[u32]) -> usize {
-    ppmd_fields(&text_stream(texts, rows), &[PPMD_ORDER]).map_or(usize::MAX, |f| f.len())
+    encode_ppmd_large(texts, rows).map_or(usize::MAX, |f| f.len())
+}
+
+/// Layout 7's fields for rows `rows` in order 4 alone, as a large stream is
+/// coded (a block of layout 8 too).
+pub(super) fn encode_ppmd_large(texts: &[&str], rows: &[u32]) -> Option<Vec<u8>> {
+    ppmd_fields(&text_stream(texts, rows), &[PPMD_ORDER])
 }
 
 /// The fields of layout 7 for `stream`, in the best of `orders`.
@@ -253,14 +259,21 @@ impl Read for PpmdInput<'_> {
     }
 }
 
-/// Decodes what [`encode_ppmd`] wrote (the rest of `r`) into `rows` rows:
-/// a model memory no larger than the stated length needs, never past that
-/// length, and the stream must end with its end marker in its last byte.
+/// Decodes what [`encode_ppmd`] wrote (the rest of `r`) into `rows` rows.
 pub(super) fn decode_ppmd(
     r: &mut ByteReader<'_>,
     rows: usize,
     purpose: Purpose,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
+    let stream = ppmd_stream(r, rows)?;
+    split_rows(&stream, rows, purpose, "PPMd text stream")
+}
+
+/// The text stream of layout 7's fields (the rest of `r`), for `rows`
+/// rows: a model memory no larger than the stated length needs, never
+/// decoded past that length, and the stream must end with its end marker
+/// in its last byte and come to its stated length.
+pub(super) fn ppmd_stream(r: &mut ByteReader<'_>, rows: usize) -> Result<Vec<u8>, CodecError> {
     let len = stream_length(r, rows)?;
     let order = r.byte("PPMd model order")?;
     let mem_log = r.byte("PPMd model memory")?;
@@ -306,7 +319,8 @@ pub(super) fn decode_ppmd(
         return Err(invalid("PPMd text stream", detail));
     }
     let names = ("PPMd text stream", "PPMd text stream length");
-    rows_of_stream(&stream, len, source.rest.len(), rows, purpose, names)
+    check_stream(&stream, len, source.rest.len(), names)?;
+    Ok(stream)
 }
 
 /// The text stream's stated length: at least one end byte a row.
@@ -366,8 +380,20 @@ fn rows_of_stream(
     left: usize,
     rows: usize,
     purpose: Purpose,
-    (what, length): (&'static str, &'static str),
+    names: (&'static str, &'static str),
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
+    check_stream(stream, len, left, names)?;
+    split_rows(stream, rows, purpose, names.0)
+}
+
+/// That a decoded text stream read its blob to the end (`left` bytes were
+/// not read) and came to its stated length `len`.
+fn check_stream(
+    stream: &[u8],
+    len: u64,
+    left: usize,
+    (what, length): (&'static str, &'static str),
+) -> Result<(), CodecError> {
     if left != 0 {
         return Err(CodecError::TrailingBytes {
             what,
@@ -381,7 +407,7 @@ fn rows_of_stream(
             found: stream.len() as u64,
         });
     }
-    split_rows(stream, rows, purpose, what)
+    Ok(())
 }
 
 /// The rows of a decoded text stream: exactly `rows` valid UTF-8 texts,
@@ -392,16 +418,28 @@ fn split_rows(
     purpose: Purpose,
     what: &'static str,
 ) -> Result<(Dictionary, Vec<u32>), CodecError> {
+    let mut column = ColumnRows::new(rows, purpose);
+    push_rows(&mut column, stream, rows, what)?;
+    Ok(column.finish())
+}
+
+/// Appends the texts of a decoded text stream to `column`: exactly `rows`
+/// valid UTF-8 texts, each ended by [`END`].
+pub(super) fn push_rows<'a>(
+    column: &mut ColumnRows<&'a str>,
+    stream: &'a [u8],
+    rows: usize,
+    what: &'static str,
+) -> Result<(), CodecError> {
     let Some(body) = stream.strip_suffix(&[END]) else {
         return Err(CodecError::Invalid {
             what,
             detail: "the stream does not end with a text's end (0xff)".to_owned(),
         });
     };
-    let mut column = ColumnRows::new(rows, purpose);
-    let mut offset = 0usize;
+    let (start, mut offset) = (column.len(), 0usize);
     for text in body.split(|&b| b == END) {
-        if column.len() == rows {
+        if column.len() - start == rows {
             return Err(CodecError::CountMismatch {
                 what: "text stream's texts (rows)",
                 expected: rows as u64,
@@ -415,12 +453,12 @@ fn split_rows(
         column.push(text, |s| s.push_str(text));
         offset += text.len() + 1;
     }
-    if column.len() != rows {
+    if column.len() - start != rows {
         return Err(CodecError::CountMismatch {
             what: "text stream's texts (rows)",
             expected: rows as u64,
-            found: column.len() as u64,
+            found: (column.len() - start) as u64,
         });
     }
-    Ok(column.finish())
+    Ok(())
 }
