@@ -9,7 +9,7 @@ use std::io::Read;
 use super::*;
 use crate::codec::cells::Purpose;
 
-fn column(values: &[String]) -> Column {
+pub(super) fn column(values: &[String]) -> Column {
     let mut c = Column::new("c");
     for v in values {
         c.push(v);
@@ -17,12 +17,12 @@ fn column(values: &[String]) -> Column {
     c
 }
 
-fn strings(values: &[&str]) -> Vec<String> {
+pub(super) fn strings(values: &[&str]) -> Vec<String> {
     values.iter().map(|v| v.to_string()).collect()
 }
 
 /// The column's distinct texts in order of first use and each row's index.
-fn rows_of(col: &Column) -> (Vec<&str>, Vec<u32>) {
+pub(super) fn rows_of(col: &Column) -> (Vec<&str>, Vec<u32>) {
     let texts: Vec<&str> = col.dict.values().collect();
     (texts, col.codes.clone())
 }
@@ -279,77 +279,6 @@ fn the_chooser_keeps_dictionaries_and_takes_ppmd_for_free_text() {
         blob.len(),
         xz.len()
     );
-}
-
-/// Layout 8: blocks of a few rows each decode alone, on two threads, to
-/// the rows of the column, through the chooser's dispatch.
-#[test]
-fn ppmd_blocks_round_trip() {
-    let mut rng = ChaCha8Rng::seed_from_u64(21);
-    let words = ["north", "quiet", "stone", "light", "é", ""];
-    let values: Vec<String> = (0..3000)
-        .map(|i| {
-            let n = rng.next_u32() % 5;
-            let w: Vec<&str> = (0..n).map(|_| words[(rng.next_u32() % 6) as usize]).collect();
-            format!("{} {i}", w.join(" "))
-        })
-        .collect();
-    let col = column(&values);
-    let (texts, rows) = rows_of(&col);
-    for block in [1, 100, 4000, 30_000] {
-        let fields = blocks::encode(&texts, &rows, block).unwrap();
-        let b = [&[LAYOUT_TEXTS_PPMD_BLOCKS][..], &fields].concat();
-        for purpose in [Purpose::Values, Purpose::Rendering] {
-            let back = decode_plain_for(&b, "c", values.len(), purpose).unwrap();
-            assert!((0..values.len()).all(|r| back.text(r) == values[r]));
-        }
-    }
-    // One block is layout 7's business.
-    assert!(blocks::encode(&texts, &rows, 1 << 30).is_none());
-}
-
-/// Forged block tables are refused: fewer than two blocks, a block of no
-/// rows, rows or bytes that do not add up, a damaged block.
-#[test]
-fn forged_ppmd_blocks_are_refused() {
-    let col = column(&strings(&["a", "bc", "def"]));
-    let (texts, rows) = rows_of(&col);
-    let bodies: Vec<Vec<u8>> = [0..1, 1..3]
-        .into_iter()
-        .map(|r| texts::encode_ppmd_large(&texts, &rows[r]).unwrap())
-        .collect();
-    let blob = |table: &[(u64, u64)], bodies: &[&[u8]]| {
-        let mut b = vec![LAYOUT_TEXTS_PPMD_BLOCKS];
-        put_varint(&mut b, table.len() as u64);
-        for &(r, l) in table {
-            put_varint(&mut b, r);
-            put_varint(&mut b, l);
-        }
-        for body in bodies {
-            b.extend_from_slice(body);
-        }
-        b
-    };
-    let (a, b) = (&bodies[0][..], &bodies[1][..]);
-    let (la, lb) = (a.len() as u64, b.len() as u64);
-    assert!(decode_plain(&blob(&[(1, la), (2, lb)], &[a, b]), "c", 3).is_ok());
-    for (table, parts) in [
-        (vec![(3, la + lb)], vec![a, b]),
-        (vec![(0, la), (3, lb)], vec![a, b]),
-        (vec![(1, la), (1, lb)], vec![a, b]),
-        (vec![(2, la), (1, lb)], vec![a, b]),
-        (vec![(1, la), (2, lb + 1)], vec![a, b]),
-        (vec![(1, la), (2, lb)], vec![a, b, &[0][..]]),
-        (vec![(1, la), (2, lb - 1)], vec![a, &b[..b.len() - 1]]),
-        (vec![(1, lb), (2, la)], vec![b, a]),
-    ] {
-        let forged = blob(&table, &parts);
-        assert!(decode_plain(&forged, "c", 3).is_err(), "{table:?}");
-    }
-    // A count the blob cannot hold.
-    let mut huge = vec![LAYOUT_TEXTS_PPMD_BLOCKS];
-    put_varint(&mut huge, 1 << 40);
-    assert!(decode_plain(&huge, "c", 3).is_err());
 }
 
 /// On a large column, PPMd and LZMA2 (slow to decode) must save more than
@@ -761,7 +690,7 @@ fn measure() {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -804,20 +733,6 @@ fn spec_vectors() {
             "07 05 03 10 00 61 9c ce 06 db e2 69 21 00",
         ),
     ];
-    // Layout 8: a, bc in two blocks.
-    let col = column(&strings(&["a", "bc"]));
-    let (texts, rows) = rows_of(&col);
-    let b = [
-        &[LAYOUT_TEXTS_PPMD_BLOCKS][..],
-        &blocks::encode(&texts, &rows, 1).unwrap(),
-    ]
-    .concat();
-    let back = decode_plain(&b, "c", 2).unwrap();
-    assert!((0..2).all(|r| back.text(r) == ["a", "bc"][r]));
-    assert_eq!(
-        hex(&b),
-        "08 02 01 0b 01 0c 02 04 10 00 61 9d 66 8c f7 38 00 03 04 10 00 62 03 fd 04 e9 44 88 00"
-    );
     for (found, expected) in &cases {
         assert_eq!(found, expected);
     }
