@@ -211,10 +211,11 @@ impl ColumnChecks {
             let rows = qi.original.len();
             let targets =
                 targets.get_or_insert_with(|| shuffled(&(0..rows as u32).collect::<Vec<_>>()));
-            let moved = Rows::of(&qi).moved(targets);
+            let rows = Rows::of(&qi);
+            let moved = rows.moved(targets);
             checks
                 .pairs
-                .extend(measure_columns(&qi, &moved, &cells, columns));
+                .extend(measure_columns(&qi, &rows, &moved, &cells, columns));
         }
         checks.passed = checks.pairs.iter().all(|p| !p.refused());
         checks
@@ -382,15 +383,16 @@ impl<'a> Rows<'a> {
 }
 
 /// Measures every column against one QI, the columns shared by the
-/// machine's threads (at most two, and one on a small table), in order.
+/// machine's threads (at most two, and one on a small table), in order;
+/// `rows` are its rows ([`Rows::of`]), `moved` the same moved.
 fn measure_columns(
     qi: &QiSubject<'_>,
+    rows: &Rows<'_>,
     moved: &Rows<'_>,
     cells: &CellCandidates,
     columns: &[ColumnSubject<'_>],
 ) -> Vec<PairMeasure> {
-    let rows = Rows::of(qi);
-    let measure = |j: usize| measure_pair(qi, &rows, moved, cells, &columns[j]);
+    let measure = |j: usize| measure_pair(qi, rows, moved, cells, &columns[j]);
     if qi.original.len() < PARALLEL_ROWS || columns.len() < 2 {
         return (0..columns.len()).map(measure).collect();
     }

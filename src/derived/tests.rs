@@ -122,8 +122,8 @@ fn two_threads_measure_what_one_does() {
     let cells = CellCandidates::of(&qi);
     let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
     let moved = Rows::of(&qi).moved(&targets);
-    let both = measure_columns(&qi, &moved, &cells, &subjects);
     let rows = Rows::of(&qi);
+    let both = measure_columns(&qi, &rows, &moved, &cells, &subjects);
     let one: Vec<PairMeasure> = subjects
         .iter()
         .map(|c| measure_pair(&qi, &rows, &moved, &cells, c))

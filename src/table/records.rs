@@ -38,17 +38,17 @@ pub(super) fn read(
     let two = bytes.len() >= parallel_bytes && crate::jobs::cores() >= 2;
     let split = two.then(|| line_start(bytes, bytes.len() / 2)).flatten();
     let Some(split) = split else {
-        first.read(&mut reader, 0, usize::MAX)?;
+        first.read(&mut reader, usize::MAX)?;
         return Ok(first.records);
     };
     let (reached, second) = std::thread::scope(|scope| {
         let second = scope.spawn(|| {
             let tail = &bytes[split..];
             let mut second = Reading::new(path, options, delimiter, false, tail.len());
-            second.read(&mut csv_reader(tail, delimiter), 0, usize::MAX)?;
+            second.read(&mut csv_reader(tail, delimiter), usize::MAX)?;
             Ok::<_, Error>(second.records)
         });
-        let reached = first.read(&mut reader, 0, split);
+        let reached = first.read(&mut reader, split);
         (reached, second.join())
     });
     let reached = reached?;
@@ -62,7 +62,7 @@ pub(super) fn read(
         // The split was not a record's start, or the second half holds an
         // error: read on from where the first thread stopped.
         _ => {
-            first.read(&mut reader, 0, usize::MAX)?;
+            first.read(&mut reader, usize::MAX)?;
             Ok(first.records)
         }
     }
@@ -137,13 +137,11 @@ impl<'a> Reading<'a> {
         }
     }
 
-    /// Reads the records of `reader` (over the bytes from `offset` on)
-    /// until its end, or until it has read up to byte `stop` or past it:
+    /// Reads the records of `reader` until its end, or until it has read up to byte `stop` or past it:
     /// then returns that byte and its line.
     fn read(
         &mut self,
         reader: &mut csv::Reader<&[u8]>,
-        offset: usize,
         stop: usize,
     ) -> Result<Option<(usize, u64)>> {
         let mut record = csv::ByteRecord::new();
@@ -161,14 +159,14 @@ impl<'a> Reading<'a> {
             }
             let line = record.position().map_or(0, |p| p.line());
             let start = record.position().map_or(0, |p| p.byte() as usize);
-            self.records.last_start = offset + start;
+            self.records.last_start = start;
             self.records.last_line = line;
             self.record(&record, line)?;
             if self.records.rows == SAMPLE_ROWS {
                 let read = reader.position().byte();
                 reserve_rows(&mut self.records.columns, SAMPLE_ROWS, read, self.total);
             }
-            let at = offset + reader.position().byte() as usize;
+            let at = reader.position().byte() as usize;
             if at >= stop {
                 return Ok(Some((at, reader.position().line())));
             }
