@@ -21,7 +21,6 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use crate::cell::Cell;
 use crate::config::{Config, Role};
 use crate::dataset::Dataset;
 use crate::number::NumberFormat;
@@ -180,9 +179,8 @@ pub struct ColumnChecks {
 }
 
 impl ColumnChecks {
-    /// Measures every column against every QI (one QI at a time: memory
-    /// holds one QI's cells beside the table).
-    /// `qis` are made one at a time as the loop asks, `names` names them.
+    /// Measures every column against every QI (`names` names them), a QI
+    /// per thread at a time: memory holds two QIs' rows beside the table.
     pub fn measure<'a>(
         names: Vec<String>,
         qis: impl IntoIterator<Item = QiSubject<'a>>,
@@ -204,19 +202,18 @@ impl ColumnChecks {
             }
         }
         // Where each row's QI values go when the columns' values are
-        // moved to other rows ([`shuffled`]), made with the first QI.
-        let mut targets: Option<Vec<u32>> = None;
-        for qi in qis {
-            let cells = CellCandidates::of(&qi);
-            let rows = qi.original.len();
-            let targets =
-                targets.get_or_insert_with(|| shuffled(&(0..rows as u32).collect::<Vec<_>>()));
-            let rows = Rows::of(&qi);
-            let moved = rows.moved(targets);
-            checks
-                .pairs
-                .extend(measure_columns(&qi, &rows, &moved, &cells, columns));
-        }
+        // moved to other rows ([`shuffled`]).
+        let qis: Vec<QiSubject<'a>> = qis.into_iter().collect();
+        let rows = qis.first().map_or(0, |qi| qi.original.len());
+        let targets = shuffled(&(0..rows as u32).collect::<Vec<_>>());
+        // Several QIs share the threads a QI at a time (each QI's rows are
+        // made on the thread that measures it); one QI shares its columns.
+        let measure = |q: usize| {
+            let parallel = qis.len() == 1 && rows >= PARALLEL_ROWS;
+            measure_qi(&qis[q], &targets, columns, parallel)
+        };
+        let pairs = crate::jobs::on_two_threads(qis.len(), rows >= PARALLEL_ROWS, measure);
+        checks.pairs = pairs.into_iter().flatten().collect();
         checks.passed = checks.pairs.iter().all(|p| !p.refused());
         checks
     }
@@ -257,14 +254,15 @@ impl ColumnChecks {
     }
 }
 
-/// The check of a release made from `data`: `cells[q]` is each row's
-/// released cell of QI `q`. `None` when no column besides the QIs is
-/// released.
-pub fn check_release(config: &Config, data: &Dataset, cells: &[Vec<Cell>]) -> Option<ColumnChecks> {
-    let qis = data.qis.iter().zip(cells).map(|(qi, cells)| QiSubject {
+/// The check of a release made from `data`: `released[q]` is QI `q` as
+/// the public sees it ([`crate::release::Release::qi_columns`]: cells of
+/// one label are one value to a reader). `None` when no column besides
+/// the QIs is released.
+pub fn check_release(config: &Config, data: &Dataset, released: Vec<Column>) -> Option<ColumnChecks> {
+    let qis = data.qis.iter().zip(released).map(|(qi, released)| QiSubject {
         name: &qi.name,
         original: &data.table.columns[qi.column].codes,
-        released: std::borrow::Cow::Owned(cell_numbers(cells)),
+        released: std::borrow::Cow::Owned(released.codes),
         numbers: qi.value_type.is_numeric().then_some(qi.numbers.as_slice()),
     });
     let names = data.qis.iter().map(|q| q.name.clone()).collect();
@@ -307,18 +305,6 @@ pub fn check_table<'a>(
         return None;
     }
     Some(ColumnChecks::measure(names, qis, &columns))
-}
-
-/// Each row's cell numbered in order of first use (equal cells, equal numbers).
-fn cell_numbers(cells: &[Cell]) -> Vec<u32> {
-    let mut numbers: rustc_hash::FxHashMap<Cell, u32> = rustc_hash::FxHashMap::default();
-    cells
-        .iter()
-        .map(|c| {
-            let next = numbers.len() as u32;
-            *numbers.entry(*c).or_insert(next)
-        })
-        .collect()
 }
 
 /// Per released cell of a QI: how many distinct original values it holds.
@@ -382,29 +368,37 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// Measures every column against one QI, the columns shared by the
-/// machine's threads (at most two, and one on a small table), in order;
-/// `rows` are its rows ([`Rows::of`]), `moved` the same moved.
+/// Measures every column against `qi`, its rows moved to `targets` for
+/// the chance they agree, the columns shared by two threads when
+/// `parallel`.
+fn measure_qi(
+    qi: &QiSubject<'_>,
+    targets: &[u32],
+    columns: &[ColumnSubject<'_>],
+    parallel: bool,
+) -> Vec<PairMeasure> {
+    let cells = CellCandidates::of(qi);
+    let rows = Rows::of(qi);
+    let moved = rows.moved(targets);
+    measure_columns(qi, &rows, &moved, &cells, columns, parallel)
+}
+
+/// Measures every column against one QI, in order, the columns shared by
+/// two threads when `parallel`; `rows` are its rows ([`Rows::of`]),
+/// `moved` the same moved.
 fn measure_columns(
     qi: &QiSubject<'_>,
     rows: &Rows<'_>,
     moved: &Rows<'_>,
     cells: &CellCandidates,
     columns: &[ColumnSubject<'_>],
+    parallel: bool,
 ) -> Vec<PairMeasure> {
     let measure = |j: usize| measure_pair(qi, rows, moved, cells, &columns[j]);
-    if qi.original.len() < PARALLEL_ROWS || columns.len() < 2 {
-        return (0..columns.len()).map(measure).collect();
-    }
-    let jobs = crate::jobs::Jobs::new(columns.len());
-    std::thread::scope(|scope| {
-        scope.spawn(|| jobs.work(measure));
-        jobs.work(measure);
-    });
-    jobs.results()
+    crate::jobs::on_two_threads(columns.len(), parallel, measure)
 }
 
-/// Rows below which a QI's pairs are measured on the calling thread.
+/// Rows below which the pairs are measured on the calling thread.
 const PARALLEL_ROWS: usize = 1 << 16;
 
 /// Measures one pair: the values test, and the order test when both are

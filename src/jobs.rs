@@ -14,6 +14,25 @@ pub(crate) fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
+/// `run(job)` of jobs `0 .. count`, in job order: on this thread and a
+/// second one when `parallel` and the machine has two cores, else on this
+/// thread alone. A job's panic goes on here.
+pub(crate) fn on_two_threads<T: Send>(
+    count: usize,
+    parallel: bool,
+    run: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let jobs = Jobs::new(count);
+    match parallel && count > 1 && cores() > 1 {
+        true => std::thread::scope(|scope| {
+            scope.spawn(|| jobs.work(&run));
+            jobs.work(&run);
+        }),
+        false => jobs.work(&run),
+    }
+    jobs.results()
+}
+
 /// `count` jobs, numbered from 0, and their results.
 pub(crate) struct Jobs<T> {
     next: AtomicUsize,

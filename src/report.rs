@@ -9,6 +9,14 @@ use crate::config::AlgorithmConfig;
 use crate::dataset::Dataset;
 use crate::metrics::{Metrics, measure, measure_classes};
 use crate::privacy::PrivacyModel;
+use crate::table::Column;
+
+/// What ran: the algorithm, its seed and its wall-clock time.
+struct Run {
+    algorithm: Algorithm,
+    seed: u64,
+    elapsed_ms: f64,
+}
 
 /// One constraint of the privacy model: k over some QIs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,12 +74,27 @@ impl Report {
         model: &PrivacyModel,
         config: &AlgorithmConfig,
     ) -> crate::Result<(Outcome, Report)> {
+        Report::anonymize_labelled(data, model, config).map(|(outcome, report, _)| (outcome, report))
+    }
+
+    /// [`Report::anonymize`], and the release's QI columns as the public
+    /// sees them, which its check and report used.
+    pub(crate) fn anonymize_labelled(
+        data: &Dataset,
+        model: &PrivacyModel,
+        config: &AlgorithmConfig,
+    ) -> crate::Result<(Outcome, Report, Vec<Column>)> {
         let algorithm = Algorithm::from_name(&config.name)?;
         let start = std::time::Instant::now();
-        let outcome = anonymize::run(data, model, config)?;
+        let (outcome, labels) = anonymize::run_labelled(data, model, config)?;
         let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
-        let report = Report::new(algorithm, config.seed, data, model, &outcome, elapsed_ms);
-        Ok((outcome, report))
+        let run = Run {
+            algorithm,
+            seed: config.seed,
+            elapsed_ms,
+        };
+        let report = Report::labelled(run, data, model, &outcome, &labels);
+        Ok((outcome, report, labels))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -86,13 +109,34 @@ impl Report {
         outcome: &Outcome,
         elapsed_ms: f64,
     ) -> Report {
+        let run = Run {
+            algorithm,
+            seed,
+            elapsed_ms,
+        };
+        let labels = outcome.release.qi_columns(data);
+        Report::labelled(run, data, model, outcome, &labels)
+    }
+
+    /// [`Report::new`] of a release whose QI columns as the public sees
+    /// them are `labels` ([`crate::release::Release::qi_columns`]).
+    fn labelled(
+        run: Run,
+        data: &Dataset,
+        model: &PrivacyModel,
+        outcome: &Outcome,
+        labels: &[Column],
+    ) -> Report {
+        let Run {
+            algorithm,
+            seed,
+            elapsed_ms,
+        } = run;
         let budget = algorithm.suppression_budget(model, data.rows());
         let release = &outcome.release;
         let suppressed = crate::privacy::release_suppressed(data, release, model);
         let constrained = model.constrained_qis(data.qis.len());
-        let columns = constrained
-            .iter()
-            .map(|&q| release.qi_column(data, q).codes);
+        let columns = constrained.iter().map(|&q| &labels[q].codes[..]);
         let p = Partition::of_columns(columns, data.rows(), Some(&suppressed));
         // The metrics' classes are over every QI: these, when every QI is
         // constrained (the usual claim), else made again.
@@ -138,8 +182,9 @@ impl Report {
         data: &Dataset,
         model: &PrivacyModel,
     ) -> crate::Result<(Outcome, Report)> {
-        let (outcome, mut report) = Report::anonymize(data, model, &config.algorithm)?;
-        let checks = crate::derived::check_release(config, data, &outcome.release.cells);
+        let (outcome, mut report, labels) =
+            Report::anonymize_labelled(data, model, &config.algorithm)?;
+        let checks = crate::derived::check_release(config, data, labels);
         report.column_checks = checks;
         if let Some(checks) = &report.column_checks {
             checks.enforce(&format!("{}: ", data.table.source.display()))?;

@@ -18,8 +18,11 @@ use serde::Serialize;
 
 use crate::config::{AlgorithmConfig, ConfigError};
 use crate::dataset::Dataset;
-use crate::privacy::{ClaimReport, PrivacyModel, verify_release, verify_weighted};
+use crate::privacy::{
+    ClaimReport, PrivacyModel, verify_labelled, verify_release, verify_weighted,
+};
 use crate::release::Release;
+use crate::table::Column;
 use crate::{Error, Result};
 
 pub use basic_mondrian::basic_mondrian;
@@ -174,6 +177,17 @@ impl Algorithm {
 /// Anonymizes `data` under `model` with the configured algorithm, and checks
 /// the release (claim and suppression budget) before returning it.
 pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Result<Outcome> {
+    run_labelled(data, model, config).map(|(outcome, _)| outcome)
+}
+
+/// [`run`], and the release's QI columns as the public sees them
+/// ([`Release::qi_columns`]), which its check made: the report and the
+/// derived-column check use them too.
+pub fn run_labelled(
+    data: &Dataset,
+    model: &PrivacyModel,
+    config: &AlgorithmConfig,
+) -> Result<(Outcome, Vec<Column>)> {
     let algorithm = Algorithm::from_name(&config.name)?;
     let beyond_l = crate::privacy::Models {
         l: None,
@@ -208,8 +222,8 @@ pub fn run(data: &Dataset, model: &PrivacyModel, config: &AlgorithmConfig) -> Re
             classfly_plus(data, model, budget, ClassflyPlus::Partial)?
         }
     };
-    check(algorithm, data, model, &outcome, budget)?;
-    Ok(outcome)
+    let labels = check(algorithm, data, model, &outcome, budget)?;
+    Ok((outcome, labels))
 }
 
 /// Anonymizes a frequency set with a full-domain algorithm (Datafly,
@@ -260,7 +274,7 @@ fn check(
     model: &PrivacyModel,
     outcome: &Outcome,
     budget: usize,
-) -> Result<()> {
+) -> Result<Vec<Column>> {
     let fail = |detail: String| {
         Err(Error::ReleaseCheck {
             algorithm: algorithm.name().to_owned(),
@@ -274,11 +288,13 @@ fn check(
             data.rows()
         ));
     }
-    let failures = release_failures(data, model, &outcome.release, budget);
+    let labels = outcome.release.qi_columns(data);
+    let report = verify_labelled(data, &outcome.release, model, &labels);
+    let failures = budget_failures(&report, budget);
     if !failures.is_empty() {
         return fail(failures.join("; "));
     }
-    Ok(())
+    Ok(labels)
 }
 
 /// What `release` fails of `model` with `budget` rows suppressible, as the

@@ -52,20 +52,20 @@ pub struct Anonymization<'a> {
     pub report: &'a Report,
 }
 
-/// The released QI columns as the public sees them, in claim order.
+/// The released QI columns as the public sees them, in claim order, made
+/// on two threads when the release is large (ten QIs of 10M rows: 2 s on
+/// one).
 pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn> {
-    data.qis
-        .iter()
-        .enumerate()
-        .map(|(q, qi)| {
-            ReleasedColumn::from_cells(
-                qi,
-                &data.table.columns[qi.column].dict,
-                &outcome.release.cells[q],
-            )
-        })
-        .collect()
+    let column = |q: usize| {
+        let qi = &data.qis[q];
+        let dict = &data.table.columns[qi.column].dict;
+        ReleasedColumn::from_cells(qi, dict, &outcome.release.cells[q])
+    };
+    crate::jobs::on_two_threads(data.qis.len(), data.rows() >= PARALLEL_ROWS, column)
 }
+
+/// Rows from which [`released_columns`] makes the columns on two threads.
+const PARALLEL_ROWS: usize = 1 << 16;
 
 /// Builds the whole archive, the one-row-group case of the pack pipeline
 /// (`archive::pipeline`, internal): the public sections, then the private part

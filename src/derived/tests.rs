@@ -123,7 +123,7 @@ fn two_threads_measure_what_one_does() {
     let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
     let moved = Rows::of(&qi).moved(&targets);
     let rows = Rows::of(&qi);
-    let both = measure_columns(&qi, &rows, &moved, &cells, &subjects);
+    let both = measure_columns(&qi, &rows, &moved, &cells, &subjects, true);
     let one: Vec<PairMeasure> = subjects
         .iter()
         .map(|c| measure_pair(&qi, &rows, &moved, &cells, c))
@@ -234,4 +234,48 @@ fn an_allowed_pair_passes_and_is_listed() {
     assert!(allowed.passed);
     assert_eq!(allowed.allowed, vec![("copy".to_owned(), "age".to_owned())]);
     allowed.enforce("").unwrap();
+}
+
+/// Several QIs measured a QI per thread give the pairs one thread gives,
+/// in QI order.
+#[test]
+fn qis_on_two_threads_measure_what_one_does() {
+    let n = PARALLEL_ROWS + 1000;
+    let ages = codes(n, 90, 3);
+    let zips = codes(n, 400, 5);
+    let released: Vec<Vec<u32>> = vec![
+        ages.iter().map(|q| q / 10).collect(),
+        zips.iter().map(|q| q / 100).collect(),
+    ];
+    let numbers: Vec<Option<f64>> = (0..400).map(|q| Some(f64::from(q))).collect();
+    let subject = |name, original, q: usize| QiSubject {
+        name,
+        original,
+        released: released[q].clone().into(),
+        numbers: Some(&numbers),
+    };
+    let copy = column(
+        "copy",
+        &zips.iter().map(|q| format!("z{q}")).collect::<Vec<_>>(),
+    );
+    let subjects: Vec<ColumnSubject<'_>> = vec![ColumnSubject {
+        numbers: column_numbers(&copy, &[], |t| t.parse().ok()),
+        column: &copy,
+        allowed: &[],
+    }];
+    let qis = || {
+        vec![
+            subject("age", &ages[..], 0),
+            subject("zip", &zips[..], 1),
+        ]
+    };
+    let checks = ColumnChecks::measure(vec!["age".into(), "zip".into()], qis(), &subjects);
+    let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
+    let one: Vec<PairMeasure> = qis()
+        .iter()
+        .flat_map(|qi| measure_qi(qi, &targets, &subjects, false))
+        .collect();
+    assert_eq!(checks.pairs, one);
+    assert_eq!(checks.pairs.len(), 2);
+    assert!(!checks.pairs[0].refused() && checks.pairs[1].refused(), "{:?}", checks.pairs);
 }

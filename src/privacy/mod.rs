@@ -703,9 +703,17 @@ pub fn release_suppressed(data: &Dataset, release: &Release, model: &PrivacyMode
 
 /// Verifies a release made from `data` against `model`.
 pub fn verify_release(data: &Dataset, release: &Release, model: &PrivacyModel) -> ClaimReport {
-    let columns: Vec<Column> = (0..data.qis.len())
-        .map(|q| release.qi_column(data, q))
-        .collect();
+    verify_labelled(data, release, model, &release.qi_columns(data))
+}
+
+/// [`verify_release`] of a release whose QI columns as the public sees
+/// them ([`Release::qi_columns`]) are `columns`.
+pub fn verify_labelled(
+    data: &Dataset,
+    release: &Release,
+    model: &PrivacyModel,
+    columns: &[Column],
+) -> ClaimReport {
     let refs: Vec<&Column> = columns.iter().collect();
     let attribute = model
         .l_diversity

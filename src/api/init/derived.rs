@@ -85,8 +85,8 @@ fn refused_pairs(
     let config = Config::parse_generated(input, text)?;
     let data = Dataset::bind(&config, table.clone())?;
     let model = super::super::privacy_model(&config, &data)?;
-    let (outcome, _) = Report::anonymize(&data, &model, &config.algorithm)?;
-    let checks = crate::derived::check_release(&config, &data, &outcome.release.cells);
+    let (_, _, labels) = Report::anonymize_labelled(&data, &model, &config.algorithm)?;
+    let checks = crate::derived::check_release(&config, &data, labels);
     let pairs = checks.map(|c| c.pairs).unwrap_or_default();
     Ok(pairs
         .into_iter()
