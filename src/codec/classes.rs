@@ -11,7 +11,7 @@
 // Long: the class table and the rows' four codings are one section of the format (CODING.md 4.2),
 // written and read in one order; the tests of its encoding choices sit beside them.
 
-use rustc_hash::FxHashMap;
+use crate::classes::Partition;
 
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
@@ -35,6 +35,11 @@ const ROWS_RANS: u8 = 2;
 /// class" and one for "the next class not seen yet", else the class as in
 /// [`ROWS_RANGE`]; a sorted table's rows then cost a few bits a run.
 const ROWS_RUNS: u8 = 3;
+/// Row-classes coding: Huffman codes over the classes and one more symbol,
+/// "the next class not seen yet": a row that opens a class costs a few
+/// bits instead of a class number, as in [`ROWS_RUNS`], at Huffman's
+/// decoding speed.
+const ROWS_NEXT: u8 = 4;
 
 /// How the rows' classes of a QI-classes blob are coded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +53,8 @@ pub enum RowsCoding {
     /// Runs of one class, and classes in their order of first appearance,
     /// under adaptive binary range coding.
     Runs,
+    /// Static Huffman codes of the classes and of "the next class".
+    Next,
 }
 
 impl RowsCoding {
@@ -57,6 +64,7 @@ impl RowsCoding {
             RowsCoding::Range => ROWS_RANGE,
             RowsCoding::Rans => ROWS_RANS,
             RowsCoding::Runs => ROWS_RUNS,
+            RowsCoding::Next => ROWS_NEXT,
         }
     }
 }
@@ -79,54 +87,21 @@ impl ReleasedClasses {
     pub fn from_columns(columns: &[ReleasedColumn]) -> ReleasedClasses {
         let q = columns.len();
         let n = columns.first().map_or(0, |c| c.rows.len());
-        let mut class_tuples: Vec<u32> = Vec::new();
-        // A row's tuple as one number (mixed radix, each column's largest
-        // symbol plus one) when every tuple fits in 64 bits: hashing a word
-        // is much cheaper than hashing a vector. Classes are numbered by
-        // first appearance either way.
-        let radices: Vec<u64> = columns
-            .iter()
-            .map(|c| c.rows.iter().max().map_or(1, |&s| u64::from(s) + 1))
-            .collect();
-        let radix_product = radices.iter().try_fold(1u64, |p, &r| p.checked_mul(r));
-        let (rows, classes): (Vec<u32>, usize) = if radix_product.is_some() {
-            let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-            let mut keys = vec![0u64; n];
-            for (c, &radix) in columns.iter().zip(&radices) {
-                for (k, &s) in keys.iter_mut().zip(&c.rows) {
-                    *k = *k * radix + u64::from(s);
-                }
+        // The partition's refinement numbers each class on first sight down
+        // the rows, as the format numbers them, one integer pass per QI (a
+        // tuple hashed whole, when ten QIs' symbols did not fit one 64-bit
+        // key, took 9 s of a 10M-row pack).
+        let partition = Partition::of_columns(columns.iter().map(|c| &c.rows[..]), n, None);
+        let classes = partition.classes();
+        let mut class_tuples: Vec<u32> = Vec::with_capacity(classes * q);
+        let mut seen = 0u32;
+        for (r, &c) in partition.class_of.iter().enumerate() {
+            if c == seen {
+                class_tuples.extend(columns.iter().map(|col| col.rows[r]));
+                seen += 1;
             }
-            let rows = keys
-                .iter()
-                .enumerate()
-                .map(|(r, &k)| {
-                    let next = index.len() as u32;
-                    *index.entry(k).or_insert_with(|| {
-                        class_tuples.extend(columns.iter().map(|c| c.rows[r]));
-                        next
-                    })
-                })
-                .collect();
-            (rows, index.len())
-        } else {
-            let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-            let mut tuple = Vec::with_capacity(q);
-            let rows = (0..n)
-                .map(|r| {
-                    tuple.clear();
-                    tuple.extend(columns.iter().map(|c| c.rows[r]));
-                    if let Some(&c) = index.get(&tuple) {
-                        return c;
-                    }
-                    let c = index.len() as u32;
-                    class_tuples.extend_from_slice(&tuple);
-                    index.insert(tuple.clone(), c);
-                    c
-                })
-                .collect();
-            (rows, index.len())
-        };
+        }
+        let rows = partition.class_of;
         // Renumber each QI's symbols in order of first use by the table, so
         // that unused symbols (a column's symbols always all occur) and the
         // symbol order depend on the table only.
@@ -194,9 +169,14 @@ impl ReleasedClasses {
     }
 }
 
+/// Rows from which [`encode_classes`] codes the rows' classes two ways at
+/// once.
+const PARALLEL_ROWS: usize = 1 << 20;
+
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
-/// table column as a coded stream; the rows' classes in the coding
-/// `choose_rows_coding` picks.
+/// table column as a coded stream; the rows' classes in the smallest of the
+/// codings that decode a row in a few cycles (Huffman, rANS, next; ties:
+/// the lower number), unless an adaptive one ([`adaptive_wins`]) wins.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
     // The smaller of each pair only is kept while the next is coded: at
     // 10M rows each coding of the rows is tens of megabytes.
@@ -205,53 +185,47 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
         (Some(a), _) => Some(a),
         (None, b) => b,
     };
-    let fast = smaller(
-        rows_coded(classes, RowsCoding::Huffman),
-        rows_coded(classes, RowsCoding::Rans),
-    )
-    .expect("Huffman codes any rows");
-    let adaptive = smaller(
-        rows_coded(classes, RowsCoding::Range),
-        rows_coded(classes, RowsCoding::Runs),
-    )
-    .expect("the range coder codes any rows");
-    let id = |bytes: &[u8]| match bytes[0] {
-        ROWS_HUFFMAN => RowsCoding::Huffman,
-        ROWS_RANS => RowsCoding::Rans,
-        ROWS_RANGE => RowsCoding::Range,
-        _ => RowsCoding::Runs,
+    let fast = || {
+        let fast = smaller(
+            rows_coded(classes, RowsCoding::Huffman),
+            rows_coded(classes, RowsCoding::Rans),
+        );
+        smaller(fast, rows_coded(classes, RowsCoding::Next)).expect("Huffman codes any rows")
     };
-    let (huffman, rans) = match id(&fast) {
-        RowsCoding::Huffman => (fast.len(), None),
-        _ => (usize::MAX, Some(fast.len())),
+    let adaptive = || {
+        smaller(
+            rows_coded(classes, RowsCoding::Range),
+            rows_coded(classes, RowsCoding::Runs),
+        )
+        .expect("the range coder codes any rows")
     };
-    let chosen = choose_rows_coding(huffman, rans, (id(&adaptive), adaptive.len()));
-    let rows = if chosen == id(&fast) { fast } else { adaptive };
+    // The adaptive codings spend a dozen cycles a bit: on many rows the
+    // two kinds are coded at once (10M rows, 750K classes: 5 s alone at
+    // the end of a pack).
+    let (fast, adaptive) = match classes.rows.len() >= PARALLEL_ROWS && crate::jobs::cores() > 1 {
+        true => std::thread::scope(|scope| {
+            let side = scope.spawn(adaptive);
+            let fast = fast();
+            (fast, side.join().expect("coding the rows' classes does not panic"))
+        }),
+        false => (fast(), adaptive()),
+    };
+    let rows = match adaptive_wins(fast.len(), adaptive.len()) {
+        true => adaptive,
+        false => fast,
+    };
     let mut out = table_blob(classes);
     out.extend_from_slice(&rows);
     out
 }
 
-/// The coding of the rows' classes an encoder writes, given each coding's
-/// length: the smaller of the two that decode a row in a few cycles
-/// (Huffman, rANS; ties Huffman), unless the adaptive range coder, which
-/// spends a dozen cycles per *bit*, saves more than 1/32 of it. Every reader
-/// decodes the rows on open, so a few percent of their bytes buy most of
-/// the opening time.
-fn choose_rows_coding(
-    huffman: usize,
-    rans: Option<usize>,
-    (adaptive, adaptive_len): (RowsCoding, usize),
-) -> RowsCoding {
-    let (fast, fast_len) = match rans {
-        Some(r) if r < huffman => (RowsCoding::Rans, r),
-        _ => (RowsCoding::Huffman, huffman),
-    };
-    if adaptive_len + fast_len / 32 < fast_len {
-        adaptive
-    } else {
-        fast
-    }
+/// Whether the smaller adaptive coding of the rows' classes (range, runs),
+/// which spends a dozen cycles per *bit*, is written instead of the
+/// smallest fast one: only when it saves more than 1/32 of it. Every
+/// reader decodes the rows on open, so a few percent of their bytes buy
+/// most of the opening time.
+fn adaptive_wins(fast: usize, adaptive: usize) -> bool {
+    adaptive + fast / 32 < fast
 }
 
 /// A QI-classes blob with its rows' classes in `coding`, if that coding
@@ -508,6 +482,20 @@ fn rows_coded(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> 
             }
             out.extend_from_slice(&enc.finish());
         }
+        RowsCoding::Next => {
+            let next = classes.classes() as u32;
+            let mut unseen = 0u32;
+            let symbols: Vec<u32> = (classes.rows.iter())
+                .map(|&c| match c == unseen {
+                    true => {
+                        unseen += 1;
+                        next
+                    }
+                    false => c,
+                })
+                .collect();
+            put_coded(&mut out, classes.classes() + 1, &symbols);
+        }
     }
     Some(out)
 }
@@ -641,6 +629,12 @@ pub fn decode_classes_lazily(
             out
         }
         ROWS_RANS => rans::decode(&mut r, classes, rows)?,
+        ROWS_NEXT => {
+            let mut rows = r.coded("row classes", classes + 1, rows)?;
+            r.finish("QI classes")?;
+            next_classes(&mut rows, classes as u32)?;
+            rows
+        }
         ROWS_RUNS => {
             let mut dec = RangeDecoder::new(r.rest());
             let mut runs = Runs::new(classes as u32);
@@ -658,7 +652,7 @@ pub fn decode_classes_lazily(
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: "0 Huffman, 1 range, 2 rANS, 3 runs",
+                known: "0 Huffman, 1 range, 2 rANS, 3 runs, 4 next",
             });
         }
     };
@@ -687,6 +681,28 @@ pub fn decode_classes_lazily(
     ))
 }
 
+/// Coding 4's symbols made classes: `next` (the class count) is the class
+/// after the largest so far, any other symbol a class already seen.
+fn next_classes(symbols: &mut [u32], next: u32) -> Result<(), CodecError> {
+    let mut unseen = 0u32;
+    for (row, s) in symbols.iter_mut().enumerate() {
+        if *s == next && unseen < next {
+            *s = unseen;
+            unseen += 1;
+        } else if *s >= unseen {
+            let detail = match *s == next {
+                true => format!("row {row} opens a class after all {next} were seen"),
+                false => format!("row {row} names class {s} before it was opened"),
+            };
+            return Err(CodecError::Invalid {
+                what: "row classes",
+                detail,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Result<(), CodecError> {
     let mut used = vec![false; alphabet];
     for &v in values {
@@ -705,18 +721,74 @@ fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Resu
 mod tests {
     use super::*;
 
-    /// The faster codings win unless range coding saves more than 1/32 of
-    /// the smaller of them; between Huffman and rANS the smaller (ties:
-    /// Huffman).
+    /// The fast codings win unless an adaptive one saves more than 1/32
+    /// of the smallest of them.
     #[test]
     fn rows_coding_prefers_the_fast_codings() {
-        use RowsCoding::*;
-        assert_eq!(choose_rows_coding(1000, Some(990), (Range, 970)), Rans);
-        assert_eq!(choose_rows_coding(1000, Some(990), (Range, 950)), Range);
-        assert_eq!(choose_rows_coding(1000, Some(990), (Runs, 950)), Runs);
-        assert_eq!(choose_rows_coding(1000, Some(1000), (Range, 990)), Huffman);
-        assert_eq!(choose_rows_coding(1000, None, (Range, 968)), Range);
-        assert_eq!(choose_rows_coding(1000, None, (Range, 969)), Huffman);
+        assert!(!adaptive_wins(990, 970));
+        assert!(adaptive_wins(990, 950));
+        assert!(adaptive_wins(1000, 968));
+        assert!(!adaptive_wins(1000, 969));
+    }
+
+    /// spec/CODING.md 4.2's vector of coding 4: rows `0 1 0` of two
+    /// classes code the symbols `2 2 0` over three.
+    #[test]
+    fn next_spec_vector() {
+        let classes = ReleasedClasses {
+            symbols: vec![vec![ReleasedSymbol::Suppressed, ReleasedSymbol::Value("a".into())]],
+            table: vec![vec![0, 1]],
+            rows: vec![0, 1, 0],
+        };
+        let blob = encode_classes_as(&classes, RowsCoding::Next).expect("codes");
+        let rows = &blob[table_blob(&classes).len()..];
+        assert_eq!(rows, [0x04, 0x37, 0x00], "{rows:02x?}");
+        let (back, _) = decode_classes(&blob, 1, 3).expect("decodes");
+        assert_eq!(back, classes);
+    }
+
+    /// Rows in random order over many classes: coding 4 (next) is smaller
+    /// than Huffman by the opening rows' class numbers, and decodes to the
+    /// rows; a forged symbol is refused.
+    #[test]
+    fn next_codes_opening_rows_in_a_few_bits() {
+        let mut state = 7u64;
+        let mut rows: Vec<u32> = (0..20_000)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 33) as u32 % 2_000
+            })
+            .collect();
+        // Classes in order of first appearance.
+        let mut number = vec![u32::MAX; 2_000];
+        let mut next = 0;
+        for r in &mut rows {
+            if number[*r as usize] == u32::MAX {
+                number[*r as usize] = next;
+                next += 1;
+            }
+            *r = number[*r as usize];
+        }
+        let classes = ReleasedClasses {
+            symbols: vec![vec![ReleasedSymbol::Suppressed]],
+            table: vec![vec![0; next as usize]],
+            rows,
+        };
+        let blob = encode_classes_as(&classes, RowsCoding::Next).expect("codes");
+        let huffman = encode_classes_as(&classes, RowsCoding::Huffman).expect("codes");
+        assert_eq!(blob[table_blob(&classes).len()], ROWS_NEXT);
+        // 2,000 of the 20,000 rows open a class: each pays the next
+        // class's code (3 bits) instead of a class's (11 bits).
+        assert!(blob.len() + 1_500 < huffman.len(), "{} {}", blob.len(), huffman.len());
+        let (decoded, _) = decode_classes(&blob, 1, classes.rows.len()).expect("decodes");
+        assert_eq!(decoded.rows, classes.rows);
+        let mut symbols = vec![next, 0, next, 5];
+        assert!(next_classes(&mut symbols, next).is_err(), "class 5 before it opened");
+        let mut symbols = vec![next, 0, next, 1];
+        next_classes(&mut symbols, next).expect("valid");
+        assert_eq!(symbols, [0, 0, 1, 1]);
+        let mut symbols = vec![next, next];
+        assert!(next_classes(&mut symbols, 1).is_err(), "opens a class past the last");
     }
 
     /// Rows sorted by class (an export ordered by its columns) take coding

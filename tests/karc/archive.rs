@@ -318,6 +318,10 @@ const INVALID: &[(&str, Step, Expect)] = &[
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section.ends_with("(QI classes)") && detail.contains("does not end"))
     }),
+    ("classes_next_unopened.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section.ends_with("(QI classes)") && detail.contains("before it was opened"))
+    }),
     ("claim_below_k.karc", Step::Open, |e| {
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),

@@ -119,7 +119,7 @@ struct Forgeable {
 }
 
 /// The files forged: the unsealed small vectors (one row group, its rows'
-/// classes in Huffman or rANS), the published one, the streamed one (row
+/// classes in Huffman, rANS, runs or next), the published one, the streamed one (row
 /// groups, sealed: its public part is what is forged), and a file of one
 /// class (whose rows take no bits), each with its key and original.
 fn originals() -> Vec<Forgeable> {
@@ -128,6 +128,7 @@ fn originals() -> Vec<Forgeable> {
         "plain_small.karc",
         "classes_rans_small.karc",
         "classes_runs_small.karc",
+        "classes_next_small.karc",
         "published_small.karc",
         "streamed_small_groups.karc",
     ]

@@ -389,6 +389,29 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
     s[c].1 = row_count::counted(archive.rows(), runs);
     rebind(&mut s);
     write(&valid, "classes_runs_small.karc", &reassemble(&s))?;
+    // The rows' classes in coding 4 (next), which the writer picks on
+    // many small classes in random order; and the same with classes 0 and
+    // 1 swapped (table and rows, the same release), so that the first row
+    // names a class before it was opened.
+    let next = codec::encode_classes_as(&classes, RowsCoding::Next).ok_or("next codes any rows")?;
+    let mut s = sections_of(&plain);
+    s[c].1 = row_count::counted(archive.rows(), next);
+    rebind(&mut s);
+    write(&valid, "classes_next_small.karc", &reassemble(&s))?;
+    let mut swapped = classes.clone();
+    for column in &mut swapped.table {
+        column.swap(0, 1);
+    }
+    for row in &mut swapped.rows {
+        *row = match *row {
+            0 => 1,
+            1 => 0,
+            other => other,
+        };
+    }
+    let unopened = codec::encode_classes_as(&swapped, RowsCoding::Next).ok_or("next codes")?;
+    s[c].1 = row_count::counted(archive.rows(), unopened);
+    write(&invalid, "classes_next_unopened.karc", &reassemble(&s))?;
 
     // The original's checksum changed, the public digest kept.
     let plaintext = archive.private_plaintext(None)?;
