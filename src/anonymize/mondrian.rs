@@ -271,21 +271,20 @@ struct Classes {
 impl Classes {
     /// Generalized cells for the `active` QIs, raw values for the others.
     /// Each column is written in row order from a per-class table small
-    /// enough for the cache, instead of scattering cells class by class;
-    /// the columns on two threads when there are many rows.
+    /// enough for the cache, instead of scattering cells class by class.
     fn release(&self, data: &Dataset, active: &[usize]) -> Release {
-        let column = |q: usize| match active.iter().position(|&a| a == q) {
-            Some(slot) => {
-                let of_class = &self.cells[slot];
-                self.class_of
-                    .iter()
-                    .map(|&c| of_class[c as usize])
-                    .collect()
-            }
-            None => data.qi_codes(q).iter().map(|&c| Cell::Value(c)).collect(),
-        };
-        let parallel = data.rows() >= 1 << 16;
-        let cells = crate::jobs::on_two_threads(data.qis.len(), parallel, column);
+        let cells = (0..data.qis.len())
+            .map(|q| match active.iter().position(|&a| a == q) {
+                Some(slot) => {
+                    let of_class = &self.cells[slot];
+                    self.class_of
+                        .iter()
+                        .map(|&c| of_class[c as usize])
+                        .collect()
+                }
+                None => data.qi_codes(q).iter().map(|&c| Cell::Value(c)).collect(),
+            })
+            .collect();
         Release { cells }
     }
 }

@@ -53,6 +53,7 @@ pub fn pack(
     // and ten QIs, 1.2 GB of its peak).
     let released = writer::released_columns(&a.data, &a.outcome);
     a.outcome.release.cells = Vec::new();
+    crate::io::release_freed_memory();
     let bytes = writer::pack_with_arrow(
         &Anonymization {
             config,
