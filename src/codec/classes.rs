@@ -176,7 +176,8 @@ const PARALLEL_ROWS: usize = 1 << 20;
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
 /// table column as a coded stream; the rows' classes in the smallest of the
 /// codings that decode a row in a few cycles (Huffman, rANS, next; ties:
-/// the lower number), unless an adaptive one ([`adaptive_wins`]) wins.
+/// the lower number), unless an adaptive one (range, runs) saves more than
+/// 1/32 of it.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
     // The smaller of each pair only is kept while the next is coded: at
     // 10M rows each coding of the rows is tens of megabytes.
