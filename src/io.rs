@@ -634,7 +634,7 @@ where
 /// `malloc_trim`), between two steps of which the first freed more than
 /// the second reuses at once: the anonymization's cells and labels,
 /// before a pack codes the file (1M rows of `gen-table mixed`: the pack's
-/// peak 1,050 -> 910 MB with the binary's `M_MMAP_THRESHOLD`).
+/// peak 1,050 -> 955 MB).
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of the allocator's heaps.

@@ -48,18 +48,16 @@ fn quiet_on_closed_pipe() {}
 /// core): karc's worker threads free each other's large column buffers,
 /// and each arena keeps what it freed. On 1M rows of `gen-table mixed`, a
 /// pack peaked at 1.03 to 1.09 GB with the default and at 950 MB with two,
-/// in the same time (tools/BENCHMARKS.md). Blocks of 1 MiB or more are
-/// mapped on their own, so that freeing one returns it (glibc raises
-/// that threshold as large blocks are freed, up to 32 MiB, after which
-/// a column freed stays in the heap): with `io::release_freed_memory`,
-/// 1,050 -> 910 MB for the same pack.
+/// in the same time (tools/BENCHMARKS.md). (Blocks of 1 MiB or more
+/// mapped on their own, `M_MMAP_THRESHOLD`, were tried: a restore of 10M
+/// rows took 0.8 s more, each large buffer zeroed afresh; a pack hands
+/// its freed memory back instead, `io::release_freed_memory`.)
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn fewer_malloc_arenas() {
     // SAFETY: mallopt only sets an allocator parameter; called before any
     // thread starts.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
 
