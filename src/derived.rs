@@ -258,13 +258,21 @@ impl ColumnChecks {
 /// the public sees it ([`crate::release::Release::qi_columns`]: cells of
 /// one label are one value to a reader). `None` when no column besides
 /// the QIs is released.
-pub fn check_release(config: &Config, data: &Dataset, released: Vec<Column>) -> Option<ColumnChecks> {
-    let qis = data.qis.iter().zip(released).map(|(qi, released)| QiSubject {
-        name: &qi.name,
-        original: &data.table.columns[qi.column].codes,
-        released: std::borrow::Cow::Owned(released.codes),
-        numbers: qi.value_type.is_numeric().then_some(qi.numbers.as_slice()),
-    });
+pub fn check_release(
+    config: &Config,
+    data: &Dataset,
+    released: Vec<Column>,
+) -> Option<ColumnChecks> {
+    let qis = data
+        .qis
+        .iter()
+        .zip(released)
+        .map(|(qi, released)| QiSubject {
+            name: &qi.name,
+            original: &data.table.columns[qi.column].codes,
+            released: std::borrow::Cow::Owned(released.codes),
+            numbers: qi.value_type.is_numeric().then_some(qi.numbers.as_slice()),
+        });
     let names = data.qis.iter().map(|q| q.name.clone()).collect();
     check_table(config, &data.table, &data.roles, names, qis)
 }

@@ -74,7 +74,8 @@ impl Report {
         model: &PrivacyModel,
         config: &AlgorithmConfig,
     ) -> crate::Result<(Outcome, Report)> {
-        Report::anonymize_labelled(data, model, config).map(|(outcome, report, _)| (outcome, report))
+        Report::anonymize_labelled(data, model, config)
+            .map(|(outcome, report, _)| (outcome, report))
     }
 
     /// [`Report::anonymize`], and the release's QI columns as the public

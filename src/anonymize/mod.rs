@@ -18,9 +18,7 @@ use serde::Serialize;
 
 use crate::config::{AlgorithmConfig, ConfigError};
 use crate::dataset::Dataset;
-use crate::privacy::{
-    ClaimReport, PrivacyModel, verify_labelled, verify_release, verify_weighted,
-};
+use crate::privacy::{ClaimReport, PrivacyModel, verify_labelled, verify_release, verify_weighted};
 use crate::release::Release;
 use crate::table::Column;
 use crate::{Error, Result};

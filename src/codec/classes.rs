@@ -207,7 +207,11 @@ pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
         true => std::thread::scope(|scope| {
             let side = scope.spawn(adaptive);
             let fast = fast();
-            (fast, side.join().expect("coding the rows' classes does not panic"))
+            (
+                fast,
+                side.join()
+                    .expect("coding the rows' classes does not panic"),
+            )
         }),
         false => (fast(), adaptive()),
     };
@@ -737,7 +741,10 @@ mod tests {
     #[test]
     fn next_spec_vector() {
         let classes = ReleasedClasses {
-            symbols: vec![vec![ReleasedSymbol::Suppressed, ReleasedSymbol::Value("a".into())]],
+            symbols: vec![vec![
+                ReleasedSymbol::Suppressed,
+                ReleasedSymbol::Value("a".into()),
+            ]],
             table: vec![vec![0, 1]],
             rows: vec![0, 1, 0],
         };
@@ -756,7 +763,9 @@ mod tests {
         let mut state = 7u64;
         let mut rows: Vec<u32> = (0..20_000)
             .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (state >> 33) as u32 % 2_000
             })
             .collect();
@@ -780,16 +789,27 @@ mod tests {
         assert_eq!(blob[table_blob(&classes).len()], ROWS_NEXT);
         // 2,000 of the 20,000 rows open a class: each pays the next
         // class's code (3 bits) instead of a class's (11 bits).
-        assert!(blob.len() + 1_500 < huffman.len(), "{} {}", blob.len(), huffman.len());
+        assert!(
+            blob.len() + 1_500 < huffman.len(),
+            "{} {}",
+            blob.len(),
+            huffman.len()
+        );
         let (decoded, _) = decode_classes(&blob, 1, classes.rows.len()).expect("decodes");
         assert_eq!(decoded.rows, classes.rows);
         let mut symbols = vec![next, 0, next, 5];
-        assert!(next_classes(&mut symbols, next).is_err(), "class 5 before it opened");
+        assert!(
+            next_classes(&mut symbols, next).is_err(),
+            "class 5 before it opened"
+        );
         let mut symbols = vec![next, 0, next, 1];
         next_classes(&mut symbols, next).expect("valid");
         assert_eq!(symbols, [0, 0, 1, 1]);
         let mut symbols = vec![next, next];
-        assert!(next_classes(&mut symbols, 1).is_err(), "opens a class past the last");
+        assert!(
+            next_classes(&mut symbols, 1).is_err(),
+            "opens a class past the last"
+        );
     }
 
     /// Rows sorted by class (an export ordered by its columns) take coding

@@ -263,12 +263,7 @@ fn qis_on_two_threads_measure_what_one_does() {
         column: &copy,
         allowed: &[],
     }];
-    let qis = || {
-        vec![
-            subject("age", &ages[..], 0),
-            subject("zip", &zips[..], 1),
-        ]
-    };
+    let qis = || vec![subject("age", &ages[..], 0), subject("zip", &zips[..], 1)];
     let checks = ColumnChecks::measure(vec!["age".into(), "zip".into()], qis(), &subjects);
     let targets = shuffled(&(0..n as u32).collect::<Vec<_>>());
     let one: Vec<PairMeasure> = qis()
@@ -277,5 +272,9 @@ fn qis_on_two_threads_measure_what_one_does() {
         .collect();
     assert_eq!(checks.pairs, one);
     assert_eq!(checks.pairs.len(), 2);
-    assert!(!checks.pairs[0].refused() && checks.pairs[1].refused(), "{:?}", checks.pairs);
+    assert!(
+        !checks.pairs[0].refused() && checks.pairs[1].refused(),
+        "{:?}",
+        checks.pairs
+    );
 }
