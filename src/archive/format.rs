@@ -65,6 +65,10 @@ pub enum SectionKind {
     PrivacyModels,
     /// The derived-column check (postcard): columns, QIs, threshold, allowed pairs.
     ColumnChecks,
+    /// The file's class table, shared by its row groups.
+    ClassTable,
+    /// A row group's rows' classes in the file's class table.
+    RowClasses,
     /// The publisher's signature over the other sections (`spec/FORMAT.md` §4.1).
     Signature,
     /// The private part, sealed in an age envelope.
@@ -85,6 +89,8 @@ impl SectionKind {
             SectionKind::ArrowSchema => 6,
             SectionKind::PrivacyModels => 7,
             SectionKind::ColumnChecks => 9,
+            SectionKind::ClassTable => 10,
+            SectionKind::RowClasses => 11,
             SectionKind::Signature => 8,
             SectionKind::PrivateSealed => 16,
             SectionKind::PrivatePlain => 17,
@@ -102,6 +108,8 @@ impl SectionKind {
             6 => SectionKind::ArrowSchema,
             7 => SectionKind::PrivacyModels,
             9 => SectionKind::ColumnChecks,
+            10 => SectionKind::ClassTable,
+            11 => SectionKind::RowClasses,
             8 => SectionKind::Signature,
             16 => SectionKind::PrivateSealed,
             17 => SectionKind::PrivatePlain,
@@ -120,6 +128,8 @@ impl SectionKind {
             SectionKind::ArrowSchema => "Arrow schema",
             SectionKind::PrivacyModels => "privacy models",
             SectionKind::ColumnChecks => "column checks",
+            SectionKind::ClassTable => "class table",
+            SectionKind::RowClasses => "row classes",
             SectionKind::Signature => "signature",
             SectionKind::PrivateSealed => "private part (age)",
             SectionKind::PrivatePlain => "private part (unencrypted)",

@@ -36,7 +36,7 @@ use super::row_count;
 use super::seal::{self, Seal};
 use super::signature::{self, Signer};
 use super::spool::{PrivateStream, Spool, Summed};
-use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn};
+use crate::codec::{self, DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn, RowClasses};
 use crate::config::Role;
 use crate::io::Output;
 use crate::pseudonym::Pseudonyms;
@@ -57,6 +57,10 @@ pub struct Group<'a> {
     /// The released QI columns, in claim order, symbols numbered in order
     /// of first use by the rows (as a reader decodes them from the classes).
     pub released: &'a [ReleasedColumn],
+    /// The rows' classes in the file's class table
+    /// ([`GroupWriter::class_table`]: a `ROW_CLASSES` section), or `None`
+    /// (a `QI_CLASSES` section of the group's own classes).
+    pub classes: Option<RowClasses<'a>>,
 }
 
 /// Where the pipeline keeps the file's sections until it is finished.
@@ -99,6 +103,9 @@ pub struct GroupWriter {
     used: UsedNodes,
     /// The identifier columns released as pseudonyms, and their keys.
     pseudonyms: Pseudonyms,
+    /// The `CLASS_TABLE` section, when the groups' rows' classes refer to
+    /// one class table.
+    class_table: Option<Vec<u8>>,
 }
 
 /// What an Arrow input (Parquet, IPC) adds to its file: the `ARROW_SCHEMA`
@@ -173,6 +180,7 @@ impl GroupWriter {
             checks: None,
             used: UsedNodes::default(),
             pseudonyms: Pseudonyms::default(),
+            class_table: None,
         })
     }
 
@@ -191,6 +199,13 @@ impl GroupWriter {
     /// written by [`GroupWriter::finish`]).
     pub fn column_checks(&mut self, checks: &ColumnChecksMeta) {
         self.checks = Some(meta::to_bytes(checks));
+    }
+
+    /// Records the file's class table (the `CLASS_TABLE` section, written
+    /// by [`GroupWriter::finish`]): every group's [`Group::classes`] are
+    /// its rows' classes in it (`spec/FORMAT.md` §4).
+    pub fn class_table(&mut self, classes: &ReleasedClasses) {
+        self.class_table = Some(codec::encode_class_table(classes));
     }
 
     /// Records the identifier columns released as pseudonyms: each group's
@@ -368,6 +383,16 @@ impl GroupWriter {
         }
         if self.group_rows.len() > 1 {
             head.push((SectionKind::RowGroups, meta::to_bytes(&self.group_rows)));
+        }
+        if let Some(table) = self.class_table.take() {
+            let table = match hierarchies.renumbered() {
+                true => codec::renumber_classes(&table, public.qis.len(), &mut |q, level, node| {
+                    hierarchies.number(q, level, node)
+                })
+                .map_err(|e| too_large(e.to_string()))?,
+                false => table,
+            };
+            head.push((SectionKind::ClassTable, table));
         }
         // The public part's digest (§7.5), now that every section is known.
         let mut digest = PublicDigest::new(format::VERSION_MAJOR, format::VERSION_MINOR);
@@ -577,13 +602,17 @@ fn public_sections(
 ) -> std::io::Result<()> {
     let rows = group.table.rows;
     let mut sink = |kind, blob| sink(kind, row_count::counted(rows, blob));
-    let classes = ReleasedClasses::from_columns(group.released);
-    debug_assert!(
-        classes.to_columns() == group.released,
-        "symbols in first-use order"
-    );
-    sink(SectionKind::QiClasses, codec::encode_classes(&classes))?;
-    drop(classes);
+    match group.classes {
+        Some(rows) => sink(SectionKind::RowClasses, codec::encode_row_classes(rows))?,
+        None => {
+            let classes = ReleasedClasses::from_columns(group.released);
+            debug_assert!(
+                classes.to_columns() == group.released,
+                "symbols in first-use order"
+            );
+            sink(SectionKind::QiClasses, codec::encode_classes(&classes))?;
+        }
+    }
     for (i, (column, role)) in group.table.columns.iter().zip(roles).enumerate() {
         match (role, pseudonyms.key(i)) {
             (Role::Quasi, _) | (Role::Identifier, None) => {}

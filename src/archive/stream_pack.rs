@@ -506,6 +506,7 @@ fn write_group(
         table,
         qis: &qis,
         released: &released,
+        classes: None,
     })
 }
 

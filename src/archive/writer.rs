@@ -16,7 +16,9 @@ use super::seal::Seal;
 use crate::Result;
 use crate::anonymize::Outcome;
 use crate::arrow::ArrowLayout;
-use crate::codec::{DiffMode, QiOriginal, ReleasedColumn, ReleasedSymbol};
+use crate::codec::{
+    DiffMode, QiOriginal, ReleasedClasses, ReleasedColumn, ReleasedSymbol, RowClasses,
+};
 use crate::config::{Config, Role};
 use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
@@ -208,10 +210,23 @@ fn write_groups(
             table,
             qis,
             released: a.released,
+            classes: None,
         });
     };
     let trim = a.config.input.trim;
+    // One class table for every group: a local recoding's classes have
+    // rows all over the file, and a table per group would repeat them.
+    let classes = ReleasedClasses::from_columns(a.released);
+    writer.class_table(&classes);
+    let mut opened = 0u32;
     for bounds in &groups {
+        let rows = &classes.rows[bounds.rows.clone()];
+        let group_classes = RowClasses {
+            rows,
+            classes: classes.classes(),
+            opened,
+        };
+        opened = opened.max(rows.iter().max().map_or(0, |&c| c + 1));
         let group = batch_groups::group_table(original, table, trim, bounds)?;
         let group_qis: Vec<QiOriginal<'_>> = (a.data.qis.iter().zip(qis))
             .map(|(qi, q)| QiOriginal {
@@ -227,6 +242,7 @@ fn write_groups(
             table: &group,
             qis: &group_qis,
             released: &released,
+            classes: Some(group_classes),
         })?;
     }
     Ok(())

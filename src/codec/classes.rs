@@ -16,58 +16,10 @@ use crate::classes::Partition;
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint, unzigzag, zigzag};
 use super::numbers;
-use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
-use super::rans;
 use super::released::{ReleasedColumn, ReleasedSymbol, put_symbol, read_symbol};
-use super::runs::Runs;
-
-/// Row-classes coding: a Huffman-coded stream (fast to decode).
-const ROWS_HUFFMAN: u8 = 0;
-/// Row-classes coding: the adaptive binary range coder (a fraction of a bit
-/// per row below Huffman when a few classes hold most rows).
-const ROWS_RANGE: u8 = 1;
-/// Row-classes coding: static rANS: about the adaptive
-/// coder's size once its frequency table is paid, and as fast to decode as
-/// Huffman.
-const ROWS_RANS: u8 = 2;
-/// Row-classes coding: runs, for rows sorted or grouped by their QIs (an
-/// export ordered by its columns): per row a bit for "the previous row's
-/// class" and one for "the next class not seen yet", else the class as in
-/// [`ROWS_RANGE`]; a sorted table's rows then cost a few bits a run.
-const ROWS_RUNS: u8 = 3;
-/// Row-classes coding: Huffman codes over the classes and one more symbol,
-/// "the next class not seen yet": a row that opens a class costs a few
-/// bits instead of a class number, as in [`ROWS_RUNS`], at Huffman's
-/// decoding speed.
-const ROWS_NEXT: u8 = 4;
-
-/// How the rows' classes of a QI-classes blob are coded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowsCoding {
-    /// Static Huffman codes of the classes.
-    Huffman,
-    /// Adaptive binary range coding.
-    Range,
-    /// Static rANS under the classes' frequency table.
-    Rans,
-    /// Runs of one class, and classes in their order of first appearance,
-    /// under adaptive binary range coding.
-    Runs,
-    /// Static Huffman codes of the classes and of "the next class".
-    Next,
-}
-
-impl RowsCoding {
-    fn id(self) -> u8 {
-        match self {
-            RowsCoding::Huffman => ROWS_HUFFMAN,
-            RowsCoding::Range => ROWS_RANGE,
-            RowsCoding::Rans => ROWS_RANS,
-            RowsCoding::Runs => ROWS_RUNS,
-            RowsCoding::Next => ROWS_NEXT,
-        }
-    }
-}
+use super::row_classes::{self, RowClasses, RowsCoding};
+#[cfg(test)]
+use super::row_classes::{ROWS_NEXT, ROWS_RUNS, adaptive_wins, next_classes};
 
 /// Released QI columns as classes: per QI its distinct symbols, the table of
 /// the classes' tuples (symbol indices), and each row's class.
@@ -130,6 +82,15 @@ impl ReleasedClasses {
         }
     }
 
+    /// The rows' classes to code ([`row_classes`]): numbered from 0.
+    fn row_classes(&self) -> RowClasses<'_> {
+        RowClasses {
+            rows: &self.rows,
+            classes: self.classes(),
+            opened: 0,
+        }
+    }
+
     /// Number of classes.
     pub fn classes(&self) -> usize {
         self.table.first().map_or(0, Vec::len)
@@ -169,74 +130,19 @@ impl ReleasedClasses {
     }
 }
 
-/// Rows from which [`encode_classes`] codes the rows' classes two ways at
-/// once.
-const PARALLEL_ROWS: usize = 1 << 20;
-
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
-/// table column as a coded stream; the rows' classes in the smallest of the
-/// codings that decode a row in a few cycles (Huffman, rANS, next; ties:
-/// the lower number), unless an adaptive one (range, runs) saves more than
-/// 1/32 of it.
+/// table column as a coded stream; the rows' classes as
+/// [`row_classes::encode_rows`] chooses.
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
-    // The smaller of each pair only is kept while the next is coded: at
-    // 10M rows each coding of the rows is tens of megabytes.
-    let smaller = |a: Option<Vec<u8>>, b: Option<Vec<u8>>| match (a, b) {
-        (Some(a), Some(b)) if b.len() < a.len() => Some(b),
-        (Some(a), _) => Some(a),
-        (None, b) => b,
-    };
-    let fast = || {
-        let fast = smaller(
-            rows_coded(classes, RowsCoding::Huffman),
-            rows_coded(classes, RowsCoding::Rans),
-        );
-        smaller(fast, rows_coded(classes, RowsCoding::Next)).expect("Huffman codes any rows")
-    };
-    let adaptive = || {
-        smaller(
-            rows_coded(classes, RowsCoding::Range),
-            rows_coded(classes, RowsCoding::Runs),
-        )
-        .expect("the range coder codes any rows")
-    };
-    // The adaptive codings spend a dozen cycles a bit: on many rows the
-    // two kinds are coded at once (10M rows, 750K classes: 5 s alone at
-    // the end of a pack).
-    let (fast, adaptive) = match classes.rows.len() >= PARALLEL_ROWS && crate::jobs::cores() > 1 {
-        true => std::thread::scope(|scope| {
-            let side = scope.spawn(adaptive);
-            let fast = fast();
-            (
-                fast,
-                side.join()
-                    .expect("coding the rows' classes does not panic"),
-            )
-        }),
-        false => (fast(), adaptive()),
-    };
-    let rows = match adaptive_wins(fast.len(), adaptive.len()) {
-        true => adaptive,
-        false => fast,
-    };
     let mut out = table_blob(classes);
-    out.extend_from_slice(&rows);
+    out.extend_from_slice(&row_classes::encode_rows(classes.row_classes()));
     out
-}
-
-/// Whether the smaller adaptive coding of the rows' classes (range, runs),
-/// which spends a dozen cycles per *bit*, is written instead of the
-/// smallest fast one: only when it saves more than 1/32 of it. Every
-/// reader decodes the rows on open, so a few percent of their bytes buy
-/// most of the opening time.
-fn adaptive_wins(fast: usize, adaptive: usize) -> bool {
-    adaptive + fast / 32 < fast
 }
 
 /// A QI-classes blob with its rows' classes in `coding`, if that coding
 /// can code them (rANS: at most `2^15` classes, at least one row).
 pub fn encode_classes_as(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> {
-    let rows = rows_coded(classes, coding)?;
+    let rows = row_classes::rows_coded(classes.row_classes(), coding)?;
     let mut out = table_blob(classes);
     out.extend_from_slice(&rows);
     Some(out)
@@ -460,51 +366,6 @@ fn read_numbered(r: &mut ByteReader<'_>, m: usize) -> Result<Vec<ReleasedSymbol>
         .collect()
 }
 
-/// The rows' classes in `coding`, its id byte first.
-fn rows_coded(classes: &ReleasedClasses, coding: RowsCoding) -> Option<Vec<u8>> {
-    let mut out = vec![coding.id()];
-    match coding {
-        RowsCoding::Huffman => put_coded(&mut out, classes.classes(), &classes.rows),
-        RowsCoding::Rans => rans::encode(&classes.rows, classes.classes(), &mut out)?,
-        RowsCoding::Range => {
-            // Each row's class as a symbol of `0..classes` under one
-            // adaptive context (`spec/CODING.md` 6.4's symbol coding,
-            // context `(0, 0, 0)`).
-            let size = classes.classes() as u32;
-            let mut enc = RangeEncoder::default();
-            let mut models = vec![BitModel::default(); 1 << range::width(size)];
-            for &c in &classes.rows {
-                range::encode_symbol(&mut enc, &mut models[..], c, size);
-            }
-            out.extend_from_slice(&enc.finish());
-        }
-        RowsCoding::Runs => {
-            let size = classes.classes() as u32;
-            let mut enc = RangeEncoder::default();
-            let mut runs = Runs::new(size);
-            for &c in &classes.rows {
-                runs.encode(&mut enc, c);
-            }
-            out.extend_from_slice(&enc.finish());
-        }
-        RowsCoding::Next => {
-            let next = classes.classes() as u32;
-            let mut unseen = 0u32;
-            let symbols: Vec<u32> = (classes.rows.iter())
-                .map(|&c| match c == unseen {
-                    true => {
-                        unseen += 1;
-                        next
-                    }
-                    false => c,
-                })
-                .collect();
-            put_coded(&mut out, classes.classes() + 1, &symbols);
-        }
-    }
-    Some(out)
-}
-
 /// Each QI's released symbols in a classes blob of `qis` QIs (its head,
 /// before the class table: what a writer reads to learn the hierarchy
 /// nodes a row group uses).
@@ -543,6 +404,113 @@ pub fn renumber_classes(
     }
     out.extend_from_slice(&bytes[r.position()..]);
     Ok(out)
+}
+
+/// Reads the symbols and the class table of a classes blob (or of a
+/// `CLASS_TABLE` section) of `qis` QIs over `rows` rows: a table without
+/// rows' classes, and the bytes of each QI's part.
+fn read_table(
+    r: &mut ByteReader<'_>,
+    qis: usize,
+    rows: usize,
+) -> Result<(ReleasedClasses, Vec<u64>), CodecError> {
+    r.varint_equal("QIs in the classes blob", qis as u64)?;
+    let mut column_bytes = Vec::with_capacity(qis);
+    let symbols = (0..qis)
+        .map(|_| {
+            let start = r.position();
+            let symbols = read_symbols(r);
+            column_bytes.push((r.position() - start) as u64);
+            symbols
+        })
+        .collect::<Result<Vec<Vec<ReleasedSymbol>>, CodecError>>()?;
+    let classes = r.count("class count", 0)?;
+    if (classes == 0) != (rows == 0) || classes > rows {
+        return Err(CodecError::Invalid {
+            what: "class count",
+            detail: format!("{classes} classes for {rows} rows"),
+        });
+    }
+    let mut table = Vec::with_capacity(qis);
+    for (s, bytes) in symbols.iter().zip(&mut column_bytes) {
+        let start = r.position();
+        let column = r.coded("class table", s.len(), classes)?;
+        *bytes += (r.position() - start) as u64;
+        require_all_used(&column, s.len(), "released symbol")?;
+        table.push(column);
+    }
+    let table = ReleasedClasses {
+        symbols,
+        table,
+        rows: Vec::new(),
+    };
+    Ok((table, column_bytes))
+}
+
+/// A `CLASS_TABLE` section (`spec/CODING.md` 4.4): the file's classes,
+/// numbered in order of first appearance down the rows of every row
+/// group, and each QI's symbols, in a classes blob's order, without rows.
+pub fn encode_class_table(classes: &ReleasedClasses) -> Vec<u8> {
+    table_blob(classes)
+}
+
+/// Reads a `CLASS_TABLE` section of `qis` QIs for a file of `rows` rows:
+/// the table (its `rows` empty) and where its bytes go (`rows`: 0).
+pub fn decode_class_table(
+    bytes: &[u8],
+    qis: usize,
+    rows: usize,
+) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
+    let mut r = ByteReader::new(bytes);
+    let (table, columns) = read_table(&mut r, qis, rows)?;
+    r.finish("class table")?;
+    Ok((table, ClassesBytes { columns, rows: 0 }))
+}
+
+impl ReleasedClasses {
+    /// A row group's own classes, from the file's class table (`self`,
+    /// its rows unused) and the group's rows' classes as the table
+    /// numbers them: the classes its rows meet, and their symbols,
+    /// numbered in order of first appearance down the group's rows, as the
+    /// group's released columns are numbered (`spec/CODING.md` 4.4).
+    pub fn of_group(&self, rows: &[u32]) -> ReleasedClasses {
+        let mut local = vec![u32::MAX; self.classes()];
+        let mut met: Vec<u32> = Vec::new();
+        let rows = rows
+            .iter()
+            .map(|&c| {
+                let l = &mut local[c as usize];
+                if *l == u32::MAX {
+                    *l = met.len() as u32;
+                    met.push(c);
+                }
+                *l
+            })
+            .collect();
+        let mut symbols = Vec::with_capacity(self.symbols.len());
+        let mut table = Vec::with_capacity(self.symbols.len());
+        for (all, column) in self.symbols.iter().zip(&self.table) {
+            let mut number = vec![u32::MAX; all.len()];
+            let mut used = Vec::new();
+            let entries = (met.iter())
+                .map(|&c| {
+                    let s = column[c as usize] as usize;
+                    if number[s] == u32::MAX {
+                        number[s] = used.len() as u32;
+                        used.push(all[s].clone());
+                    }
+                    number[s]
+                })
+                .collect();
+            symbols.push(used);
+            table.push(entries);
+        }
+        ReleasedClasses {
+            symbols,
+            table,
+            rows,
+        }
+    }
 }
 
 /// Where a classes blob's bytes go (for `karc inspect`).
@@ -584,91 +552,15 @@ pub fn decode_classes_lazily(
     rows: usize,
 ) -> Result<(ReleasedClasses, ClassesBytes), CodecError> {
     let mut r = ByteReader::new(bytes);
-    r.varint_equal("QIs in the classes blob", qis as u64)?;
-    let mut column_bytes = Vec::with_capacity(qis);
-    let symbols = (0..qis)
-        .map(|_| {
-            let start = r.position();
-            let symbols = read_symbols(&mut r);
-            column_bytes.push((r.position() - start) as u64);
-            symbols
-        })
-        .collect::<Result<Vec<Vec<ReleasedSymbol>>, CodecError>>()?;
-    let classes = r.count("class count", 0)?;
-    if (classes == 0) != (rows == 0) || classes > rows {
-        return Err(CodecError::Invalid {
-            what: "class count",
-            detail: format!("{classes} classes for {rows} rows"),
-        });
-    }
-    let mut table = Vec::with_capacity(qis);
-    for (s, bytes) in symbols.iter().zip(&mut column_bytes) {
-        let start = r.position();
-        let column = r.coded("class table", s.len(), classes)?;
-        *bytes += (r.position() - start) as u64;
-        require_all_used(&column, s.len(), "released symbol")?;
-        table.push(column);
-    }
+    let (table, column_bytes) = read_table(&mut r, qis, rows)?;
+    let classes = table.classes();
+    let ReleasedClasses { symbols, table, .. } = table;
     // One class: its stream is the same for any row count (no bits per
     // row), so it is checked as the stream of one row.
     let rows = if classes == 1 { 1 } else { rows };
     let rows_start = r.position();
-    let row_classes = match r.byte("row classes coding")? {
-        ROWS_HUFFMAN => {
-            let rows = r.coded("row classes", classes, rows)?;
-            r.finish("QI classes")?;
-            rows
-        }
-        ROWS_RANGE => {
-            let mut dec = RangeDecoder::new(r.rest());
-            let size = classes as u32;
-            let mut models = vec![BitModel::default(); 1 << range::width(size)];
-            let mut out = Vec::with_capacity(rows.min(bytes.len() * 8));
-            for _ in 0..rows {
-                if dec.overrun() {
-                    break;
-                }
-                out.push(range::decode_symbol(&mut dec, &mut models[..], size));
-            }
-            dec.finish("row classes")?;
-            out
-        }
-        ROWS_RANS => rans::decode(&mut r, classes, rows)?,
-        ROWS_NEXT => {
-            let mut rows = r.coded("row classes", classes + 1, rows)?;
-            r.finish("QI classes")?;
-            next_classes(&mut rows, classes as u32)?;
-            rows
-        }
-        ROWS_RUNS => {
-            let mut dec = RangeDecoder::new(r.rest());
-            let mut runs = Runs::new(classes as u32);
-            let mut out = Vec::with_capacity(rows.min(bytes.len() * 8));
-            for _ in 0..rows {
-                if dec.overrun() {
-                    break;
-                }
-                out.push(runs.decode(&mut dec));
-            }
-            dec.finish("row classes")?;
-            out
-        }
-        id => {
-            return Err(CodecError::UnknownLayout {
-                what: "row classes coding",
-                id,
-                known: "0 Huffman, 1 range, 2 rANS, 3 runs, 4 next",
-            });
-        }
-    };
+    let row_classes = row_classes::decode_rows(&mut r, classes, rows, 0)?;
     require_all_used(&row_classes, classes, "class")?;
-    if row_classes.len() != rows {
-        return Err(CodecError::CountMismatch {
-            what: "row classes",
-            expected: rows as u64,
-            found: row_classes.len() as u64,
-        });
-    }
     Ok((
         ReleasedClasses {
             symbols,
@@ -684,28 +576,6 @@ pub fn decode_classes_lazily(
             rows: (bytes.len() - rows_start) as u64,
         },
     ))
-}
-
-/// Coding 4's symbols made classes: `next` (the class count) is the class
-/// after the largest so far, any other symbol a class already seen.
-fn next_classes(symbols: &mut [u32], next: u32) -> Result<(), CodecError> {
-    let mut unseen = 0u32;
-    for (row, s) in symbols.iter_mut().enumerate() {
-        if *s == next && unseen < next {
-            *s = unseen;
-            unseen += 1;
-        } else if *s >= unseen {
-            let detail = match *s == next {
-                true => format!("row {row} opens a class after all {next} were seen"),
-                false => format!("row {row} names class {s} before it was opened"),
-            };
-            return Err(CodecError::Invalid {
-                what: "row classes",
-                detail,
-            });
-        }
-    }
-    Ok(())
 }
 
 fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Result<(), CodecError> {
@@ -799,15 +669,15 @@ mod tests {
         assert_eq!(decoded.rows, classes.rows);
         let mut symbols = vec![next, 0, next, 5];
         assert!(
-            next_classes(&mut symbols, next).is_err(),
+            next_classes(&mut symbols, next, 0).is_err(),
             "class 5 before it opened"
         );
         let mut symbols = vec![next, 0, next, 1];
-        next_classes(&mut symbols, next).expect("valid");
+        next_classes(&mut symbols, next, 0).expect("valid");
         assert_eq!(symbols, [0, 0, 1, 1]);
         let mut symbols = vec![next, next];
         assert!(
-            next_classes(&mut symbols, 1).is_err(),
+            next_classes(&mut symbols, 1, 0).is_err(),
             "opens a class past the last"
         );
     }

@@ -16,13 +16,14 @@ mod plain;
 mod range;
 mod rans;
 mod released;
+mod row_classes;
 mod runs;
 
 pub use bytes::{ByteReader, put_varint};
 pub use cells::Purpose;
 pub use classes::{
-    ClassesBytes, ReleasedClasses, RowsCoding, classes_symbols, decode_classes,
-    decode_classes_lazily, encode_classes, encode_classes_as, renumber_classes,
+    ClassesBytes, ReleasedClasses, classes_symbols, decode_class_table, decode_classes,
+    decode_classes_lazily, encode_class_table, encode_classes, encode_classes_as, renumber_classes,
 };
 pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,
@@ -33,6 +34,7 @@ pub use plain::{decode_cost, decode_plain, decode_plain_for, encode_plain};
 pub use released::{
     ReleasedColumn, ReleasedRows, ReleasedSymbol, decode_released, encode_released,
 };
+pub use row_classes::{RowClasses, RowsCoding, decode_row_classes, encode_row_classes};
 
 #[cfg(test)]
 mod tests;

@@ -27,14 +27,16 @@ pub(super) struct Runs {
 }
 
 impl Runs {
-    pub(super) fn new(size: u32) -> Runs {
+    /// The models at the start of a row sequence whose first `opened`
+    /// classes are already open (0 for a group's own class table).
+    pub(super) fn opened(size: u32, opened: u32) -> Runs {
         Runs {
             size,
             same: [BitModel::default(); 2],
             new: [BitModel::default(); 2],
             classes: vec![BitModel::default(); 1 << range::width(size)],
             previous: None,
-            seen: 0,
+            seen: opened,
             was_same: false,
             was_new: false,
         }

@@ -322,6 +322,12 @@ const INVALID: &[(&str, Step, Expect)] = &[
         matches!(e, ArchiveError::Corrupt { section, detail, .. }
             if section.ends_with("(QI classes)") && detail.contains("before it was opened"))
     }),
+    // The second row group's count of classes opened before it, one more
+    // (spec/CODING.md 4.4).
+    ("row_classes_opened.karc", Step::Open, |e| {
+        matches!(e, ArchiveError::Corrupt { section, detail, .. }
+            if section.ends_with("(row classes)") && detail.contains("classes opened before the row group"))
+    }),
     ("claim_below_k.karc", Step::Open, |e| {
         matches!(e, ArchiveError::ClaimBroken { .. })
     }),

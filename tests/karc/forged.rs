@@ -129,6 +129,7 @@ fn originals() -> Vec<Forgeable> {
         "classes_rans_small.karc",
         "classes_runs_small.karc",
         "classes_next_small.karc",
+        "class_table_small_groups.karc",
         "published_small.karc",
         "streamed_small_groups.karc",
     ]

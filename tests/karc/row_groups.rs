@@ -217,3 +217,62 @@ fn export_of_row_groups_to_parquet_and_ipc_holds_the_release() {
         }
     }
 }
+
+/// The sections of each kind in a file.
+fn count_sections(bytes: &[u8], kind: SectionKind) -> usize {
+    let container = format::parse(Path::new("x.karc"), bytes).unwrap();
+    (container.entries.iter())
+        .filter(|e| e.kind() == Some(kind))
+        .count()
+}
+
+/// A local recoding in groups writes its classes once (`CLASS_TABLE`) and
+/// each group's rows' classes in it (`ROW_CLASSES`): its public part is
+/// the one group's within a few hundred bytes a group (with a table per
+/// group, Adult's Mondrian classes were repeated in every group).
+#[test]
+fn groups_share_one_class_table() {
+    let csv = fixture("adult/adult.csv");
+    let mut config = Config::load(&fixture("adult/adult.toml")).unwrap();
+    config.algorithm.name = "mondrian".to_owned();
+    config.privacy.k = Some(5);
+    let one = pack(&config, &csv, DiffMode::default(), GroupSize::default());
+    let many = pack(&config, &csv, DiffMode::default(), GroupSize::rows(8_000));
+    assert_eq!(count_sections(&one, SectionKind::ClassTable), 0);
+    assert_eq!(count_sections(&one, SectionKind::QiClasses), 1);
+    assert_eq!(count_sections(&many, SectionKind::ClassTable), 1);
+    assert_eq!(count_sections(&many, SectionKind::RowClasses), 4);
+    assert_eq!(count_sections(&many, SectionKind::QiClasses), 0);
+    let (one, many) = (open("one", one), open("many", many));
+    let (i1, im) = (one.inspect(None).unwrap(), many.inspect(None).unwrap());
+    let qis = |i: &karc::archive::reader::Inspection| -> u64 {
+        let columns: u64 = (i.columns.iter())
+            .filter(|c| c.role == karc::config::Role::Quasi)
+            .map(|c| c.public_bytes)
+            .sum();
+        columns + i.class_rows_bytes.unwrap()
+    };
+    assert!(
+        qis(&im) < qis(&i1) + 4 * 600,
+        "{} against {} in one group",
+        qis(&im),
+        qis(&i1)
+    );
+    assert!(im.public_bytes < i1.public_bytes + 4 * 1_000);
+}
+
+/// A release of one class in groups: its rows' classes take no bits, and
+/// the file still restores and holds its claim.
+#[test]
+fn one_class_in_groups() {
+    let csv = fixture("archive/source/small.csv");
+    let mut config = Config::load(&fixture("archive/source/small.toml")).unwrap();
+    config.privacy.k = Some(6);
+    same_release(&config, &csv, DiffMode::default(), 2, 3);
+    let many = open(
+        "many",
+        pack(&config, &csv, DiffMode::default(), GroupSize::rows(2)),
+    );
+    let report = many.claim_report.as_ref().unwrap();
+    assert_eq!(report.constraints[0].histogram, vec![(6, 1)]);
+}

@@ -42,11 +42,7 @@ impl Archive {
             })
             .collect();
         if by_class {
-            let sizes: Vec<u32> = self
-                .groups
-                .iter()
-                .flat_map(|g| g.class_sizes.iter().copied())
-                .collect();
+            let sizes = self.class_sizes();
             return Ok(verify_weighted(&refs, &sizes, &constraints, claim.policy));
         }
         let attribute = |c: u32| self.sensitive(c as usize, column_of(c));
@@ -127,11 +123,7 @@ impl Archive {
             .map(|q| self.class_labels(q))
             .collect::<Result<_>>()?;
         let refs: Vec<&Column> = labels.iter().collect();
-        let weights: Vec<u32> = self
-            .groups
-            .iter()
-            .flat_map(|g| g.class_sizes.iter().copied())
-            .collect();
+        let weights = self.class_sizes();
         let claim = &self.meta.claim;
         let every_qi = Constraint {
             qis: (0..refs.len()).collect(),

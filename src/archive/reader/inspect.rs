@@ -103,14 +103,17 @@ impl Archive {
                         })
                         .sum::<Option<u64>>()
                 });
-                let public = self
-                    .groups
-                    .iter()
-                    .map(|g| match (&g.classes_bytes, q) {
-                        (Some(b), Some(q)) => b.columns.get(q).copied().unwrap_or(0),
-                        _ => g.column_section[i].map_or(0, len),
-                    })
-                    .sum();
+                let table_wide = (self.table_wide.as_ref().zip(q))
+                    .map_or(0, |(w, q)| w.bytes.columns.get(q).copied().unwrap_or(0));
+                let public = table_wide
+                    + self
+                        .groups
+                        .iter()
+                        .map(|g| match (&g.classes_bytes, q) {
+                            (Some(b), Some(q)) => b.columns.get(q).copied().unwrap_or(0),
+                            _ => g.column_section[i].map_or(0, len),
+                        })
+                        .sum::<u64>();
                 let h = c.hierarchy.map(|h| h as usize);
                 let public_nodes = h
                     .and_then(|h| self.hierarchies.get(h))

@@ -115,6 +115,9 @@ pub struct Archive {
     pub column_checks: Option<ColumnChecksMeta>,
     /// The `SIGNATURE` section, parsed (not yet checked against a key).
     signature: Option<Embedded>,
+    /// The file's class table (`CLASS_TABLE`, 2.1), when its row groups
+    /// share one: the claim check's classes.
+    table_wide: Option<walk::FileClasses>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -348,6 +351,7 @@ impl Archive {
             models,
             column_checks,
             signature,
+            table_wide,
         } = groups?;
         // The released columns decoded ahead: the walk's check that each
         // codes its group's rows (FORMAT §9, step 6), in column order.
@@ -357,8 +361,17 @@ impl Archive {
             );
         }
         if !v1 {
-            let tables = groups.iter().map(|g| &g.class_table[..]);
-            trees::check_needed(&meta, &hierarchies, tables).map_err(in_hierarchy)?;
+            match &table_wide {
+                Some(wide) => {
+                    let tables = std::iter::once(&wide.columns[..]);
+                    trees::check_needed(&meta, &hierarchies, tables)
+                }
+                None => {
+                    let tables = groups.iter().map(|g| &g.class_table[..]);
+                    trees::check_needed(&meta, &hierarchies, tables)
+                }
+            }
+            .map_err(in_hierarchy)?;
         }
         let sensitive_trees = sensitive_trees(path, &meta, &hierarchies)
             .map_err(|e| corrupt(format::section_label(1, &container.entries[1], None), e))?;
@@ -378,6 +391,7 @@ impl Archive {
             models,
             column_checks,
             signature,
+            table_wide,
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,
@@ -490,14 +504,28 @@ impl Archive {
     }
 
     /// The labels of QI `q` over the equivalence classes of every row group
-    /// (one entry per class, in the order of `Group::class_sizes`).
+    /// (one entry per class, in the order of [`Archive::class_sizes`]).
     fn class_labels(&self, q: usize) -> Result<Column> {
+        if let Some(wide) = &self.table_wide {
+            return self.labels_of(q, &wide.columns[q]);
+        }
         match &self.groups[..] {
             [one] => self.labels_of(q, &one.class_table[q]),
             groups => self.labels_of(
                 q,
                 &ReleasedColumn::concat(groups.iter().map(|g| &g.class_table[q])),
             ),
+        }
+    }
+
+    /// The rows of each class of [`Archive::class_labels`]: the file's
+    /// classes, or each row group's in turn.
+    fn class_sizes(&self) -> Vec<u32> {
+        match &self.table_wide {
+            Some(wide) => wide.sizes.clone(),
+            None => (self.groups.iter())
+                .flat_map(|g| g.class_sizes.iter().copied())
+                .collect(),
         }
     }
 

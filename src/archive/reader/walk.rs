@@ -20,6 +20,7 @@ pub(super) struct RowGroups {
     pub(super) models: Option<ModelsClaim>,
     pub(super) column_checks: Option<ColumnChecksMeta>,
     pub(super) signature: Option<Embedded>,
+    pub(super) table_wide: Option<FileClasses>,
 }
 
 impl RowGroups {
@@ -140,15 +141,26 @@ impl RowGroups {
             )
             .into());
         }
+        // The file's class table, after the row groups (2.1): each group
+        // then opens with its rows' classes instead of its own classes.
+        let class_table = match framed {
+            true => walk.next_if(|&i| kinds[i] == Some(SectionKind::ClassTable)),
+            false => None,
+        };
+        let group_head = match class_table {
+            Some(_) => SectionKind::RowClasses,
+            None => SectionKind::QiClasses,
+        };
         let mut groups = Vec::with_capacity(group_rows.len());
         for (g, &rows) in group_rows.iter().enumerate() {
             let classes_section = match walk.next() {
-                Some(i) if kinds[i] == Some(SectionKind::QiClasses) => i,
+                Some(i) if kinds[i] == Some(group_head) => i,
                 found => {
                     return Err(corrupt(
                         "section table".to_owned(),
                         format!(
-                            "expected the QI classes section{}, found {}",
+                            "expected the {} section{}, found {}",
+                            group_head.name(),
                             if group_rows.len() == 1 {
                                 " third".to_owned()
                             } else {
@@ -234,14 +246,26 @@ impl RowGroups {
             })
             .transpose()?;
 
+        let in_table =
+            |i: usize, e: String| corrupt(format::section_label(i, &entries[i], None), e);
+        let mut table_wide = class_table
+            .map(|i| {
+                let body = &bytes[entries[i].range()];
+                codec::decode_class_table(body, meta.qis.len(), meta.rows as usize)
+                    .map(|(table, bytes)| TableWide::new(table, bytes, i))
+                    .map_err(|e| in_table(i, e.to_string()))
+            })
+            .transpose()?;
         for group in &mut groups {
             let i = group.classes_section;
             let in_classes = |e: String| corrupt(format::section_label(i, &entries[i], None), e);
             let blob = row_count::checked(&bytes[entries[i].range()], group.rows, container.major)
                 .map_err(in_classes)?;
-            let (classes, classes_bytes) =
-                codec::decode_classes_lazily(blob, meta.qis.len(), group.rows)
-                    .map_err(|e| in_classes(e.to_string()))?;
+            let (classes, classes_bytes) = match &mut table_wide {
+                Some(wide) => wide.group(blob, group.rows),
+                None => codec::decode_classes_lazily(blob, meta.qis.len(), group.rows),
+            }
+            .map_err(|e| in_classes(e.to_string()))?;
             group.class_table = classes.table_columns();
             // Every released column's blob decodes to the group's rows (FORMAT
             // §9, step 6): a count its bytes do not back is refused here, not
@@ -273,6 +297,12 @@ impl RowGroups {
             }
             group.classes_bytes = Some(classes_bytes);
         }
+        let table_wide = table_wide
+            .map(|wide| {
+                let section = wide.section;
+                wide.finish().map_err(|e| in_table(section, e))
+            })
+            .transpose()?;
         Ok(RowGroups {
             groups,
             framed,
@@ -281,6 +311,92 @@ impl RowGroups {
             models,
             column_checks,
             signature,
+            table_wide,
         })
     }
+}
+
+/// A file's table-wide class table (`CLASS_TABLE`, 2.1) as the walk reads
+/// its row groups' rows' classes: what the claim check needs (the table
+/// and each class's rows over every group), and each group's own classes
+/// made from it (what the group's private part was coded against).
+pub(super) struct TableWide {
+    /// The table, its rows empty.
+    pub(super) table: codec::ReleasedClasses,
+    /// Each class's rows, summed over the groups read so far.
+    pub(super) sizes: Vec<u32>,
+    /// Where the table's bytes go, per QI (for `karc inspect`).
+    pub(super) bytes: codec::ClassesBytes,
+    /// Table-entry index of the `CLASS_TABLE` section.
+    pub(super) section: usize,
+    /// The classes opened by the groups read so far.
+    opened: u32,
+}
+
+impl TableWide {
+    fn new(table: codec::ReleasedClasses, bytes: codec::ClassesBytes, section: usize) -> Self {
+        TableWide {
+            sizes: vec![0; table.classes()],
+            table,
+            bytes,
+            section,
+            opened: 0,
+        }
+    }
+
+    /// Reads the next group's `ROW_CLASSES` blob of `rows` rows: its own
+    /// classes (rows empty for a table of one class, whose rows take no
+    /// bits) and its bytes.
+    fn group(
+        &mut self,
+        blob: &[u8],
+        rows: usize,
+    ) -> std::result::Result<(codec::ReleasedClasses, codec::ClassesBytes), codec::CodecError> {
+        let classes = self.table.classes();
+        let (of_rows, opened) = codec::decode_row_classes(blob, classes, rows, self.opened)?;
+        self.opened = opened;
+        let own = match classes {
+            1 => {
+                self.sizes[0] = self.sizes[0].saturating_add(rows as u32);
+                self.table.clone()
+            }
+            _ => {
+                for &c in &of_rows {
+                    self.sizes[c as usize] += 1;
+                }
+                self.table.of_group(&of_rows)
+            }
+        };
+        let bytes = codec::ClassesBytes {
+            columns: vec![0; self.table.symbols.len()],
+            rows: blob.len() as u64,
+        };
+        Ok((own, bytes))
+    }
+
+    /// The table once every group is read; refused when a class is in
+    /// no row group.
+    fn finish(self) -> std::result::Result<FileClasses, String> {
+        if self.opened as usize != self.table.classes() {
+            return Err(format!(
+                "class {} of {} is in no row group",
+                self.opened,
+                self.table.classes()
+            ));
+        }
+        Ok(FileClasses {
+            columns: self.table.table_columns(),
+            sizes: self.sizes,
+            bytes: self.bytes,
+        })
+    }
+}
+
+/// A file's table-wide classes, read: the classes' released QI tuples
+/// (one column per QI, one entry per class), their sizes in rows over
+/// every group, and where the `CLASS_TABLE` section's bytes go.
+pub(super) struct FileClasses {
+    pub(super) columns: Vec<ReleasedColumn>,
+    pub(super) sizes: Vec<u32>,
+    pub(super) bytes: codec::ClassesBytes,
 }

@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use karc::archive::batch_groups::GroupSize;
 use karc::archive::checks::ColumnChecksMeta;
 use karc::archive::compressed;
 use karc::archive::digest::{PublicDigest, blake3_hex};
@@ -266,6 +267,32 @@ fn run(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
             sign: None,
         },
     )?;
+
+    // A batch pack in row groups of 2 rows: one CLASS_TABLE and a
+    // ROW_CLASSES per group (spec/CODING.md 4.4); and the same with the
+    // second group's count of classes opened before it one more, which a
+    // reader refuses.
+    let grouped = writer::pack_file(
+        &config,
+        &csv,
+        &PackOptions {
+            mode: DiffMode::default(),
+            seal: &Seal::None,
+            groups: GroupSize::rows(2),
+        },
+    )?;
+    write(&valid, "class_table_small_groups.karc", &grouped)?;
+    let mut s = sections_of(&grouped);
+    let second = (s.iter().enumerate())
+        .filter(|(_, (k, _))| *k == SectionKind::RowClasses)
+        .nth(1)
+        .map(|(i, _)| i)
+        .ok_or("a second row group")?;
+    let (count, blob) = row_count::split(&s[second].1);
+    let mut opened = blob.to_vec();
+    opened[0] += 1;
+    s[second].1 = [count, &opened[..]].concat();
+    write(&invalid, "row_classes_opened.karc", &reassemble(&s))?;
 
     // A file of the next minor version with one extra section, skippable
     // or not.
