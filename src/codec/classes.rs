@@ -468,13 +468,15 @@ pub fn decode_class_table(
 }
 
 impl ReleasedClasses {
-    /// A row group's own classes, from the file's class table (`self`,
-    /// its rows unused) and the group's rows' classes as the table
-    /// numbers them: the classes its rows meet, and their symbols,
-    /// numbered in order of first appearance down the group's rows, as the
-    /// group's released columns are numbered (`spec/CODING.md` 4.4).
-    pub fn of_group(&self, rows: &[u32]) -> ReleasedClasses {
-        let mut local = vec![u32::MAX; self.classes()];
+    /// A row group's own classes, from the file's class table (`table`:
+    /// one column per QI, one entry per class) and the group's rows'
+    /// classes as the table numbers them: the classes its rows meet, and
+    /// their symbols, numbered in order of first appearance down the
+    /// group's rows, as the group's released columns are numbered
+    /// (`spec/CODING.md` 4.4).
+    pub fn of_group(table: &[ReleasedColumn], rows: &[u32]) -> ReleasedClasses {
+        let classes = table.first().map_or(0, |c| c.rows.len());
+        let mut local = vec![u32::MAX; classes];
         let mut met: Vec<u32> = Vec::new();
         let rows = rows
             .iter()
@@ -487,27 +489,27 @@ impl ReleasedClasses {
                 *l
             })
             .collect();
-        let mut symbols = Vec::with_capacity(self.symbols.len());
-        let mut table = Vec::with_capacity(self.symbols.len());
-        for (all, column) in self.symbols.iter().zip(&self.table) {
-            let mut number = vec![u32::MAX; all.len()];
+        let mut symbols = Vec::with_capacity(table.len());
+        let mut own = Vec::with_capacity(table.len());
+        for column in table {
+            let mut number = vec![u32::MAX; column.symbols.len()];
             let mut used = Vec::new();
             let entries = (met.iter())
                 .map(|&c| {
-                    let s = column[c as usize] as usize;
+                    let s = column.rows[c as usize] as usize;
                     if number[s] == u32::MAX {
                         number[s] = used.len() as u32;
-                        used.push(all[s].clone());
+                        used.push(column.symbols[s].clone());
                     }
                     number[s]
                 })
                 .collect();
             symbols.push(used);
-            table.push(entries);
+            own.push(entries);
         }
         ReleasedClasses {
             symbols,
-            table,
+            table: own,
             rows,
         }
     }

@@ -34,7 +34,9 @@ pub use plain::{decode_cost, decode_plain, decode_plain_for, encode_plain};
 pub use released::{
     ReleasedColumn, ReleasedRows, ReleasedSymbol, decode_released, encode_released,
 };
-pub use row_classes::{RowClasses, RowsCoding, decode_row_classes, encode_row_classes};
+pub use row_classes::{
+    GroupClasses, RowClasses, RowsCoding, decode_row_classes, encode_row_classes,
+};
 
 #[cfg(test)]
 mod tests;

@@ -279,20 +279,38 @@ pub fn encode_row_classes(rows: RowClasses<'_>) -> Vec<u8> {
     out
 }
 
+/// A row group's rows' classes read from its `ROW_CLASSES` blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupClasses {
+    /// Each row's class (empty for a table of one class, whose rows take
+    /// no bits: every row is class 0).
+    pub rows: Vec<u32>,
+    /// The classes the groups before it opened, as the blob states.
+    pub opened_before: u32,
+    /// The classes open after its last row.
+    pub opened_after: u32,
+}
+
 /// Reads a `ROW_CLASSES` blob of `n` rows over the `classes` classes of
-/// the table-wide class table, `opened` of them opened by the row groups
-/// before it: its rows' classes (each at most one above the largest
-/// before it, counting from `opened`) and the classes open after it.
-/// With one class the rows are not held (every row is class 0; its stream
-/// is then checked as the stream of one row, which is the same bytes).
+/// the table-wide class table: the classes opened before it, as it states
+/// them (the caller checks them against the groups before), and its rows'
+/// classes, each at most one above the largest before it, counting from
+/// that. With one class the rows are not held, and its stream is checked
+/// as the stream of one row (which is the same bytes).
 pub fn decode_row_classes(
     bytes: &[u8],
     classes: usize,
     n: usize,
-    opened: u32,
-) -> Result<(Vec<u32>, u32), CodecError> {
+) -> Result<GroupClasses, CodecError> {
     let mut r = ByteReader::new(bytes);
-    r.varint_equal("classes opened before the row group", u64::from(opened))?;
+    let opened = r.varint("classes opened before the row group")?;
+    if opened > classes as u64 {
+        return Err(CodecError::Invalid {
+            what: "classes opened before the row group",
+            detail: format!("{opened} of {classes} classes"),
+        });
+    }
+    let opened = opened as u32;
     let one = classes == 1;
     let rows = decode_rows(&mut r, classes, if one { n.min(1) } else { n }, opened)?;
     let mut open = opened;
@@ -307,5 +325,9 @@ pub fn decode_row_classes(
         }
         open += u32::from(c == open);
     }
-    Ok((if one { Vec::new() } else { rows }, open))
+    Ok(GroupClasses {
+        rows: if one { Vec::new() } else { rows },
+        opened_before: opened,
+        opened_after: open,
+    })
 }

@@ -458,11 +458,15 @@ impl Archive {
     }
 
     /// Row group `g`'s released QI rows as the decoders read them (symbols
-    /// as its blobs number them), by class.
+    /// as its blobs number them, or as the file's class table does), by
+    /// class.
     fn group_rows(&self, g: usize) -> Vec<ReleasedRows<'_>> {
         let group = &self.groups[g];
-        group
-            .class_table
+        let table = match &self.table_wide {
+            Some(wide) => &wide.columns,
+            None => &group.class_table,
+        };
+        table
             .iter()
             .map(|table| ReleasedRows {
                 symbols: &table.symbols,
@@ -471,6 +475,27 @@ impl Archive {
                 class_symbols: Some(&table.rows),
             })
             .collect()
+    }
+
+    /// Row group `g`'s own classes when the file has a class table (the
+    /// classes its rows meet and their symbols, numbered down its rows:
+    /// what its private part was coded against, `spec/CODING.md` 4.4);
+    /// `None` for a group with its own `QI_CLASSES`.
+    fn own_classes(&self, g: usize) -> Option<codec::ReleasedClasses> {
+        let wide = self.table_wide.as_ref()?;
+        if wide.sizes.len() == 1 {
+            // One class, every row's (made now: its rows take no bits).
+            return Some(codec::ReleasedClasses {
+                symbols: wide.columns.iter().map(|c| c.symbols.clone()).collect(),
+                table: wide.columns.iter().map(|c| c.rows.clone()).collect(),
+                rows: vec![0; self.groups[g].rows],
+            });
+        }
+        let rows = self.groups[g]
+            .class_rows
+            .get()
+            .expect("rows decoded on open");
+        Some(codec::ReleasedClasses::of_group(&wide.columns, rows))
     }
 
     fn column_blob(&self, group: usize, column: usize) -> &[u8] {

@@ -323,11 +323,19 @@ impl Archive {
         whole: &Whole<'_>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<u64> {
-        if self.groups[g].class_sizes.len() == 1 {
+        let one_class = match &self.table_wide {
+            Some(wide) => wide.sizes.len() == 1,
+            None => self.groups[g].class_sizes.len() == 1,
+        };
+        if one_class {
             // One class, whose rows take no bits: the columns of the
             // private part confirm their number before they are made.
             self.other_columns(g, part)?;
         }
+        // A group of a file's class table: its own classes, which its
+        // private part was coded against, made for this restore only.
+        let own = self.own_classes(g);
+        let own_table = own.as_ref().map(codec::ReleasedClasses::table_columns);
         let schemas: Vec<QiSchema<'_>> = self
             .meta
             .qis
@@ -343,14 +351,24 @@ impl Archive {
             })
             .collect();
         // The released nodes as the whole hierarchies number them.
+        let table = own_table.as_deref().unwrap_or(&self.groups[g].class_table);
         let symbols: Vec<_> = (self.meta.qis.iter())
-            .zip(&self.groups[g].class_table)
+            .zip(table)
             .map(|(&c, table)| {
                 let h = self.meta.columns[c as usize].hierarchy.map(|h| h as usize);
                 whole.symbols(h, &table.symbols)
             })
             .collect();
-        let mut released = self.group_rows(g);
+        let mut released = match (&own, &own_table) {
+            (Some(own), Some(table)) => (table.iter())
+                .map(|t| ReleasedRows {
+                    symbols: &t.symbols,
+                    rows: &own.rows,
+                    class_symbols: Some(&t.rows),
+                })
+                .collect(),
+            _ => self.group_rows(g),
+        };
         for (rows, symbols) in released.iter_mut().zip(&symbols) {
             rows.symbols = symbols;
         }

@@ -256,17 +256,57 @@ impl RowGroups {
                     .map_err(|e| in_table(i, e.to_string()))
             })
             .transpose()?;
+        // The groups' rows' classes of a class table decode alone (each
+        // states the classes opened before it): on two threads, their
+        // errors then taken in group order.
+        let mut decoded = match &table_wide {
+            Some(wide) => {
+                let classes = wide.table.classes();
+                let decode = |g: usize| {
+                    let (i, rows) = (groups[g].classes_section, groups[g].rows);
+                    let blob =
+                        row_count::checked(&bytes[entries[i].range()], rows, container.major)?;
+                    codec::decode_row_classes(blob, classes, rows).map_err(|e| e.to_string())
+                };
+                crate::jobs::on_two_threads(groups.len(), true, decode)
+            }
+            None => Vec::new(),
+        }
+        .into_iter();
         for group in &mut groups {
             let i = group.classes_section;
             let in_classes = |e: String| corrupt(format::section_label(i, &entries[i], None), e);
             let blob = row_count::checked(&bytes[entries[i].range()], group.rows, container.major)
                 .map_err(in_classes)?;
-            let (classes, classes_bytes) = match &mut table_wide {
-                Some(wide) => wide.group(blob, group.rows),
-                None => codec::decode_classes_lazily(blob, meta.qis.len(), group.rows),
-            }
-            .map_err(|e| in_classes(e.to_string()))?;
-            group.class_table = classes.table_columns();
+            // Each row's class (empty for a group of one class, whose rows
+            // take no bits), and the group's classes' sizes when it has its
+            // own (a class table counts them over the file).
+            let (rows, sizes) = match &mut table_wide {
+                Some(wide) => {
+                    let read = decoded.next().expect("one per group").map_err(in_classes)?;
+                    let rows = wide.group(read, group.rows).map_err(in_classes)?;
+                    let bytes = codec::ClassesBytes {
+                        columns: vec![0; meta.qis.len()],
+                        rows: blob.len() as u64,
+                    };
+                    group.classes_bytes = Some(bytes);
+                    (rows, Vec::new())
+                }
+                None => {
+                    let (classes, bytes) =
+                        codec::decode_classes_lazily(blob, meta.qis.len(), group.rows)
+                            .map_err(|e| in_classes(e.to_string()))?;
+                    group.classes_bytes = Some(bytes);
+                    group.class_table = classes.table_columns();
+                    match classes.rows.is_empty() && group.rows > 0 {
+                        true => (Vec::new(), vec![group.rows as u32]),
+                        false => {
+                            let sizes = classes.sizes();
+                            (classes.rows, sizes)
+                        }
+                    }
+                }
+            };
             // Every released column's blob decodes to the group's rows (FORMAT
             // §9, step 6): a count its bytes do not back is refused here, not
             // met later by an export of made-up rows. It also confirms the
@@ -289,13 +329,10 @@ impl RowGroups {
                         .map_err(|e| in_column(e.to_string()))?;
                 }
             }
-            if classes.rows.is_empty() && group.rows > 0 {
-                group.class_sizes = vec![group.rows as u32];
-            } else {
-                group.class_sizes = classes.sizes();
-                group.class_rows = classes.rows.into();
+            group.class_sizes = sizes;
+            if !rows.is_empty() || group.rows == 0 {
+                group.class_rows = rows.into();
             }
-            group.classes_bytes = Some(classes_bytes);
         }
         let table_wide = table_wide
             .map(|wide| {
@@ -344,34 +381,31 @@ impl TableWide {
         }
     }
 
-    /// Reads the next group's `ROW_CLASSES` blob of `rows` rows: its own
-    /// classes (rows empty for a table of one class, whose rows take no
-    /// bits) and its bytes.
+    /// Takes the next group's rows' classes (of `rows` rows), read from
+    /// its `ROW_CLASSES` blob: they must start where the groups before left
+    /// off; their classes' sizes are counted. Returns each row's class in
+    /// the table (empty for a table of one class).
     fn group(
         &mut self,
-        blob: &[u8],
+        read: codec::GroupClasses,
         rows: usize,
-    ) -> std::result::Result<(codec::ReleasedClasses, codec::ClassesBytes), codec::CodecError> {
-        let classes = self.table.classes();
-        let (of_rows, opened) = codec::decode_row_classes(blob, classes, rows, self.opened)?;
-        self.opened = opened;
-        let own = match classes {
-            1 => {
-                self.sizes[0] = self.sizes[0].saturating_add(rows as u32);
-                self.table.clone()
-            }
+    ) -> std::result::Result<Vec<u32>, String> {
+        if read.opened_before != self.opened {
+            return Err(format!(
+                "classes opened before the row group: expected {}, found {}",
+                self.opened, read.opened_before
+            ));
+        }
+        self.opened = read.opened_after;
+        match self.sizes.len() {
+            1 => self.sizes[0] = self.sizes[0].saturating_add(rows as u32),
             _ => {
-                for &c in &of_rows {
+                for &c in &read.rows {
                     self.sizes[c as usize] += 1;
                 }
-                self.table.of_group(&of_rows)
             }
-        };
-        let bytes = codec::ClassesBytes {
-            columns: vec![0; self.table.symbols.len()],
-            rows: blob.len() as u64,
-        };
-        Ok((own, bytes))
+        }
+        Ok(read.rows)
     }
 
     /// The table once every group is read; refused when a class is in
@@ -384,8 +418,11 @@ impl TableWide {
                 self.table.classes()
             ));
         }
+        let codec::ReleasedClasses { symbols, table, .. } = self.table;
         Ok(FileClasses {
-            columns: self.table.table_columns(),
+            columns: (symbols.into_iter().zip(table))
+                .map(|(symbols, rows)| ReleasedColumn { symbols, rows })
+                .collect(),
             sizes: self.sizes,
             bytes: self.bytes,
         })
