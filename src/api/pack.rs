@@ -24,8 +24,10 @@ pub struct PackOptions {
     /// The private part's envelope.
     pub seal: Seal,
     /// Rows per row group (default: one group), so that the coding and
-    /// every reader hold one group at a time (`spec/FORMAT.md` §2; groups
-    /// cut a local recoding's classes, which costs size).
+    /// every reader hold one group at a time (`spec/FORMAT.md` §2; the
+    /// groups share one class table, but each private part codes a local
+    /// recoding's classes without the other groups' rows, which costs
+    /// size).
     pub group_rows: Option<usize>,
 }
 

@@ -275,6 +275,11 @@ impl<'a> BitReader<'a> {
         Some(((1u64 << n) | self.get(n)) - 1)
     }
 
+    /// Whether bits past the end of the stream were read.
+    pub(crate) fn overrun(&self) -> bool {
+        self.next > self.bytes.len()
+    }
+
     /// Refuses a stream read past its end or not to its last byte
     /// (`what` names it).
     pub(crate) fn finish(&self, what: &'static str) -> Result<(), CodecError> {

@@ -10,6 +10,7 @@
 
 use super::CodecError;
 use super::bytes::{ByteReader, put_coded, put_varint};
+use super::numbers::{BitReader, BitWriter};
 use super::range::{self, BitModel, RangeDecoder, RangeEncoder};
 use super::rans;
 use super::runs::Runs;
@@ -33,6 +34,13 @@ pub(super) const ROWS_RUNS: u8 = 3;
 /// bits instead of a class number, as in [`ROWS_RUNS`], at Huffman's
 /// decoding speed.
 pub(super) const ROWS_NEXT: u8 = 4;
+/// Row-classes coding: each row's class in truncated binary over the
+/// classes open before it and the next one: no table and no model, as
+/// many bits as the open classes need. Rows that name classes about
+/// evenly, as a local recoding's rows do once its classes are open (a
+/// late row group of a file's class table), cost about the entropy of
+/// their classes, and decode at a few cycles a row.
+pub(super) const ROWS_FLAT: u8 = 5;
 
 /// How the rows' classes of a QI-classes blob are coded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +56,8 @@ pub enum RowsCoding {
     Runs,
     /// Static Huffman codes of the classes and of "the next class".
     Next,
+    /// Truncated binary over the open classes and the next one.
+    Flat,
 }
 
 impl RowsCoding {
@@ -58,6 +68,7 @@ impl RowsCoding {
             RowsCoding::Rans => ROWS_RANS,
             RowsCoding::Runs => ROWS_RUNS,
             RowsCoding::Next => ROWS_NEXT,
+            RowsCoding::Flat => ROWS_FLAT,
         }
     }
 }
@@ -79,8 +90,8 @@ pub struct RowClasses<'a> {
 const PARALLEL_ROWS: usize = 1 << 20;
 
 /// The rows' classes in the smallest of the codings that decode a row in a
-/// few cycles (Huffman, rANS, next; ties: the lower number), unless an
-/// adaptive one (range, runs) saves more than 1/32 of it.
+/// few cycles (Huffman, rANS, next, flat; ties: the lower number), unless
+/// an adaptive one (range, runs) saves more than 1/32 of it.
 pub fn encode_rows(rows: RowClasses<'_>) -> Vec<u8> {
     // The smaller of each pair only is kept while the next is coded: at
     // 10M rows each coding of the rows is tens of megabytes.
@@ -94,7 +105,8 @@ pub fn encode_rows(rows: RowClasses<'_>) -> Vec<u8> {
             rows_coded(rows, RowsCoding::Huffman),
             rows_coded(rows, RowsCoding::Rans),
         );
-        smaller(fast, rows_coded(rows, RowsCoding::Next)).expect("Huffman codes any rows")
+        let fast = smaller(fast, rows_coded(rows, RowsCoding::Next));
+        smaller(fast, rows_coded(rows, RowsCoding::Flat)).expect("Huffman codes any rows")
     };
     let adaptive = || {
         smaller(
@@ -173,6 +185,15 @@ pub fn rows_coded(rows: RowClasses<'_>, coding: RowsCoding) -> Option<Vec<u8>> {
                 .collect();
             put_coded(&mut out, rows.classes + 1, &symbols);
         }
+        RowsCoding::Flat => {
+            let mut bits = BitWriter::after(out);
+            let mut open = rows.opened;
+            for &c in rows.rows {
+                bits.truncated(u64::from(c), (u64::from(open) + 1).min(u64::from(size)));
+                open += u32::from(c == open);
+            }
+            return Some(bits.finish());
+        }
     }
     Some(out)
 }
@@ -229,11 +250,28 @@ pub fn decode_rows(
             dec.finish("row classes")?;
             out
         }
+        ROWS_FLAT => {
+            let rest = r.rest();
+            let mut bits = BitReader::new(rest);
+            // Every row but a first one that opens class 0 takes a bit.
+            let mut out = Vec::with_capacity(n.min(rest.len() * 8 + 1));
+            let mut open = opened;
+            for _ in 0..n {
+                if bits.overrun() {
+                    break;
+                }
+                let c = bits.truncated((u64::from(open) + 1).min(u64::from(size))) as u32;
+                open += u32::from(c == open);
+                out.push(c);
+            }
+            bits.finish("row classes")?;
+            out
+        }
         id => {
             return Err(CodecError::UnknownLayout {
                 what: "row classes coding",
                 id,
-                known: "0 Huffman, 1 range, 2 rANS, 3 runs, 4 next",
+                known: "0 Huffman, 1 range, 2 rANS, 3 runs, 4 next, 5 flat",
             });
         }
     };
@@ -330,4 +368,115 @@ pub fn decode_row_classes(
         opened_before: opened,
         opened_after: open,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows of `classes` classes in order of first appearance from
+    /// `opened`, drawn from a fixed generator.
+    fn rows(n: usize, classes: u32, opened: u32, seed: u64) -> Vec<u32> {
+        let mut state = seed;
+        let mut open = opened;
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let c = ((state >> 33) as u32) % (open + 1).min(classes);
+                open += u32::from(c == open);
+                c
+            })
+            .collect()
+    }
+
+    /// spec/CODING.md 4.2's vector of coding 5: rows `0 1 0` of two
+    /// classes are the bits `1 0` (row 0 takes none).
+    #[test]
+    fn flat_spec_vector() {
+        let rows = RowClasses {
+            rows: &[0, 1, 0],
+            classes: 2,
+            opened: 0,
+        };
+        let blob = rows_coded(rows, RowsCoding::Flat).expect("codes");
+        assert_eq!(blob, [0x05, 0x80], "{blob:02x?}");
+        let back = decode_rows(&mut ByteReader::new(&blob), 2, 3, 0).expect("decodes");
+        assert_eq!(back, [0, 1, 0]);
+    }
+
+    /// Every coding, from a group that starts with classes already open,
+    /// decodes to its rows; a `ROW_CLASSES` blob states the classes opened
+    /// before it and after it.
+    #[test]
+    fn every_coding_starts_where_the_groups_before_left_off() {
+        let (classes, opened) = (3_000u32, 1_200u32);
+        let rows = rows(5_000, classes, opened, 11);
+        let after = 1 + *rows.iter().max().expect("rows");
+        let group = RowClasses {
+            rows: &rows,
+            classes: classes as usize,
+            opened,
+        };
+        for coding in [
+            RowsCoding::Huffman,
+            RowsCoding::Range,
+            RowsCoding::Rans,
+            RowsCoding::Runs,
+            RowsCoding::Next,
+            RowsCoding::Flat,
+        ] {
+            // rANS codes only the classes the rows use.
+            let Some(blob) = rows_coded(group, coding) else {
+                assert_eq!(coding, RowsCoding::Rans);
+                continue;
+            };
+            let mut r = ByteReader::new(&blob);
+            let back = decode_rows(&mut r, classes as usize, rows.len(), opened);
+            assert_eq!(back.as_deref(), Ok(&rows[..]), "{coding:?}");
+        }
+        let blob = encode_row_classes(group);
+        let read = decode_row_classes(&blob, classes as usize, rows.len()).expect("decodes");
+        assert_eq!(read.rows, rows);
+        assert_eq!((read.opened_before, read.opened_after), (opened, after));
+    }
+
+    /// Flat codes evenly spread rows at about log2 of the open classes
+    /// (truncated binary: at most 0.09 bits more), below Huffman, whose
+    /// table lists every class.
+    #[test]
+    fn flat_codes_even_rows_without_a_table() {
+        let classes = 50_000u32;
+        let rows = rows(60_000, classes, classes, 5);
+        let group = RowClasses {
+            rows: &rows,
+            classes: classes as usize,
+            opened: classes,
+        };
+        let flat = rows_coded(group, RowsCoding::Flat).expect("codes");
+        let huffman = rows_coded(group, RowsCoding::Huffman).expect("codes");
+        let bits = (f64::from(classes)).log2() * rows.len() as f64;
+        assert!((flat.len() as f64) < bits / 8.0 * 1.01, "{}", flat.len());
+        assert!(
+            flat.len() < huffman.len(),
+            "{} {}",
+            flat.len(),
+            huffman.len()
+        );
+        assert_eq!(encode_rows(group)[0], ROWS_FLAT);
+    }
+
+    /// A flat stream asked for more rows than its bits hold, or that
+    /// names a class before it was opened, is refused.
+    #[test]
+    fn flat_refuses_a_forged_stream() {
+        let blob = [ROWS_FLAT, 0xff];
+        let r = decode_rows(&mut ByteReader::new(&blob), 2, 1_000_000, 0);
+        assert!(r.is_err(), "{r:?}");
+        // Opened 0, class 1 named by row 1 after row 0 opened class 0: fine;
+        // a ROW_CLASSES blob saying 5 classes were open of 3 is not.
+        let blob = [5, ROWS_FLAT, 0x80];
+        assert!(decode_row_classes(&blob, 3, 2).is_err());
+    }
 }

@@ -643,8 +643,9 @@ pub struct PackArgs {
     #[command(flatten)]
     pub stream_params: StreamParamArgs,
     /// Rows per row group: each is coded, and read back, on its own, in memory bounded by the group (default
-    /// 65536 with --stream; without, one group: groups cut a Mondrian release's classes, which grows the
-    /// file). A Parquet or Arrow IPC input is one row group.
+    /// 65536 with --stream; without, one group: the groups share one class table, but a group's private
+    /// part codes a Mondrian class's values without the rows of other groups, which grows the file a few
+    /// percent). A Parquet or Arrow IPC input is one row group.
     #[arg(long, value_parser = count)]
     pub group_rows: Option<usize>,
     /// The input table: CSV, or Parquet or Arrow IPC by its extension (`-`: standard input, recognized by
