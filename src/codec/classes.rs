@@ -132,7 +132,7 @@ impl ReleasedClasses {
 
 /// A QI-classes blob: `q`; per QI its symbols; the class count; per QI the
 /// table column as a coded stream; the rows' classes as
-/// [`row_classes::encode_rows`] chooses.
+/// the row-classes coding chooses (`spec/CODING.md` 4.2).
 pub fn encode_classes(classes: &ReleasedClasses) -> Vec<u8> {
     let mut out = table_blob(classes);
     out.extend_from_slice(&row_classes::encode_rows(classes.row_classes()));
