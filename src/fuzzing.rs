@@ -27,23 +27,35 @@ pub fn archive(data: &[u8]) {
 /// table lies inside it): a mutant that the CRCs would stop reaches the
 /// decoders, as a forger's file does.
 fn crcs_recomputed(data: &[u8]) -> Option<Vec<u8>> {
-    use crate::archive::format::{ENTRY_LEN, HEADER_LEN, crc32, reseal_table};
+    use crate::archive::format::{EntryLayout, HEADER_LEN, crc32, reseal_table};
+    let major = u16::from_le_bytes(data.get(8..10)?.try_into().ok()?);
+    let layout = EntryLayout::of(major);
     let count = u32::from_le_bytes(data.get(16..20)?.try_into().ok()?) as usize;
-    let table_end = HEADER_LEN.checked_add(ENTRY_LEN.checked_mul(count)?)?;
+    let table_end = HEADER_LEN.checked_add(layout.len.checked_mul(count)?)?;
     if table_end > data.len() {
         return None;
     }
     let mut out = data.to_vec();
+    // A 2.0 section starts where the one before it ends (the first at
+    // the table's end); a 1.0 entry states its offset.
+    let mut next = table_end as u64;
     for e in 0..count {
-        let at = HEADER_LEN + e * ENTRY_LEN;
-        let field = |o: usize| u64::from_le_bytes(data[at + o..at + o + 8].try_into().unwrap());
-        let (offset, length) = (field(8), field(16));
+        let at = layout.at(e);
+        let field = |o: usize, width: usize| {
+            let mut le = [0u8; 8];
+            le[..width].copy_from_slice(&data[at + o..at + o + width]);
+            u64::from_le_bytes(le)
+        };
+        let offset = layout.offset_at.map_or(next, |o| field(o, 8));
+        let length = field(layout.length_at, layout.length_width);
+        next = offset.saturating_add(length);
         if let Some(body) = usize::try_from(offset)
             .ok()
             .zip(usize::try_from(length).ok())
             .and_then(|(o, l)| data.get(o..o.checked_add(l)?))
         {
-            out[at + 4..at + 8].copy_from_slice(&crc32(body).to_le_bytes());
+            let crc = layout.crc_at;
+            out[at + crc..at + crc + 4].copy_from_slice(&crc32(body).to_le_bytes());
         }
     }
     reseal_table(&mut out);

@@ -9,8 +9,11 @@
 //! 12      4     header flags (u32 LE), reserved, zero
 //! 16      4     section count N (u32 LE)
 //! 20      4     table CRC-32 over bytes 0..20 and the N table entries
-//! 24      24·N  section table: type u16, flags u16, crc u32, offset u64, length u64
-//! 24+24N  ...   the sections, contiguous and in table order, the last ending at EOF
+//! 24      12·N  section table: type u8, flags u8, crc u32, length u48
+//! 24+12N  ...   the sections, contiguous and in table order, the last ending at EOF
+//!
+//! (A 1.0 file's entries are 24 bytes: type u16, flags u16, crc u32,
+//! offset u64, length u64: [`EntryLayout`].)
 //! ```
 //!
 //! Parsing checks, in this order: magic (else "not a karc file"), major
@@ -39,8 +42,81 @@ pub const VERSION_MINOR: u16 = 0;
 
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 24;
-/// Size of one section-table entry.
-pub const ENTRY_LEN: usize = 24;
+/// Size of one section-table entry of this major.
+pub const ENTRY_LEN: usize = 12;
+
+/// Where a section-table entry's fields are, in a file of a given major:
+/// 2.0's entries are 12 bytes, a 1.0 file's 24 (it stored each section's
+/// offset, which the lengths of the sections before it give).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryLayout {
+    /// The entry's size in bytes.
+    pub len: usize,
+    /// Where its CRC-32 (`u32`) is.
+    pub crc_at: usize,
+    /// Where its length is, and how many bytes wide (6 or 8).
+    pub length_at: usize,
+    /// The length's width in bytes.
+    pub length_width: usize,
+    /// Where its offset (`u64`) is: a 1.0 entry only.
+    pub offset_at: Option<usize>,
+}
+
+impl EntryLayout {
+    /// The entries of a file of major `major`.
+    pub fn of(major: u16) -> EntryLayout {
+        match major == super::compat::MAJOR {
+            true => EntryLayout {
+                len: 24,
+                crc_at: 4,
+                length_at: 16,
+                length_width: 8,
+                offset_at: Some(8),
+            },
+            false => EntryLayout {
+                len: ENTRY_LEN,
+                crc_at: 2,
+                length_at: 6,
+                length_width: 6,
+                offset_at: None,
+            },
+        }
+    }
+
+    /// Where entry `i` starts in the file.
+    pub fn at(&self, i: usize) -> usize {
+        HEADER_LEN + i * self.len
+    }
+
+    /// Reads entry `e`'s bytes, its section starting at `offset` (the
+    /// table's end, or where the previous section ends; a 1.0 entry states
+    /// its own).
+    fn read(&self, e: &[u8], offset: u64) -> SectionEntry {
+        let length = match self.length_width {
+            8 => u64_at(e, self.length_at),
+            _ => u48_at(e, self.length_at),
+        };
+        match self.offset_at {
+            Some(at) => SectionEntry {
+                code: u16_at(e, 0),
+                flags: u16_at(e, 2),
+                crc: u32_at(e, self.crc_at),
+                offset: u64_at(e, at),
+                length,
+            },
+            None => SectionEntry {
+                code: u16::from(e[0]),
+                flags: u16::from(e[1]),
+                crc: u32_at(e, self.crc_at),
+                offset,
+                length,
+            },
+        }
+    }
+}
+
+/// The most bytes a section of a 2.0 file holds (its length is 48 bits).
+pub const MAX_SECTION_LEN: u64 = (1 << 48) - 1;
 
 /// Section flag bit 0: a reader that does not know the section's type may
 /// skip it. Bits 1..15 are reserved and must be zero.
@@ -217,7 +293,8 @@ pub fn header_and_table(sections: &[SectionSummary]) -> Vec<u8> {
 
 /// Header and table for any version and (type, flags, CRC, length) entries.
 fn header_and_table_raw(major: u16, minor: u16, sections: &[(u16, u16, u32, u64)]) -> Vec<u8> {
-    let table_end = HEADER_LEN + ENTRY_LEN * sections.len();
+    let layout = EntryLayout::of(major);
+    let table_end = HEADER_LEN + layout.len * sections.len();
     let mut out = Vec::with_capacity(table_end);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&major.to_le_bytes());
@@ -227,11 +304,22 @@ fn header_and_table_raw(major: u16, minor: u16, sections: &[(u16, u16, u32, u64)
     out.extend_from_slice(&[0; 4]); // table CRC, filled in below
     let mut offset = table_end as u64;
     for &(code, flags, crc, length) in sections {
-        out.extend_from_slice(&code.to_le_bytes());
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&crc.to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
-        out.extend_from_slice(&length.to_le_bytes());
+        if layout.offset_at.is_some() {
+            out.extend_from_slice(&code.to_le_bytes());
+            out.extend_from_slice(&flags.to_le_bytes());
+            out.extend_from_slice(&crc.to_le_bytes());
+            out.extend_from_slice(&offset.to_le_bytes());
+            out.extend_from_slice(&length.to_le_bytes());
+        } else {
+            out.push(u8::try_from(code).expect("section types of 2.0 fit a byte"));
+            out.push(u8::try_from(flags).expect("section flags of 2.0 fit a byte"));
+            out.extend_from_slice(&crc.to_le_bytes());
+            assert!(
+                length <= MAX_SECTION_LEN,
+                "a 2.0 section holds less than 2^48 bytes"
+            );
+            out.extend_from_slice(&length.to_le_bytes()[..6]);
+        }
         offset += length;
     }
     let crc = table_crc(&out);
@@ -257,7 +345,7 @@ pub fn assemble_raw(major: u16, minor: u16, sections: &[(u16, u16, &[u8])]) -> V
 /// edited (test vectors).
 pub fn reseal_table(file: &mut [u8]) {
     let count = u32_at(file, 16) as usize;
-    let end = HEADER_LEN + ENTRY_LEN * count;
+    let end = EntryLayout::of(u16_at(file, 8)).at(count);
     let crc = table_crc(&file[..end]);
     file[20..24].copy_from_slice(&crc.to_le_bytes());
 }
@@ -278,6 +366,11 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 }
 fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+fn u48_at(b: &[u8], at: usize) -> u64 {
+    let mut le = [0u8; 8];
+    le[..6].copy_from_slice(&b[at..at + 6]);
+    u64::from_le_bytes(le)
 }
 
 /// A file's first eight bytes in hex (`89 4b 52 43 ...`), for messages.
@@ -334,7 +427,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
         });
     }
     let count = u32_at(bytes, 16) as u64;
-    let table_end = HEADER_LEN as u64 + ENTRY_LEN as u64 * count;
+    let layout = EntryLayout::of(major);
+    let table_end = HEADER_LEN as u64 + layout.len as u64 * count;
     if table_end > bytes.len() as u64 {
         return Err(ArchiveError::Truncated {
             path: path(),
@@ -365,14 +459,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Container, ArchiveError> {
     let mut entries = Vec::with_capacity(count as usize);
     let mut expected_offset = table_end as u64;
     for i in 0..count as usize {
-        let e = &bytes[HEADER_LEN + i * ENTRY_LEN..HEADER_LEN + (i + 1) * ENTRY_LEN];
-        let entry = SectionEntry {
-            code: u16_at(e, 0),
-            flags: u16_at(e, 2),
-            crc: u32_at(e, 4),
-            offset: u64_at(e, 8),
-            length: u64_at(e, 16),
-        };
+        let e = &bytes[layout.at(i)..layout.at(i + 1)];
+        let entry = layout.read(e, expected_offset);
         let name = || section_label(i, &entry, None);
         if entry.flags & !FLAG_SKIPPABLE != 0 {
             return Err(ArchiveError::Corrupt {
@@ -522,7 +610,20 @@ mod tests {
             .map(|(i, e)| check_section(p, &file, i, e, None).unwrap())
             .collect();
         assert_eq!(bodies, vec![a, b, c]);
-        assert_eq!(container.entries[2].offset, 24 + 3 * 24 + 4);
+        assert_eq!(container.entries[2].offset, 24 + 3 * 12 + 4);
+    }
+
+    /// spec/FORMAT.md §4's vector: a file of one `META` section of the
+    /// byte `6d` has the entry `01 00 68 f2 01 e1 01 00 00 00 00 00` (type,
+    /// flags, the CRC-32 0xE101F268 little-endian, the length 1 in six
+    /// bytes); its section starts at byte 36.
+    #[test]
+    fn entry_spec_vector() {
+        let file = assemble(&[(SectionKind::Meta, b"m".as_slice())]);
+        let entry = [0x01, 0x00, 0x68, 0xf2, 0x01, 0xe1, 1, 0, 0, 0, 0, 0];
+        assert_eq!(&file[24..36], &entry[..]);
+        assert_eq!(file.len(), 37);
+        assert_eq!(parse(Path::new("x"), &file).unwrap().entries[0].offset, 36);
     }
 
     #[test]
@@ -548,7 +649,7 @@ mod tests {
         ));
         // SKIPPABLE is for types a reader may not know, never a known one.
         let mut flagged = file.clone();
-        flagged[HEADER_LEN + 2] = FLAG_SKIPPABLE as u8;
+        flagged[HEADER_LEN + 1] = FLAG_SKIPPABLE as u8;
         reseal_table(&mut flagged);
         assert!(matches!(
             parse(p, &flagged),

@@ -393,8 +393,9 @@ fn a_wrong_key_or_a_tampered_private_part_yields_no_output() {
     let container = karc::archive::format::parse(Path::new("p"), &bytes).unwrap();
     let last = container.entries.len() - 1;
     let body = bytes[container.entries[last].range()].to_vec();
-    let entry = 24 + 24 * last;
-    bytes[entry + 4..entry + 8].copy_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    let layout = karc::archive::format::EntryLayout::of(container.major);
+    let entry = layout.at(last) + layout.crc_at;
+    bytes[entry..entry + 4].copy_from_slice(&crc32fast::hash(&body).to_le_bytes());
     karc::archive::format::reseal_table(&mut bytes);
     std::fs::write(d("t.karc"), &bytes).unwrap();
     let (code, out, err) = restore("t.karc", &d("new.csv"), "pass.txt");

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use karc::archive::format::{self, ENTRY_LEN, HEADER_LEN, SectionKind};
+use karc::archive::format::{self, EntryLayout, SectionKind};
 use karc::archive::meta::{self, PublicMeta};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::Key;
@@ -85,13 +85,21 @@ fn table_forged(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         bad[16..20].copy_from_slice(&(v as u32).to_le_bytes());
         out.push((format!("section count {v}"), bad));
     }
+    let major = u16::from_le_bytes(bytes[8..10].try_into().unwrap());
+    let layout = EntryLayout::of(major);
     for e in 0..count {
-        for (field, at) in [("offset", 8), ("length", 16)] {
-            let at = HEADER_LEN + e * ENTRY_LEN + at;
-            let real = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let fields = [
+            layout.offset_at.map(|at| ("offset", at, 8)),
+            Some(("length", layout.length_at, layout.length_width)),
+        ];
+        for (field, at, width) in fields.into_iter().flatten() {
+            let at = layout.at(e) + at;
+            let mut le = [0u8; 8];
+            le[..width].copy_from_slice(&bytes[at..at + width]);
+            let real = u64::from_le_bytes(le);
             for v in forged(real) {
                 let mut bad = bytes.to_vec();
-                bad[at..at + 8].copy_from_slice(&v.to_le_bytes());
+                bad[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
                 format::reseal_table(&mut bad);
                 out.push((format!("entry {e} {field}: {real} -> {v}"), bad));
             }

@@ -213,8 +213,9 @@ fn forge(bytes: &[u8], i: usize) -> Option<Vec<u8>> {
     let at = e.offset as usize + e.length as usize / 2;
     out[at] ^= 0x01;
     let crc = format::crc32(&out[e.range()]);
-    let entry = format::HEADER_LEN + i * format::ENTRY_LEN;
-    out[entry + 4..entry + 8].copy_from_slice(&crc.to_le_bytes());
+    let layout = format::EntryLayout::of(c.major);
+    let entry = layout.at(i) + layout.crc_at;
+    out[entry..entry + 4].copy_from_slice(&crc.to_le_bytes());
     format::reseal_table(&mut out);
     Some(out)
 }

@@ -137,7 +137,7 @@ impl Archive {
             version: format!("{}.{}", self.container.major, self.container.minor),
             rows: self.meta.rows,
             file_bytes: self.bytes.len() as u64,
-            container_bytes: (format::HEADER_LEN + format::ENTRY_LEN * entries.len()) as u64,
+            container_bytes: format::EntryLayout::of(self.container.major).at(entries.len()) as u64,
             public_bytes,
             metadata_bytes: len(0),
             hierarchies_bytes: len(1),
