@@ -806,24 +806,19 @@ mod tests {
             rows,
         };
         let one = ReleasedClasses::from_columns(&[column(vec![0; 6], 1)]);
-        for coding in [
-            RowsCoding::Huffman,
-            RowsCoding::Rans,
-            RowsCoding::Range,
-            RowsCoding::Runs,
-        ] {
+        // Coding 4 spends a bit a row on one class (the next class, then
+        // class 0): the writer never picks it there.
+        for coding in RowsCoding::ALL
+            .into_iter()
+            .filter(|&c| c != RowsCoding::Next)
+        {
             let bytes = encode_classes_as(&one, coding).unwrap();
             let (lazy, _) = decode_classes_lazily(&bytes, 1, 1 << 31).unwrap();
             assert!(lazy.rows.is_empty() && lazy.classes() == 1, "{coding:?}");
             assert_eq!(decode_classes(&bytes, 1, 6).unwrap().0, one, "{coding:?}");
         }
         let two = ReleasedClasses::from_columns(&[column(vec![0, 1, 0, 1, 0, 1], 2)]);
-        for coding in [
-            RowsCoding::Huffman,
-            RowsCoding::Rans,
-            RowsCoding::Range,
-            RowsCoding::Runs,
-        ] {
+        for coding in RowsCoding::ALL {
             let bytes = encode_classes_as(&two, coding).unwrap();
             assert!(
                 decode_classes_lazily(&bytes, 1, 1 << 31).is_err(),

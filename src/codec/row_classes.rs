@@ -61,6 +61,16 @@ pub enum RowsCoding {
 }
 
 impl RowsCoding {
+    /// Every coding, in the order of their ids.
+    pub const ALL: [RowsCoding; 6] = [
+        RowsCoding::Huffman,
+        RowsCoding::Range,
+        RowsCoding::Rans,
+        RowsCoding::Runs,
+        RowsCoding::Next,
+        RowsCoding::Flat,
+    ];
+
     fn id(self) -> u8 {
         match self {
             RowsCoding::Huffman => ROWS_HUFFMAN,
@@ -419,14 +429,7 @@ mod tests {
             classes: classes as usize,
             opened,
         };
-        for coding in [
-            RowsCoding::Huffman,
-            RowsCoding::Range,
-            RowsCoding::Rans,
-            RowsCoding::Runs,
-            RowsCoding::Next,
-            RowsCoding::Flat,
-        ] {
+        for coding in RowsCoding::ALL {
             // rANS codes only the classes the rows use.
             let Some(blob) = rows_coded(group, coding) else {
                 assert_eq!(coding, RowsCoding::Rans);

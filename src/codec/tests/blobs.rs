@@ -152,13 +152,7 @@ proptest! {
             .collect();
         prop_assert_eq!(classes.classes(), tuples.len());
         // Every coding of the rows that can code them decodes alike.
-        for coding in [
-            RowsCoding::Huffman,
-            RowsCoding::Range,
-            RowsCoding::Rans,
-            RowsCoding::Runs,
-            RowsCoding::Next,
-        ] {
+        for coding in RowsCoding::ALL {
             let Some(bytes) = encode_classes_as(&classes, coding) else {
                 prop_assert!(coding == RowsCoding::Rans && rows == 0);
                 continue;
