@@ -118,6 +118,9 @@ pub struct Archive {
     /// The file's class table (`CLASS_TABLE`, 2.1), when its row groups
     /// share one: the claim check's classes.
     table_wide: Option<walk::FileClasses>,
+    /// The labels of the class table's classes, per QI, once an export
+    /// needed them.
+    class_label_columns: std::sync::OnceLock<Vec<Column>>,
     /// The released QI columns of the whole table, in claim order, built
     /// on first use ([`Archive::released`]).
     released: std::sync::OnceLock<Vec<ReleasedColumn>>,
@@ -392,6 +395,7 @@ impl Archive {
             column_checks,
             signature,
             table_wide,
+            class_label_columns: std::sync::OnceLock::new(),
             released: std::sync::OnceLock::new(),
             claim_report: None,
             public_digest,

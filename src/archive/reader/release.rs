@@ -44,10 +44,30 @@ impl Archive {
         let rows = self.group_rows(g);
         for (slot, i) in columns.iter_mut().zip(released()) {
             if let Some(q) = qi(i) {
-                *slot = Some(self.labels_of(q, &rows[q].to_column())?);
+                *slot = Some(match self.table_wide_labels()? {
+                    Some(labels) => group_labels(&labels[q], &rows[q]),
+                    None => self.labels_of(q, &rows[q].to_column())?,
+                });
             }
         }
         Ok(columns.into_iter().flatten().collect())
+    }
+
+    /// The label of each class of the file's class table, per QI, made
+    /// once (`None` without a class table): each row group's labels are
+    /// looked up in them instead of made again from every symbol of the
+    /// table.
+    fn table_wide_labels(&self) -> Result<Option<&[Column]>> {
+        if self.table_wide.is_none() {
+            return Ok(None);
+        }
+        if let Some(labels) = self.class_label_columns.get() {
+            return Ok(Some(labels));
+        }
+        let labels = (0..self.meta.qis.len())
+            .map(|q| self.class_labels(q))
+            .collect::<Result<Vec<Column>>>()?;
+        Ok(Some(self.class_label_columns.get_or_init(|| labels)))
     }
 
     /// Writes the release as CSV, byte-equal to `karc anonymize`'s output,
@@ -181,5 +201,30 @@ impl Archive {
             )
         })?;
         Ok(Some(SchemaRef::new(schema)))
+    }
+}
+
+/// A row group's labels of one QI: each row's class (`rows`, in the file's
+/// class table) looked up in the classes' labels, the group's dictionary
+/// holding the labels its rows use.
+fn group_labels(classes: &Column, rows: &ReleasedRows<'_>) -> Column {
+    let mut local = vec![u32::MAX; classes.dict.len()];
+    let mut dict = crate::dictionary::Dictionary::new();
+    let codes = rows
+        .rows
+        .iter()
+        .map(|&c| {
+            let label = classes.codes[c as usize];
+            let l = &mut local[label as usize];
+            if *l == u32::MAX {
+                *l = dict.intern(classes.dict.value(label));
+            }
+            *l
+        })
+        .collect();
+    Column {
+        name: classes.name.clone(),
+        dict,
+        codes,
     }
 }
