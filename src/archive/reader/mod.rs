@@ -115,7 +115,7 @@ pub struct Archive {
     pub column_checks: Option<ColumnChecksMeta>,
     /// The `SIGNATURE` section, parsed (not yet checked against a key).
     signature: Option<Embedded>,
-    /// The file's class table (`CLASS_TABLE`, 2.1), when its row groups
+    /// The file's class table (`CLASS_TABLE`), when its row groups
     /// share one: the claim check's classes.
     table_wide: Option<walk::FileClasses>,
     /// The labels of the class table's classes, per QI, once an export

@@ -141,7 +141,7 @@ impl RowGroups {
             )
             .into());
         }
-        // The file's class table, after the row groups (2.1): each group
+        // The file's class table, after the row groups: each group
         // then opens with its rows' classes instead of its own classes.
         let class_table = match framed {
             true => walk.next_if(|&i| kinds[i] == Some(SectionKind::ClassTable)),
@@ -353,7 +353,7 @@ impl RowGroups {
     }
 }
 
-/// A file's table-wide class table (`CLASS_TABLE`, 2.1) as the walk reads
+/// A file's table-wide class table (`CLASS_TABLE`) as the walk reads
 /// its row groups' rows' classes: what the claim check needs (the table
 /// and each class's rows over every group), and each group's own classes
 /// made from it (what the group's private part was coded against).
