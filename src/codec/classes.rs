@@ -467,14 +467,25 @@ pub fn decode_class_table(
     Ok((table, ClassesBytes { columns, rows: 0 }))
 }
 
-impl ReleasedClasses {
-    /// A row group's own classes, from the file's class table (`table`:
-    /// one column per QI, one entry per class) and the group's rows'
-    /// classes as the table numbers them: the classes its rows meet, and
-    /// their symbols, numbered in order of first appearance down the
-    /// group's rows, as the group's released columns are numbered
-    /// (`spec/CODING.md` 4.4).
-    pub fn of_group(table: &[ReleasedColumn], rows: &[u32]) -> ReleasedClasses {
+/// A row group's own classes, from the file's class table: the classes its
+/// rows meet and their symbols, numbered in order of first appearance down
+/// the group's rows, as the group's released columns are numbered
+/// (`spec/CODING.md` 4.4), each symbol given by its number in the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnClasses {
+    /// `symbols[q][s]`: the table's number of the group's symbol `s` of QI `q`.
+    pub symbols: Vec<Vec<u32>>,
+    /// `table[q][c]`: the group's class `c`'s symbol for QI `q`.
+    pub table: Vec<Vec<u32>>,
+    /// Each row's class, numbered down the group's rows.
+    pub rows: Vec<u32>,
+}
+
+impl OwnClasses {
+    /// The own classes of a group whose rows' classes are `rows`, numbers
+    /// of the file's class table `table` (one column per QI, one entry per
+    /// class).
+    pub fn of_group(table: &[ReleasedColumn], rows: &[u32]) -> OwnClasses {
         let classes = table.first().map_or(0, |c| c.rows.len());
         let mut local = vec![u32::MAX; classes];
         let mut met: Vec<u32> = Vec::new();
@@ -496,18 +507,19 @@ impl ReleasedClasses {
             let mut used = Vec::new();
             let entries = (met.iter())
                 .map(|&c| {
-                    let s = column.rows[c as usize] as usize;
-                    if number[s] == u32::MAX {
-                        number[s] = used.len() as u32;
-                        used.push(column.symbols[s].clone());
+                    let s = column.rows[c as usize];
+                    let n = &mut number[s as usize];
+                    if *n == u32::MAX {
+                        *n = used.len() as u32;
+                        used.push(s);
                     }
-                    number[s]
+                    *n
                 })
                 .collect();
             symbols.push(used);
             own.push(entries);
         }
-        ReleasedClasses {
+        OwnClasses {
             symbols,
             table: own,
             rows,

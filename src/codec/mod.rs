@@ -22,7 +22,7 @@ mod runs;
 pub use bytes::{ByteReader, put_varint};
 pub use cells::Purpose;
 pub use classes::{
-    ClassesBytes, ReleasedClasses, classes_symbols, decode_class_table, decode_classes,
+    ClassesBytes, OwnClasses, ReleasedClasses, classes_symbols, decode_class_table, decode_classes,
     decode_classes_lazily, encode_class_table, encode_classes, encode_classes_as, renumber_classes,
 };
 pub use originals::{

@@ -35,7 +35,7 @@ use super::signature::{self, Embedded, Signer, Verified};
 use crate::Result;
 use crate::arrow::{ArrowLayout, ColumnExtras};
 use crate::classes::Partition;
-use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows};
+use crate::codec::{self, Purpose, QiSchema, ReleasedColumn, ReleasedRows, ReleasedSymbol};
 use crate::config::{Role, SuppressionPolicy};
 use crate::hierarchy::{Hierarchy, Pruned};
 use crate::io::Input;
@@ -485,12 +485,14 @@ impl Archive {
     /// classes its rows meet and their symbols, numbered down its rows:
     /// what its private part was coded against, `spec/CODING.md` 4.4);
     /// `None` for a group with its own `QI_CLASSES`.
-    fn own_classes(&self, g: usize) -> Option<codec::ReleasedClasses> {
+    fn own_classes(&self, g: usize) -> Option<codec::OwnClasses> {
         let wide = self.table_wide.as_ref()?;
         if wide.sizes.len() == 1 {
             // One class, every row's (made now: its rows take no bits).
-            return Some(codec::ReleasedClasses {
-                symbols: wide.columns.iter().map(|c| c.symbols.clone()).collect(),
+            return Some(codec::OwnClasses {
+                symbols: (wide.columns.iter())
+                    .map(|c| (0..c.symbols.len() as u32).collect())
+                    .collect(),
                 table: wide.columns.iter().map(|c| c.rows.clone()).collect(),
                 rows: vec![0; self.groups[g].rows],
             });
@@ -499,7 +501,31 @@ impl Archive {
             .class_rows
             .get()
             .expect("rows decoded on open");
-        Some(codec::ReleasedClasses::of_group(&wide.columns, rows))
+        Some(codec::OwnClasses::of_group(&wide.columns, rows))
+    }
+
+    /// The symbols of `own` (a group's own classes), copied from the class
+    /// table: for a restore without a [`SymbolPool`].
+    fn own_symbols(&self, own: &codec::OwnClasses) -> Vec<Vec<ReleasedSymbol>> {
+        let Some(wide) = &self.table_wide else {
+            return Vec::new();
+        };
+        (own.symbols.iter().zip(&wide.columns))
+            .map(|(numbers, c)| {
+                (numbers.iter())
+                    .map(|&s| c.symbols[s as usize].clone())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The class table's symbols, per QI, for a restore to lend to each
+    /// group in turn ([`SymbolPool`]); `None` without a class table.
+    fn symbol_pool(&self) -> Option<SymbolPool> {
+        let wide = self.table_wide.as_ref()?;
+        Some(SymbolPool(
+            wide.columns.iter().map(|c| c.symbols.clone()).collect(),
+        ))
     }
 
     fn column_blob(&self, group: usize, column: usize) -> &[u8] {
@@ -593,6 +619,35 @@ impl Archive {
             purpose,
         )
         .map_err(|e| self.column_corrupt(g, column, e.to_string()).into())
+    }
+}
+
+/// The symbols of a file's class table, owned by one restore: each group
+/// takes the symbols its own classes use, numbered as its private part
+/// numbers them, and gives them back, so that no group copies them (at
+/// 10M rows in ten groups a copy of each group's interval symbols was a
+/// fifth of the restore).
+struct SymbolPool(Vec<Vec<ReleasedSymbol>>);
+
+impl SymbolPool {
+    /// The symbols of `own`, per QI in its numbering, moved out of the pool.
+    fn take(&mut self, own: &codec::OwnClasses) -> Vec<Vec<ReleasedSymbol>> {
+        (self.0.iter_mut().zip(&own.symbols))
+            .map(|(pool, numbers)| {
+                (numbers.iter())
+                    .map(|&s| std::mem::replace(&mut pool[s as usize], ReleasedSymbol::Suppressed))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Puts back what [`SymbolPool::take`] took for `own`.
+    fn give_back(&mut self, own: &codec::OwnClasses, taken: Vec<Vec<ReleasedSymbol>>) {
+        for ((pool, numbers), symbols) in self.0.iter_mut().zip(&own.symbols).zip(taken) {
+            for (&s, symbol) in numbers.iter().zip(symbols) {
+                pool[s as usize] = symbol;
+            }
+        }
     }
 }
 

@@ -220,7 +220,7 @@ impl Archive {
     ) -> Result<u64> {
         let whole = self.whole_hierarchies(parts)?;
         if !self.framed {
-            return self.restore_group(0, &parts.groups[0], &whole, sink);
+            return self.restore_group(0, &parts.groups[0], &whole, sink, None);
         }
         self.restore_groups(parts, &whole, sink)
     }
@@ -256,11 +256,13 @@ impl Archive {
         let (to_writer, pieces) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(PIECES_AHEAD);
         let written = std::thread::scope(|scope| {
             let producer = scope.spawn(move || {
+                let mut pool = self.symbol_pool();
                 for (g, part) in parts.groups.iter().enumerate() {
-                    let sent = self.restore_group(g, part, whole, &mut |bytes| {
+                    let send = &mut |bytes: &[u8]| {
                         // The writer stopped (its error is the one told).
                         to_writer.send(Ok(bytes.to_vec())).map_err(|_| stopped())
-                    });
+                    };
+                    let sent = self.restore_group(g, part, whole, send, pool.as_mut());
                     if let Err(e) = sent {
                         let _ = to_writer.send(Err(e));
                         return;
@@ -322,6 +324,7 @@ impl Archive {
         part: &PrivatePart,
         whole: &Whole<'_>,
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+        mut pool: Option<&mut SymbolPool>,
     ) -> Result<u64> {
         let one_class = match &self.table_wide {
             Some(wide) => wide.sizes.len() == 1,
@@ -333,9 +336,32 @@ impl Archive {
             self.other_columns(g, part)?;
         }
         // A group of a file's class table: its own classes, which its
-        // private part was coded against, made for this restore only.
-        let own = self.own_classes(g);
-        let own_table = own.as_ref().map(codec::ReleasedClasses::table_columns);
+        // private part was coded against, their symbols lent by the pool
+        // (copied without one).
+        let Some(own) = self.own_classes(g) else {
+            return self.restore_group_with(g, part, whole, sink, None);
+        };
+        let symbols = match pool.as_deref_mut() {
+            Some(pool) => pool.take(&own),
+            None => self.own_symbols(&own),
+        };
+        let restored = self.restore_group_with(g, part, whole, sink, Some((&own, &symbols)));
+        if let Some(pool) = pool {
+            pool.give_back(&own, symbols);
+        }
+        restored
+    }
+
+    /// [`Archive::restore_group`] once the group's own classes and their
+    /// symbols are known (`None`: the group's `QI_CLASSES` gave them).
+    fn restore_group_with(
+        &self,
+        g: usize,
+        part: &PrivatePart,
+        whole: &Whole<'_>,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+        own: Option<(&codec::OwnClasses, &Vec<Vec<ReleasedSymbol>>)>,
+    ) -> Result<u64> {
         let schemas: Vec<QiSchema<'_>> = self
             .meta
             .qis
@@ -351,23 +377,28 @@ impl Archive {
             })
             .collect();
         // The released nodes as the whole hierarchies number them.
-        let table = own_table.as_deref().unwrap_or(&self.groups[g].class_table);
+        let table: Vec<&[ReleasedSymbol]> = match own {
+            Some((_, symbols)) => symbols.iter().map(Vec::as_slice).collect(),
+            None => (self.groups[g].class_table.iter())
+                .map(|t| t.symbols.as_slice())
+                .collect(),
+        };
         let symbols: Vec<_> = (self.meta.qis.iter())
             .zip(table)
             .map(|(&c, table)| {
                 let h = self.meta.columns[c as usize].hierarchy.map(|h| h as usize);
-                whole.symbols(h, &table.symbols)
+                whole.symbols(h, table)
             })
             .collect();
-        let mut released = match (&own, &own_table) {
-            (Some(own), Some(table)) => (table.iter())
+        let mut released = match own {
+            Some((own, _)) => (own.table.iter())
                 .map(|t| ReleasedRows {
-                    symbols: &t.symbols,
+                    symbols: &[],
                     rows: &own.rows,
-                    class_symbols: Some(&t.rows),
+                    class_symbols: Some(t),
                 })
                 .collect(),
-            _ => self.group_rows(g),
+            None => self.group_rows(g),
         };
         for (rows, symbols) in released.iter_mut().zip(&symbols) {
             rows.symbols = symbols;
