@@ -148,18 +148,11 @@ pub fn group_table(
 /// `column`'s rows `rows`, its symbols those the rows use, numbered in
 /// order of first use.
 pub fn released_rows(column: &ReleasedColumn, rows: Range<usize>) -> ReleasedColumn {
-    let mut number = vec![u32::MAX; column.symbols.len()];
-    let mut symbols = Vec::new();
-    let rows = column.rows[rows]
+    let (rows, used) =
+        crate::codec::first_use(column.rows[rows].iter().copied(), column.symbols.len());
+    let symbols = used
         .iter()
-        .map(|&s| {
-            let n = &mut number[s as usize];
-            if *n == u32::MAX {
-                *n = symbols.len() as u32;
-                symbols.push(column.symbols[s as usize].clone());
-            }
-            *n
-        })
+        .map(|&s| column.symbols[s as usize].clone())
         .collect();
     ReleasedColumn { symbols, rows }
 }

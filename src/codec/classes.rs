@@ -21,6 +21,26 @@ use super::row_classes::{self, RowClasses, RowsCoding};
 #[cfg(test)]
 use super::row_classes::{ROWS_NEXT, ROWS_RUNS, adaptive_wins, next_classes};
 
+/// `values` (each below `alphabet`) renumbered in order of first use: each
+/// value's new number, and the values used, in that order (the symbols a
+/// table uses, the classes a group's rows meet).
+pub fn first_use(values: impl IntoIterator<Item = u32>, alphabet: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut number = vec![u32::MAX; alphabet];
+    let mut used = Vec::new();
+    let renumbered = values
+        .into_iter()
+        .map(|v| {
+            let n = &mut number[v as usize];
+            if *n == u32::MAX {
+                *n = used.len() as u32;
+                used.push(v);
+            }
+            *n
+        })
+        .collect();
+    (renumbered, used)
+}
+
 /// Released QI columns as classes: per QI its distinct symbols, the table of
 /// the classes' tuples (symbol indices), and each row's class.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,19 +80,13 @@ impl ReleasedClasses {
         let mut symbols = Vec::with_capacity(q);
         let mut table = Vec::with_capacity(q);
         for (j, col) in columns.iter().enumerate() {
-            let mut renumber = vec![u32::MAX; col.symbols.len()];
-            let mut syms = Vec::new();
-            let column: Vec<u32> = (0..classes)
-                .map(|c| {
-                    let s = class_tuples[c * q + j] as usize;
-                    if renumber[s] == u32::MAX {
-                        renumber[s] = syms.len() as u32;
-                        syms.push(col.symbols[s].clone());
-                    }
-                    renumber[s]
-                })
-                .collect();
-            symbols.push(syms);
+            let entries = (0..classes).map(|c| class_tuples[c * q + j]);
+            let (column, used) = first_use(entries, col.symbols.len());
+            symbols.push(
+                used.iter()
+                    .map(|&s| col.symbols[s as usize].clone())
+                    .collect(),
+            );
             table.push(column);
         }
         ReleasedClasses {
@@ -487,41 +501,17 @@ impl OwnClasses {
     /// class).
     pub fn of_group(table: &[ReleasedColumn], rows: &[u32]) -> OwnClasses {
         let classes = table.first().map_or(0, |c| c.rows.len());
-        let mut local = vec![u32::MAX; classes];
-        let mut met: Vec<u32> = Vec::new();
-        let rows = rows
+        let (rows, met) = first_use(rows.iter().copied(), classes);
+        let (table, symbols) = table
             .iter()
-            .map(|&c| {
-                let l = &mut local[c as usize];
-                if *l == u32::MAX {
-                    *l = met.len() as u32;
-                    met.push(c);
-                }
-                *l
+            .map(|column| {
+                let entries = met.iter().map(|&c| column.rows[c as usize]);
+                first_use(entries, column.symbols.len())
             })
-            .collect();
-        let mut symbols = Vec::with_capacity(table.len());
-        let mut own = Vec::with_capacity(table.len());
-        for column in table {
-            let mut number = vec![u32::MAX; column.symbols.len()];
-            let mut used = Vec::new();
-            let entries = (met.iter())
-                .map(|&c| {
-                    let s = column.rows[c as usize];
-                    let n = &mut number[s as usize];
-                    if *n == u32::MAX {
-                        *n = used.len() as u32;
-                        used.push(s);
-                    }
-                    *n
-                })
-                .collect();
-            symbols.push(used);
-            own.push(entries);
-        }
+            .unzip();
         OwnClasses {
             symbols,
-            table: own,
+            table,
             rows,
         }
     }

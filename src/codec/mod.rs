@@ -23,7 +23,8 @@ pub use bytes::{ByteReader, put_varint};
 pub use cells::Purpose;
 pub use classes::{
     ClassesBytes, OwnClasses, ReleasedClasses, classes_symbols, decode_class_table, decode_classes,
-    decode_classes_lazily, encode_class_table, encode_classes, encode_classes_as, renumber_classes,
+    decode_classes_lazily, encode_class_table, encode_classes, encode_classes_as, first_use,
+    renumber_classes,
 };
 pub use originals::{
     DiffMode, EncodedOriginals, OriginalsDecoding, QiOriginal, QiSchema, decode_originals,
