@@ -200,9 +200,21 @@ pub fn measure_classes(
     classes: &Partition,
 ) -> Metrics {
     let mut tally = Tally::new(data.qis.len());
-    for (counts, column) in tally.cells.iter_mut().zip(&release.cells) {
-        for cell in column {
-            *counts.entry(*cell).or_default() += 1;
+    for (counts, column) in tally.cells.iter_mut().zip(&release.qis) {
+        // Rows per palette entry, then per cell (a cell may be listed
+        // twice), the cells entered in order of first use as a count per
+        // row would: the map's order, and so the metrics' sums, stay the same.
+        let mut per_entry = vec![0u64; column.palette.len()];
+        let mut order = Vec::new();
+        for &p in column.rows.iter() {
+            let n = &mut per_entry[p as usize];
+            if *n == 0 {
+                order.push(p);
+            }
+            *n += 1;
+        }
+        for p in order {
+            *counts.entry(column.palette[p as usize]).or_default() += per_entry[p as usize];
         }
     }
     tally.rows = data.rows() as u64;

@@ -618,7 +618,7 @@ fn recode(
         }
     }
     Some(Outcome {
-        release: Release { cells },
+        release: Release::from_cells(&cells),
         levels: None,
         minimal_levels: None,
     })

@@ -255,7 +255,7 @@ mod tests {
         assert!(report.holds(), "{method:?}: {:?}", report.failures());
         (0..data.rows())
             .map(|r| {
-                let level = |q: usize| outcome.release.cells[q][r].level(&data.qis[q]).unwrap();
+                let level = |q: usize| outcome.release.cell(q, r).level(&data.qis[q]).unwrap();
                 [level(0), level(1), level(2)]
             })
             .collect()

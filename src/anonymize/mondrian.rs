@@ -20,6 +20,7 @@
 //! across a table larger than the cache. Nothing is allocated per row.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::Result;
 use crate::anonymize::Outcome;
@@ -27,7 +28,7 @@ use crate::anonymize::partitioning::{Admission, Axis, class_cell};
 use crate::cell::Cell;
 use crate::dataset::Dataset;
 use crate::privacy::PrivacyModel;
-use crate::release::Release;
+use crate::release::{QiCells, Release};
 
 /// The type of the records' ranks: the narrowest of u8, u16 and u32 that
 /// holds every rank of the active QIs (Adult's all fit in a byte), and the
@@ -269,23 +270,24 @@ struct Classes {
 }
 
 impl Classes {
-    /// Generalized cells for the `active` QIs, raw values for the others.
-    /// Each column is written in row order from a per-class table small
-    /// enough for the cache, instead of scattering cells class by class.
-    fn release(&self, data: &Dataset, active: &[usize]) -> Release {
-        let cells = (0..data.qis.len())
-            .map(|q| match active.iter().position(|&a| a == q) {
-                Some(slot) => {
-                    let of_class = &self.cells[slot];
-                    self.class_of
-                        .iter()
-                        .map(|&c| of_class[c as usize])
-                        .collect()
-                }
-                None => data.qi_codes(q).iter().map(|&c| Cell::Value(c)).collect(),
+    /// Generalized cells for the `active` QIs, raw values for the others:
+    /// the active QIs share the rows' classes, each with its classes'
+    /// cells as its palette.
+    fn release(self, data: &Dataset, active: &[usize]) -> Release {
+        let class_of = Arc::new(self.class_of);
+        let mut qis: Vec<Option<QiCells>> = vec![None; data.qis.len()];
+        for (&q, palette) in active.iter().zip(self.cells) {
+            qis[q] = Some(QiCells {
+                palette,
+                rows: Arc::clone(&class_of),
+            });
+        }
+        let qis = (qis.into_iter().enumerate())
+            .map(|(q, cells)| {
+                cells.unwrap_or_else(|| QiCells::raw(data.qi_codes(q), data.qis[q].leaf_of.len()))
             })
             .collect();
-        Release { cells }
+        Release { qis }
     }
 }
 

@@ -32,13 +32,14 @@
 //!   §5).
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::cell::Cell;
 use crate::classes::MISSING_VALUE;
 use crate::dataset::{Dataset, QuasiIdentifier};
 use crate::privacy::constraint::ClassConstraint;
 use crate::privacy::{PrivacyModel, sensitive};
-use crate::release::Release;
+use crate::release::{QiCells, Release};
 
 /// One QI's total order.
 pub(crate) struct Axis {
@@ -319,25 +320,32 @@ impl<'a> Frame<'a> {
     /// The release of the partitions `parts` of `rows`: generalized cells for
     /// the active QIs, raw values for the others.
     pub fn release(&self, rows: &[u32], parts: &[Range<usize>]) -> Release {
-        let n = self.data.rows();
-        let cells = (0..self.data.qis.len())
+        // Each row's part, the rows in no part after the parts (`*`).
+        let outside = parts.len() as u32;
+        let mut part_of = vec![outside; self.data.rows()];
+        for (i, part) in parts.iter().enumerate() {
+            for &r in &rows[part.clone()] {
+                part_of[r as usize] = i as u32;
+            }
+        }
+        let part_of = Arc::new(part_of);
+        let qis = (0..self.data.qis.len())
             .map(|q| {
-                let codes = self.data.qi_codes(q);
                 if !self.active.contains(&q) {
-                    return codes.iter().map(|&c| Cell::Value(c)).collect();
+                    let qi = &self.data.qis[q];
+                    return QiCells::raw(self.data.qi_codes(q), qi.leaf_of.len());
                 }
-                let mut column = vec![Cell::Suppressed; n];
-                for part in parts {
-                    let members = &rows[part.clone()];
-                    let cell = self.cell(q, members);
-                    for &r in members {
-                        column[r as usize] = cell;
-                    }
+                let mut palette: Vec<Cell> = (parts.iter())
+                    .map(|part| self.cell(q, &rows[part.clone()]))
+                    .collect();
+                palette.push(Cell::Suppressed);
+                QiCells {
+                    palette,
+                    rows: Arc::clone(&part_of),
                 }
-                column
             })
             .collect();
-        Release { cells }
+        Release { qis }
     }
 }
 

@@ -51,10 +51,9 @@ pub fn pack(
     let config = &*input.config(config);
     let model = PrivacyModel::from_config(config, &a.data)?;
     // The released columns replace the outcome's cells, which would
-    // otherwise stay beside the pack's own memory (at ten million rows
-    // and ten QIs, 1.2 GB of its peak).
+    // otherwise stay beside the pack's own memory.
     let released = writer::released_columns(&a.data, &a.outcome);
-    a.outcome.release.cells = Vec::new();
+    a.outcome.release.qis = Vec::new();
     crate::io::release_freed_memory();
     let bytes = writer::pack_with_arrow(
         &Anonymization {

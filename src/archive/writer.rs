@@ -47,8 +47,7 @@ pub struct Anonymization<'a> {
     /// The privacy claim, checked again by every reader.
     pub model: &'a PrivacyModel,
     /// The released QI columns ([`released_columns`] of the outcome): the
-    /// outcome's cells, a dozen bytes a row and QI, can be dropped before
-    /// the pack, which is where its memory peaks.
+    /// outcome's cells can be dropped before the pack.
     pub released: &'a [ReleasedColumn],
     /// The anonymization's report (metrics stored in the public part).
     pub report: &'a Report,
@@ -61,7 +60,7 @@ pub fn released_columns(data: &Dataset, outcome: &Outcome) -> Vec<ReleasedColumn
     let column = |q: usize| {
         let qi = &data.qis[q];
         let dict = &data.table.columns[qi.column].dict;
-        ReleasedColumn::from_cells(qi, dict, &outcome.release.cells[q])
+        ReleasedColumn::from_palette(qi, dict, &outcome.release.qis[q])
     };
     crate::jobs::on_two_threads(data.qis.len(), data.rows() >= PARALLEL_ROWS, column)
 }

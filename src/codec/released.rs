@@ -14,6 +14,7 @@ use crate::cell::{Cell, SUPPRESSED};
 use crate::dataset::QuasiIdentifier;
 use crate::dictionary::Dictionary;
 use crate::hierarchy::NodeLabels;
+use crate::release::QiCells;
 use crate::table::Column;
 
 /// Layout id of a released column blob: one distinct symbol and its count.
@@ -145,6 +146,27 @@ impl ReleasedColumn {
     /// The column of `cells` (one per row), symbols in order of first
     /// appearance. `dict` is the QI column's dictionary.
     pub fn from_cells(qi: &QuasiIdentifier, dict: &Dictionary, cells: &[Cell]) -> ReleasedColumn {
+        ReleasedColumn::of_rows(qi, dict, cells, (0..cells.len() as u32).collect())
+    }
+
+    /// The column of a release's QI cells ([`QiCells`]): each palette
+    /// entry's symbol found once.
+    pub fn from_palette(
+        qi: &QuasiIdentifier,
+        dict: &Dictionary,
+        cells: &QiCells,
+    ) -> ReleasedColumn {
+        ReleasedColumn::of_rows(qi, dict, &cells.palette, cells.rows.to_vec())
+    }
+
+    /// The column whose row `r` holds `palette[rows[r]]`; `rows` becomes
+    /// the symbols' indices in place.
+    fn of_rows(
+        qi: &QuasiIdentifier,
+        dict: &Dictionary,
+        palette: &[Cell],
+        mut rows: Vec<u32>,
+    ) -> ReleasedColumn {
         // Values and hierarchy nodes find their symbol in an array (one
         // slot per dictionary code, then per node of each level below the
         // root, then one for suppressed cells); intervals, in a map. Level
@@ -181,18 +203,23 @@ impl ReleasedColumn {
             });
             symbols.len() as u32 - 1
         };
-        let rows = cells
-            .iter()
-            .map(|cell| match slot(cell) {
-                Some(s) => {
-                    if dense[s] == u32::MAX {
-                        dense[s] = symbol_of(cell);
+        let mut of_palette = vec![u32::MAX; palette.len()];
+        for p in &mut rows {
+            let symbol = &mut of_palette[*p as usize];
+            if *symbol == u32::MAX {
+                let cell = &palette[*p as usize];
+                *symbol = match slot(cell) {
+                    Some(s) => {
+                        if dense[s] == u32::MAX {
+                            dense[s] = symbol_of(cell);
+                        }
+                        dense[s]
                     }
-                    dense[s]
-                }
-                None => *index.entry(*cell).or_insert_with(|| symbol_of(cell)),
-            })
-            .collect();
+                    None => *index.entry(*cell).or_insert_with(|| symbol_of(cell)),
+                };
+            }
+            *p = *symbol;
+        }
         ReleasedColumn { symbols, rows }
     }
 

@@ -28,10 +28,10 @@ fn adult_releases_round_trip_in_every_mode() {
                 .iter()
                 .enumerate()
                 .map(|(q, qi)| {
-                    let col = ReleasedColumn::from_cells(
+                    let col = ReleasedColumn::from_palette(
                         qi,
                         &data.table.columns[qi.column].dict,
-                        &release.cells[q],
+                        &release.qis[q],
                     );
                     let back = decode_released(&encode_released(&col), data.rows()).unwrap();
                     assert_eq!(back, col, "{what} {}", qi.name);

@@ -181,7 +181,7 @@ fn fads_and_castle_on_adult_release_k_persons_once_within_the_delay() {
             }
         }
         let model = PrivacyModel::from_config(&config, &data).unwrap();
-        let metrics = karc::metrics::measure(&data, &Release { cells }, &model);
+        let metrics = karc::metrics::measure(&data, &Release::from_cells(&cells), &model);
         assert!(
             (metrics.glm - summary.avg_infoloss).abs() < 1e-9,
             "{label}: GLM {} vs stream {}",

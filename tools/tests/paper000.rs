@@ -24,7 +24,7 @@ fn checked(w: &Loaded, a: Algorithm) -> Outcome {
         anonymize::run(&w.data, &w.model, &config).unwrap_or_else(|e| panic!("{}: {e}", a.name()));
     for (q, qi) in w.data.qis.iter().enumerate() {
         let codes = w.data.qi_codes(q);
-        for (row, cell) in outcome.release.cells[q].iter().enumerate() {
+        for (row, cell) in outcome.release.qis[q].iter().enumerate() {
             assert!(
                 cell.covers(qi, codes[row]),
                 "{} row {row} {}",
@@ -110,9 +110,9 @@ fn attributes_outside_the_constraints_stay_raw() {
         for name in ["Height", "Weight", "Work_Hrs", "Salary", "Edu"] {
             let q = w.data.qi_index(name).unwrap();
             let codes = w.data.qi_codes(q);
-            for (row, cell) in o.release.cells[q].iter().enumerate() {
+            for (row, cell) in o.release.qis[q].iter().enumerate() {
                 assert!(
-                    o.release.is_star(row) || *cell == karc::cell::Cell::Value(codes[row]),
+                    o.release.is_star(row) || cell == karc::cell::Cell::Value(codes[row]),
                     "{} {name} row {row}: {cell:?}",
                     a.name()
                 );
@@ -124,7 +124,7 @@ fn attributes_outside_the_constraints_stay_raw() {
         let qi = &w.data.qis[q];
         let distinct_levels: std::collections::BTreeSet<usize> = (0..w.data.rows())
             .filter(|&r| !o.release.is_star(r))
-            .map(|r| o.release.cells[q][r].level(qi).unwrap())
+            .map(|r| o.release.cell(q, r).level(qi).unwrap())
             .collect();
         assert!(
             distinct_levels.len() > 1,

@@ -182,7 +182,7 @@ fn streams_release_missing_numbers_as_values_of_their_own() {
             }
         }
         let model = PrivacyModel::from_config(&config, &data).unwrap();
-        let metrics = karc::metrics::measure(&data, &Release { cells }, &model);
+        let metrics = karc::metrics::measure(&data, &Release::from_cells(&cells), &model);
         assert!(
             (metrics.glm - summary.avg_infoloss).abs() < 1e-9,
             "{label}: GLM {} vs stream {}",

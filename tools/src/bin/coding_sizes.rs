@@ -85,10 +85,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .enumerate()
                 .map(|(q, qi)| {
-                    ReleasedColumn::from_cells(
+                    ReleasedColumn::from_palette(
                         qi,
                         &base.table.columns[qi.column].dict,
-                        &release.cells[q],
+                        &release.qis[q],
                     )
                 })
                 .collect();
