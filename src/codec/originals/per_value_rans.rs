@@ -156,16 +156,18 @@ impl Table {
 
 /// A coded released value: its alphabet (value-table indices, ascending),
 /// its table and each position's cumulative frequency.
-struct Coded {
-    alphabet: Vec<u32>,
+struct Coded<'a> {
+    /// Borrowed from the symbol's alphabet (a refined context shares its
+    /// symbol's): ten million rows make 650,000 tables.
+    alphabet: &'a [u32],
     table: Table,
     cum: Vec<u32>,
 }
 
-impl Coded {
+impl<'a> Coded<'a> {
     /// `counts`: the (value, rows) of the value's rows, values ascending,
     /// each in `alphabet`.
-    fn new(alphabet: Vec<u32>, counts: &[(u32, u64)]) -> Coded {
+    fn new(alphabet: &'a [u32], counts: &[(u32, u64)]) -> Coded<'a> {
         let position = |x: u32| alphabet.binary_search(&x).expect("in the alphabet");
         let present: Vec<(usize, u64)> = counts.iter().map(|&(x, n)| (position(x), n)).collect();
         let rows = counts.iter().map(|&(_, n)| n).sum();
@@ -260,13 +262,13 @@ pub(super) fn encode(
     for (g, alphabet) in alphabets.iter().enumerate() {
         if let Some(alphabet) = alphabet {
             table_of[g] = coded.len() as u32;
-            coded.push(Coded::new(alphabet.clone(), &counts[g]));
+            coded.push(Coded::new(alphabet, &counts[g]));
         }
     }
     for r in &refined {
         let g = (r.context / per_symbol) as usize;
         let alphabet = alphabets[g]
-            .clone()
+            .as_deref()
             .expect("a refined context's symbol is coded");
         coded.push(Coded::new(alphabet, &r.counts));
     }
