@@ -12,7 +12,10 @@ use crate::Result;
 use crate::dictionary::Dictionary;
 use crate::io::Input;
 
+mod file;
 mod records;
+
+pub use file::CsvFile;
 
 /// How a column's values are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -460,13 +463,65 @@ impl Table {
         parallel_bytes: usize,
     ) -> Result<Table> {
         let delimiter = options.delimiter.unwrap_or_else(|| detect_delimiter(bytes));
+        let records = records::read(path, &bytes, options, delimiter, parallel_bytes)?;
+        let tail = &bytes[records.last_start.min(bytes.len())..];
+        Table::of_records(
+            path,
+            records,
+            options,
+            delimiter,
+            tail,
+            LineEnding::detect(bytes),
+        )
+    }
+
+    /// Reads the CSV file `file` as [`Table::from_bytes`] reads its bytes,
+    /// without holding them: a piece at a time, on two threads from
+    /// [`records::PARALLEL_BYTES`] on. `path` names it in errors.
+    pub fn from_file(path: &Path, file: &CsvFile, options: &CsvOptions) -> Result<Table> {
+        Table::parse_file(path, file, options, records::PARALLEL_BYTES)
+    }
+
+    /// [`Table::from_file`], on two threads from `parallel_bytes` on.
+    fn parse_file(
+        path: &Path,
+        file: &CsvFile,
+        options: &CsvOptions,
+        parallel_bytes: usize,
+    ) -> Result<Table> {
+        let head = file.head()?;
+        let delimiter = options.delimiter.unwrap_or_else(|| detect_delimiter(&head));
+        let records = records::read(path, file, options, delimiter, parallel_bytes)?;
+        let tail = file.read_range(records.last_start.min(file.len())..file.len())?;
+        let table = Table::of_records(
+            path,
+            records,
+            options,
+            delimiter,
+            &tail,
+            LineEnding::detect(&head),
+        );
+        file.check_unchanged()?;
+        table
+    }
+
+    /// The table of the records read; `tail` is the bytes from the last
+    /// record's start on (only it can end inside quotes).
+    fn of_records(
+        path: &Path,
+        records: records::Records,
+        options: &CsvOptions,
+        delimiter: u8,
+        tail: &[u8],
+        line_ending: LineEnding,
+    ) -> Result<Table> {
         let records::Records {
             columns,
             width,
             rows,
-            last_start,
+            last_start: _,
             last_line,
-        } = records::read(path, bytes, options, delimiter, parallel_bytes)?;
+        } = records;
         if width.is_none() {
             return Err(CsvError::Empty {
                 path: path.to_owned(),
@@ -474,7 +529,7 @@ impl Table {
             .into());
         }
         let mut quotes = QuoteState::new(delimiter, last_line);
-        quotes.feed(&bytes[last_start.min(bytes.len())..]);
+        quotes.feed(tail);
         if let Some(line) = quotes.unclosed() {
             return Err(QuoteState::error(path, line).into());
         }
@@ -495,7 +550,7 @@ impl Table {
             rows,
             delimiter,
             header: options.header,
-            line_ending: LineEnding::detect(bytes),
+            line_ending,
         })
     }
 

@@ -6,8 +6,11 @@
 //! thread meets anything it would refuse) the first reads on alone, so the
 //! table, and any error with its line, are what one thread reads.
 
+use std::fs::File;
+use std::io::{BufReader, Read};
 use std::path::Path;
 
+use super::file::CsvFile;
 use super::{Column, CsvError, CsvOptions, SAMPLE_ROWS, delimiter_hint, reserve_rows, trim_blanks};
 use crate::{Error, Result};
 
@@ -25,26 +28,76 @@ pub(super) struct Records {
     pub last_line: u64,
 }
 
-/// Reads every record of `bytes`, on two threads from `parallel_bytes` on.
-pub(super) fn read(
+/// Where records are read from: bytes in memory, or a file read in pieces
+/// ([`CsvFile`]).
+pub(super) trait Source: Sync {
+    /// A reader from a byte on.
+    type Reader: Read;
+    /// The size in bytes.
+    fn size(&self) -> usize;
+    /// The first line start at or after `from` (after a `\n`), when one is
+    /// before the end.
+    fn line_start(&self, from: usize) -> Result<Option<usize>>;
+    /// A reader from byte `at` to the end.
+    fn reader(&self, at: usize) -> Result<Self::Reader>;
+}
+
+impl<'a> Source for &'a [u8] {
+    type Reader = &'a [u8];
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn line_start(&self, from: usize) -> Result<Option<usize>> {
+        let bytes: &[u8] = self;
+        let Some(newline) = bytes[from..].iter().position(|&b| b == b'\n') else {
+            return Ok(None);
+        };
+        let start = from + newline + 1;
+        Ok((start < bytes.len()).then_some(start))
+    }
+    fn reader(&self, at: usize) -> Result<&'a [u8]> {
+        let bytes: &'a [u8] = self;
+        Ok(&bytes[at..])
+    }
+}
+
+impl Source for CsvFile {
+    type Reader = BufReader<File>;
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn line_start(&self, from: usize) -> Result<Option<usize>> {
+        CsvFile::line_start(self, from)
+    }
+    fn reader(&self, at: usize) -> Result<BufReader<File>> {
+        self.reader_at(at)
+    }
+}
+
+/// Reads every record of `source`, on two threads from `parallel_bytes` on.
+pub(super) fn read<S: Source>(
     path: &Path,
-    bytes: &[u8],
+    source: &S,
     options: &CsvOptions,
     delimiter: u8,
     parallel_bytes: usize,
 ) -> Result<Records> {
-    let mut first = Reading::new(path, options, delimiter, options.header, bytes.len());
-    let mut reader = csv_reader(bytes, delimiter);
-    let two = bytes.len() >= parallel_bytes && crate::jobs::cores() >= 2;
-    let split = two.then(|| line_start(bytes, bytes.len() / 2)).flatten();
+    let size = source.size();
+    let mut first = Reading::new(path, options, delimiter, options.header, size);
+    let mut reader = csv_reader(source.reader(0)?, delimiter);
+    let two = size >= parallel_bytes && crate::jobs::cores() >= 2;
+    let split = match two {
+        true => source.line_start(size / 2)?,
+        false => None,
+    };
     let Some(split) = split else {
         first.read(&mut reader, usize::MAX)?;
         return Ok(first.records);
     };
     let (reached, second) = std::thread::scope(|scope| {
         let second = scope.spawn(|| {
-            let tail = &bytes[split..];
-            let mut second = Reading::new(path, options, delimiter, false, tail.len());
+            let tail = source.reader(split)?;
+            let mut second = Reading::new(path, options, delimiter, false, size - split);
             second.read(&mut csv_reader(tail, delimiter), usize::MAX)?;
             Ok::<_, Error>(second.records)
         });
@@ -68,21 +121,13 @@ pub(super) fn read(
     }
 }
 
-/// A reader of `bytes` as the table reads them.
-fn csv_reader(bytes: &[u8], delimiter: u8) -> csv::Reader<&[u8]> {
+/// A reader of `from` as the table reads them.
+fn csv_reader<R: Read>(from: R, delimiter: u8) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
-        .from_reader(bytes)
-}
-
-/// The first line start at or after `from` (after a `\n`), when one is
-/// before the end.
-fn line_start(bytes: &[u8], from: usize) -> Option<usize> {
-    let newline = bytes[from..].iter().position(|&b| b == b'\n')?;
-    let start = from + newline + 1;
-    (start < bytes.len()).then_some(start)
+        .from_reader(from)
 }
 
 impl Records {
@@ -139,14 +184,18 @@ impl<'a> Reading<'a> {
 
     /// Reads the records of `reader` until its end, or until it has read up to byte `stop` or past it:
     /// then returns that byte and its line.
-    fn read(
+    fn read<R: Read>(
         &mut self,
-        reader: &mut csv::Reader<&[u8]>,
+        reader: &mut csv::Reader<R>,
         stop: usize,
     ) -> Result<Option<(usize, u64)>> {
         let mut record = csv::ByteRecord::new();
         loop {
             let more = reader.read_byte_record(&mut record).map_err(|e| {
+                if let csv::ErrorKind::Io(io) = e.kind() {
+                    // The file could not be read: no line of it is at fault.
+                    return Error::io(self.path, std::io::Error::new(io.kind(), io.to_string()));
+                }
                 let line = e.position().map_or(0, |p| p.line());
                 Error::from(CsvError::Malformed {
                     path: self.path.to_owned(),
@@ -260,17 +309,25 @@ mod tests {
     use super::super::{CsvOptions, Table};
 
     /// The table (or the error) read on two threads, whatever the split
-    /// falls on, and on one.
+    /// falls on, and on one; and the same read from a file in pieces
+    /// ([`Table::from_file`]), which must match both.
     fn both(bytes: &[u8], options: &CsvOptions) -> (String, String) {
         let path = std::path::Path::new("t.csv");
         let show = |t: crate::Result<Table>| match t {
             Ok(t) => format!("{t:?}"),
             Err(e) => e.to_string(),
         };
-        (
-            show(Table::parse(path, bytes, options, 0)),
-            show(Table::parse(path, bytes, options, usize::MAX)),
-        )
+        let two = show(Table::parse(path, bytes, options, 0));
+        let one = show(Table::parse(path, bytes, options, usize::MAX));
+        let dir = tempfile::tempdir().unwrap();
+        let on_disk = dir.path().join("t.csv");
+        std::fs::write(&on_disk, bytes).unwrap();
+        let file = super::CsvFile::open(&on_disk).unwrap().unwrap();
+        for parallel in [0, usize::MAX] {
+            let read = show(Table::parse_file(path, &file, options, parallel));
+            assert_eq!(read, one, "from the file, parallel from {parallel}");
+        }
+        (two, one)
     }
 
     /// A field: plain, empty, quoted with the delimiter, a quote or a line
@@ -315,7 +372,9 @@ mod tests {
                 let at = at * bytes.len() / 40;
                 bytes.insert(at, 0xff);
             }
-            let options = CsvOptions { delimiter: Some(b','), header, trim };
+            // The delimiter told from the first line now and then.
+            let delimiter = (!trim || !header).then_some(b',');
+            let options = CsvOptions { delimiter, header, trim };
             let (two, one) = both(&bytes, &options);
             prop_assert_eq!(two, one);
         }
