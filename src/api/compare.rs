@@ -9,7 +9,6 @@ use crate::compare::models::{ModelRow, ModelSet};
 use crate::compare::{self, CompareRow};
 use crate::config::Config;
 use crate::dataset::Dataset;
-use crate::table::Table;
 use crate::{Error, Result};
 
 /// What `compare` measures; empty lists take the defaults.
@@ -89,7 +88,13 @@ pub fn compare(
         baselines: options.baselines,
         repeats: options.repeats.max(1),
     };
-    compare::compare_bytes(&input.config(config), name, &input.csv, &options, progress)
+    compare::compare_bytes(
+        &input.config(config),
+        name,
+        &input.csv.bytes()?,
+        &options,
+        progress,
+    )
 }
 
 /// The k values (default: 5, 10, 50, 100, as in paper 004).
@@ -123,7 +128,7 @@ pub fn compare_models(
     if !options.sensitive.is_empty() {
         config.privacy.sensitive = options.sensitive.clone();
     }
-    let table = Table::from_bytes(name, &input.csv, &config.csv_options()?)?;
+    let table = input.csv.table(name, &config.csv_options()?)?;
     let data = Dataset::bind(&config, table)?;
     let algorithms = algorithms(&options.algorithms)?;
     compare::models::compare_models(&config, &data, &algorithms, &ks(options), &sets, progress)

@@ -138,7 +138,7 @@ pub fn init_input(
     options: &InitOptions,
 ) -> Result<InitOutput> {
     let arrow = table_input.arrow.is_some();
-    let bytes = &table_input.csv;
+    let bytes = &*table_input.csv.bytes()?;
     let delimiter = if arrow { b',' } else { detect_delimiter(bytes) };
     let header = arrow || sniff_header(bytes, delimiter);
     let csv = CsvOptions {

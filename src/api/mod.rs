@@ -31,7 +31,6 @@ use arrow_array::RecordBatch;
 use arrow_schema::Schema;
 
 use crate::anonymize::{self, Algorithm};
-use crate::archive::layout::Layout;
 use crate::arrow::{ArrowLayout, ColumnExtras, to_arrow};
 use crate::dataset::Dataset;
 use crate::privacy::{ModelError, PrivacyModel};
@@ -276,12 +275,7 @@ pub fn check_algorithm(config: &Config) -> Result<()> {
 /// that rebuilds it (as [`TableInput::open`] reads a Parquet or IPC file).
 pub fn arrow_input(schema: &Schema, batches: &[RecordBatch]) -> Result<TableInput> {
     let (table, layout) = table_from_arrow(schema, batches)?;
-    let mut csv = Vec::new();
-    Layout::canonical(table.columns.len()).render(&table, &mut csv);
-    Ok(TableInput {
-        csv,
-        arrow: Some(layout),
-    })
+    Ok(TableInput::from_arrow(&table, layout))
 }
 
 /// An Arrow table in memory as its canonical CSV would be read, without
@@ -294,7 +288,7 @@ pub(crate) fn arrow_table<'a>(
 ) -> Result<(Table, std::borrow::Cow<'a, Config>, ArrowLayout)> {
     let (table, layout) = table_from_arrow(schema, batches)?;
     let input = TableInput {
-        csv: Vec::new(),
+        csv: crate::archive::Csv::Bytes(Vec::new()),
         arrow: Some(layout),
     };
     let config = input.config(config);
@@ -306,7 +300,7 @@ pub(crate) fn arrow_table<'a>(
 pub fn anonymize(config: &Config, name: &Path, input: &TableInput) -> Result<Anonymized> {
     check_algorithm(config)?;
     let config = input.config(config);
-    let table = Table::from_bytes(name, &input.csv, &config.csv_options()?)?;
+    let table = input.csv.table(name, &config.csv_options()?)?;
     anonymize_table(&config, table)
 }
 

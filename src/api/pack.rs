@@ -63,7 +63,7 @@ pub fn pack(
             released: &released,
             report: &a.report,
         },
-        &input.csv,
+        input.csv.original(),
         input.arrow.as_ref(),
         &writer::PackOptions {
             mode: options.mode,

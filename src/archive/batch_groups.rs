@@ -18,10 +18,11 @@
 //! renumbered in order of first use by the group's rows (as a reader
 //! decodes them from the group's classes).
 
+use std::io::Read;
 use std::ops::Range;
 
 use crate::codec::ReleasedColumn;
-use crate::table::{CsvOptions, Table};
+use crate::table::{CsvFile, CsvOptions, Table};
 
 /// How a batch pack sizes its row groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,11 +110,89 @@ pub fn plan(original: &[u8], table: &Table, size: GroupSize) -> Option<Vec<Bound
     (at == original.len()).then_some(groups)
 }
 
-/// Row group `bounds`' table, read from its bytes of `original` as the
-/// whole `table` was (`trim`; the header in the first group only), its
-/// columns named as the table's.
+/// The row groups of `table`, read from `file` as [`plan`] reads them from
+/// its bytes, holding no more than a group's bytes at a time: each group's
+/// records are counted in bytes read as needed, and its end is taken only
+/// once the next group's first record is read too (so that the blank
+/// lines between them are all its own, as in the whole bytes).
+pub fn plan_file(
+    file: &CsvFile,
+    table: &Table,
+    size: GroupSize,
+) -> crate::Result<Option<Vec<Bounds>>> {
+    let per = size.rows_per_group(table.rows, file.len());
+    // A group's bytes are read a piece at a time, as many as a group
+    // should hold (and more when its records are longer).
+    let piece = file.len() / table.rows.div_ceil(per).max(1);
+    plan_in_pieces(file, table, size, piece.clamp(1 << 16, 1 << 28))
+}
+
+/// [`plan_file`], reading `piece` bytes at a time.
+fn plan_in_pieces(
+    file: &CsvFile,
+    table: &Table,
+    size: GroupSize,
+    piece: usize,
+) -> crate::Result<Option<Vec<Bounds>>> {
+    let rows = table.rows;
+    let per = size.rows_per_group(rows, file.len());
+    if per >= rows {
+        return Ok(None);
+    }
+    let io = |e| crate::Error::io(file.path(), e);
+    let mut reader = file.reader_at(0)?;
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut ended = false;
+    let mut groups = Vec::with_capacity(rows.div_ceil(per));
+    let (mut at, mut row) = (0usize, 0usize);
+    while row < rows {
+        let take = per.min(rows - row);
+        let records = take + usize::from(row == 0 && table.header);
+        let last = row + take == rows;
+        let end = loop {
+            if last && ended {
+                let (end, n) = super::layout::records_end(&buffer, records, table.delimiter, true);
+                match n == records {
+                    true => break end,
+                    false => return Ok(None),
+                }
+            }
+            if !last {
+                // The next record read whole: this group's end is final.
+                let (_, n) =
+                    super::layout::records_end(&buffer, records + 1, table.delimiter, ended);
+                if n == records + 1 {
+                    break super::layout::records_end(&buffer, records, table.delimiter, false).0;
+                }
+                if ended {
+                    return Ok(None);
+                }
+            }
+            let read = (&mut reader)
+                .take(piece as u64)
+                .read_to_end(&mut buffer)
+                .map_err(io)?;
+            ended = read == 0;
+        };
+        groups.push(Bounds {
+            bytes: at..at + end,
+            rows: row..row + take,
+        });
+        buffer.drain(..end);
+        at += end;
+        row += take;
+    }
+    // The records must end where the file does (blank lines belong to the
+    // last group), else the table was not read as the records split.
+    file.check_unchanged()?;
+    Ok((at == file.len() && buffer.is_empty()).then_some(groups))
+}
+
+/// Row group `bounds`' table, read from its bytes `bytes` as the whole
+/// `table` was (`trim`; the header in the first group only), its columns
+/// named as the table's.
 pub fn group_table(
-    original: &[u8],
+    bytes: &[u8],
     table: &Table,
     trim: bool,
     bounds: &Bounds,
@@ -124,7 +203,6 @@ pub fn group_table(
         header: first && table.header,
         trim,
     };
-    let bytes = &original[bounds.bytes.clone()];
     let mut group = Table::from_bytes(&table.source, bytes, &options)?;
     if group.rows != bounds.rows.len() || group.columns.len() != table.columns.len() {
         return Err(crate::Error::Options(format!(
@@ -159,6 +237,8 @@ pub fn released_rows(column: &ReleasedColumn, rows: Range<usize>) -> ReleasedCol
 
 #[cfg(test)]
 mod tests {
+    use proptest::strategy::Strategy;
+
     use super::*;
     use crate::codec::ReleasedSymbol;
 
@@ -194,7 +274,7 @@ mod tests {
         assert_eq!(&csv[groups[1].bytes.clone()], b"3,z\n\n4,w\n");
         assert_eq!(&csv[groups[2].bytes.clone()], b"5,v");
         for g in &groups {
-            let t = group_table(csv, &table, false, g).unwrap();
+            let t = group_table(&csv[g.bytes.clone()], &table, false, g).unwrap();
             assert_eq!(t.rows, g.rows.len());
             for r in g.rows.clone() {
                 for c in 0..2 {
@@ -207,6 +287,57 @@ mod tests {
             assert_eq!(t.columns[1].name, "b");
         }
         assert_eq!(plan(csv, &table, GroupSize::rows(5)), None);
+    }
+
+    proptest::proptest! {
+        /// A file's groups, planned a few bytes at a time, are the groups
+        /// of its bytes: records with quoted line breaks, blank lines, CRLF,
+        /// a header or not, a last line ended or not.
+        #[test]
+        fn a_file_splits_as_its_bytes(
+            rows in proptest::collection::vec(
+                proptest::collection::vec(proptest::prop_oneof![
+                    "[a-z0-9]{0,4}",
+                    "[a-z]{1,3}".prop_map(|s| format!("\"{s}\n{s}\"")),
+                    "[a-z]{0,2}".prop_map(|s| format!("\"{s},\r\n\"")),
+                ], 2),
+                1..30,
+            ),
+            blank in proptest::collection::vec(proptest::bool::weighted(0.2), 30),
+            crlf: bool,
+            header: bool,
+            ended: bool,
+            per in 1usize..8,
+            piece in 1usize..9,
+        ) {
+            let ending = if crlf { "\r\n" } else { "\n" };
+            let mut text = String::new();
+            if header {
+                text.push_str("a,b");
+                text.push_str(ending);
+            }
+            for (i, row) in rows.iter().enumerate() {
+                text.push_str(&row.join(","));
+                if i + 1 < rows.len() || ended {
+                    text.push_str(ending);
+                }
+                if blank[i] && (i + 1 < rows.len() || ended) {
+                    text.push_str(ending);
+                }
+            }
+            let options = CsvOptions { delimiter: Some(b','), header, trim: false };
+            let Ok(table) = Table::from_bytes("t.csv".as_ref(), text.as_bytes(), &options) else {
+                return Ok(());
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.csv");
+            std::fs::write(&path, &text).unwrap();
+            let file = CsvFile::open(&path).unwrap().unwrap();
+            let size = GroupSize::rows(per);
+            let from_bytes = plan(text.as_bytes(), &table, size);
+            let from_file = plan_in_pieces(&file, &table, size, piece).unwrap();
+            proptest::prop_assert_eq!(from_file, from_bytes);
+        }
     }
 
     #[test]

@@ -11,26 +11,143 @@ use super::layout::Layout;
 use crate::Result;
 use crate::arrow::{ArrowLayout, TableFormat, read_table_bytes};
 use crate::config::Config;
-use crate::io::Input;
-use crate::table::Table;
+use crate::io::{Input, is_std};
+use crate::table::{CsvFile, CsvOptions, Table};
 
-/// An input table: its CSV bytes and, for an Arrow or
-/// Parquet file, the layout that rebuilds it.
+/// CSV files from this size are read where they lie ([`Csv::File`]), not
+/// held whole: below it, the bytes cost less than reading twice.
+pub const STREAM_BYTES: usize = 32 << 20;
+
+/// An input table: its CSV and, for an Arrow or Parquet file, the layout
+/// that rebuilds it.
 pub struct TableInput {
-    /// The CSV bytes: the file's own, or an Arrow table's canonical CSV.
-    pub csv: Vec<u8>,
+    /// The CSV: the file's own, or an Arrow table's canonical CSV.
+    pub csv: Csv,
     /// What rebuilds an Arrow input; `None` for a CSV file.
     pub arrow: Option<ArrowLayout>,
 }
 
+/// An input's CSV: its bytes in memory, or a regular file read where it
+/// lies, once for the table and again, a row group at a time, for a pack's
+/// private part (its size and modification time checked at each read).
+pub enum Csv {
+    /// Held whole (standard input, an Arrow table's canonical CSV, a small
+    /// file).
+    Bytes(Vec<u8>),
+    /// A regular file.
+    File(CsvFile),
+}
+
+impl Csv {
+    /// The size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Csv::Bytes(bytes) => bytes.len(),
+            Csv::File(file) => file.len(),
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The table it holds, read with `options`; `name` names it in errors.
+    pub fn table(&self, name: &Path, options: &CsvOptions) -> Result<Table> {
+        match self {
+            Csv::Bytes(bytes) => Table::from_bytes(name, bytes, options),
+            Csv::File(file) => Table::from_file(name, file, options),
+        }
+    }
+
+    /// Every byte (a file's read again, whole).
+    pub fn bytes(&self) -> Result<Cow<'_, [u8]>> {
+        self.original().bytes()
+    }
+
+    /// What a pack seals: these bytes, or this file's.
+    pub fn original(&self) -> Original<'_> {
+        match self {
+            Csv::Bytes(bytes) => Original::Bytes(bytes),
+            Csv::File(file) => Original::File(file),
+        }
+    }
+}
+
+/// The original a pack seals, borrowed: bytes in memory or a file read
+/// again where it lies.
+#[derive(Debug, Clone, Copy)]
+pub enum Original<'a> {
+    /// Bytes in memory.
+    Bytes(&'a [u8]),
+    /// A file the table was read from ([`Table::from_file`]).
+    File(&'a CsvFile),
+}
+
+impl<'a> Original<'a> {
+    /// The size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Original::Bytes(bytes) => bytes.len(),
+            Original::File(file) => file.len(),
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes `range` (a file's read again).
+    pub fn range(self, range: std::ops::Range<usize>) -> Result<Cow<'a, [u8]>> {
+        match self {
+            Original::Bytes(bytes) => Ok(Cow::Borrowed(&bytes[range])),
+            Original::File(file) => file.read_range(range).map(Cow::Owned),
+        }
+    }
+
+    /// Every byte (a file's read again, whole).
+    pub fn bytes(self) -> Result<Cow<'a, [u8]>> {
+        match self {
+            Original::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
+            Original::File(file) => file.read_all().map(Cow::Owned),
+        }
+    }
+
+    /// Refuses a file changed since it was opened (bytes never change).
+    pub fn check_unchanged(&self) -> Result<()> {
+        match self {
+            Original::Bytes(_) => Ok(()),
+            Original::File(file) => file.check_unchanged(),
+        }
+    }
+}
+
 impl TableInput {
     /// Reads a command-line input (`-` is standard input), its format from
-    /// its extension (from its first bytes for standard input).
+    /// its extension (from its first bytes for standard input); a CSV file
+    /// of [`STREAM_BYTES`] or more is read where it lies.
     pub fn open(path: &Path) -> Result<TableInput> {
+        TableInput::open_with(path, STREAM_BYTES)
+    }
+
+    /// [`TableInput::open`], reading CSV files of `stream_bytes` or more
+    /// where they lie.
+    pub fn open_with(path: &Path, stream_bytes: usize) -> Result<TableInput> {
+        if !is_std(path) && TableFormat::from_path(path) == TableFormat::Csv {
+            if let Some(file) = CsvFile::open(path)? {
+                if file.len() >= stream_bytes {
+                    return Ok(TableInput {
+                        csv: Csv::File(file),
+                        arrow: None,
+                    });
+                }
+            }
+        }
         let bytes = Input::open_arg(path)?.into_vec();
         match TableFormat::of_input(path, &bytes) {
             TableFormat::Csv => Ok(TableInput {
-                csv: bytes,
+                csv: Csv::Bytes(bytes),
                 arrow: None,
             }),
             format => TableInput::arrow(path, bytes, format),
@@ -49,7 +166,7 @@ impl TableInput {
         let mut csv = Vec::new();
         Layout::canonical(table.columns.len()).render(table, &mut csv);
         TableInput {
-            csv,
+            csv: Csv::Bytes(csv),
             arrow: Some(layout),
         }
     }

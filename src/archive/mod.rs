@@ -47,7 +47,7 @@ pub mod stream_pack;
 mod wire;
 pub mod writer;
 
-pub use input::TableInput;
+pub use input::{Csv, Original, TableInput};
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! `META` states the anonymization's claim, algorithm and metrics.
 
 use super::ArchiveError;
-use super::TableInput;
+use super::{Original, TableInput};
 use super::batch_groups::{self, GroupSize};
 use super::checks::ColumnChecksMeta;
 use super::meta::{
@@ -73,7 +73,7 @@ const PARALLEL_ROWS: usize = 1 << 16;
 /// (sealed as `options.seal` says). `original` is the input file's bytes,
 /// from which the table was read.
 pub fn pack(a: &Anonymization<'_>, original: &[u8], options: &PackOptions<'_>) -> Result<Vec<u8>> {
-    pack_with_arrow(a, original, None, options)
+    pack_with_arrow(a, Original::Bytes(original), None, options)
 }
 
 /// [`pack`] of one part of a distributed pack: every configured hierarchy
@@ -85,7 +85,7 @@ pub fn pack_part(
     original: &[u8],
     options: &PackOptions<'_>,
 ) -> Result<Vec<u8>> {
-    pack_group(a, original, None, options, Hierarchies::Configured)
+    pack_group(a, Original::Bytes(original), None, options, Hierarchies::Configured)
 }
 
 /// Which configured hierarchies a file stores.
@@ -113,13 +113,14 @@ fn needs_hierarchy(qi: &QuasiIdentifier, released: &ReleasedColumn) -> bool {
             .any(|s| matches!(s, ReleasedSymbol::Node { .. }))
 }
 
-/// [`pack`] of an Arrow input (Parquet, IPC): `original` is its canonical
-/// CSV ([`TableInput`]), `arrow` its exact layout, whose
-/// schema goes into the `ARROW_SCHEMA` section and whose null rows and NaN
-/// bits end the private part (`spec/FORMAT.md` §7.6).
+/// [`pack`] of an input's original (its bytes, or the file read again a
+/// row group at a time) and, for an Arrow input (Parquet, IPC), whose
+/// original is its canonical CSV ([`TableInput`]), `arrow` its exact
+/// layout, whose schema goes into the `ARROW_SCHEMA` section and whose
+/// null rows and NaN bits end the private part (`spec/FORMAT.md` §7.6).
 pub fn pack_with_arrow(
     a: &Anonymization<'_>,
-    original: &[u8],
+    original: Original<'_>,
     arrow: Option<&ArrowLayout>,
     options: &PackOptions<'_>,
 ) -> Result<Vec<u8>> {
@@ -128,7 +129,7 @@ pub fn pack_with_arrow(
 
 fn pack_group(
     a: &Anonymization<'_>,
-    original: &[u8],
+    original: Original<'_>,
     arrow: Option<&ArrowLayout>,
     options: &PackOptions<'_>,
     hierarchies: Hierarchies,
@@ -192,20 +193,25 @@ fn pack_group(
 }
 
 /// Hands the table to `writer` in row groups of `size` (one group when
-/// it fits in one): each group's table read again from its bytes of
-/// `original`, its QIs coded as `qis` says (hierarchies kept or not) and
-/// its released rows renumbered (`archive::batch_groups`, internal).
+/// it fits in one): each group's bytes of `original` read (a file's, again
+/// from the file, one group at a time), its table read again from them,
+/// its QIs coded as `qis` says (hierarchies kept or not) and its released
+/// rows renumbered (`archive::batch_groups`, internal).
 fn write_groups(
     writer: &mut GroupWriter,
     a: &Anonymization<'_>,
-    original: &[u8],
+    original: Original<'_>,
     qis: &[QiOriginal<'_>],
     size: GroupSize,
 ) -> Result<()> {
     let table = &a.data.table;
-    let Some(groups) = batch_groups::plan(original, table, size) else {
+    let groups = match original {
+        Original::Bytes(bytes) => batch_groups::plan(bytes, table, size),
+        Original::File(file) => batch_groups::plan_file(file, table, size)?,
+    };
+    let Some(groups) = groups else {
         return writer.write_group(&Group {
-            bytes: original,
+            bytes: &original.bytes()?,
             table,
             qis,
             released: a.released,
@@ -226,7 +232,8 @@ fn write_groups(
             opened,
         };
         opened = opened.max(rows.iter().max().map_or(0, |&c| c + 1));
-        let group = batch_groups::group_table(original, table, trim, bounds)?;
+        let bytes = original.range(bounds.bytes.clone())?;
+        let group = batch_groups::group_table(&bytes, table, trim, bounds)?;
         let group_qis: Vec<QiOriginal<'_>> = (a.data.qis.iter().zip(qis))
             .map(|(qi, q)| QiOriginal {
                 column: &group.columns[qi.column],
@@ -237,14 +244,14 @@ fn write_groups(
             .map(|r| batch_groups::released_rows(r, bounds.rows.clone()))
             .collect();
         writer.write_group(&Group {
-            bytes: &original[bounds.bytes.clone()],
+            bytes: &bytes,
             table: &group,
             qis: &group_qis,
             released: &released,
             classes: Some(group_classes),
         })?;
     }
-    Ok(())
+    original.check_unchanged()
 }
 
 /// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an
@@ -387,7 +394,7 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
     // Read once: the table and the sealed original are the same bytes.
     let original = TableInput::open(input)?;
     let config = &*original.config(config);
-    let table = Table::from_bytes(input, &original.csv, &config.csv_options()?)?;
+    let table = original.csv.table(input, &config.csv_options()?)?;
     let data = Dataset::bind(config, table)?;
     let model = PrivacyModel::from_config(config, &data)?;
     let (outcome, report) = Report::anonymize_checked(config, &data, &model)?;
@@ -401,7 +408,7 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
             released: &released,
             report: &report,
         },
-        &original.csv,
+        original.csv.original(),
         original.arrow.as_ref(),
         options,
     )
