@@ -20,7 +20,7 @@
 //!     group_rows: None,
 //! })?;
 //! let archive = api::open("adult.karc".as_ref(), packed.bytes, api::ClaimCheck::Enforce)?;
-//! assert_eq!(archive.restore(None)?, input.csv);
+//! assert_eq!(archive.restore(None)?, &*input.csv.bytes()?);
 //! # Ok::<(), api::Error>(())
 //! ```
 

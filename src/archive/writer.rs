@@ -3,7 +3,6 @@
 //! `META` states the anonymization's claim, algorithm and metrics.
 
 use super::ArchiveError;
-use super::{Original, TableInput};
 use super::batch_groups::{self, GroupSize};
 use super::checks::ColumnChecksMeta;
 use super::meta::{
@@ -13,6 +12,7 @@ use super::meta::{
 use super::models::ModelsClaim;
 use super::pipeline::{ArrowSections, Group, GroupWriter, Scratch};
 use super::seal::Seal;
+use super::{Original, TableInput};
 use crate::Result;
 use crate::anonymize::Outcome;
 use crate::arrow::ArrowLayout;
@@ -85,7 +85,13 @@ pub fn pack_part(
     original: &[u8],
     options: &PackOptions<'_>,
 ) -> Result<Vec<u8>> {
-    pack_group(a, Original::Bytes(original), None, options, Hierarchies::Configured)
+    pack_group(
+        a,
+        Original::Bytes(original),
+        None,
+        options,
+        Hierarchies::Configured,
+    )
 }
 
 /// Which configured hierarchies a file stores.

@@ -3,13 +3,15 @@
 //! file's layout, never its release, its claim or its original: each file
 //! is compared with the same table packed as one group.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use karc::api;
 use karc::archive::batch_groups::GroupSize;
 use karc::archive::format::{self, SectionKind};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::Seal;
 use karc::archive::writer::{self, PackOptions};
+use karc::archive::{Csv, TableInput};
 use karc::codec::DiffMode;
 use karc::config::Config;
 
@@ -31,6 +33,108 @@ fn open(name: &str, bytes: Vec<u8>) -> Archive {
 fn has_row_groups(bytes: &[u8]) -> bool {
     let container = format::parse(Path::new("x.karc"), bytes).unwrap();
     (container.entries.iter()).any(|e| e.kind() == Some(SectionKind::RowGroups))
+}
+
+/// Awkward files: CRLF, LF without a last line end, no header.
+const AWKWARD: [(&str, bool, &str, bool); 3] = [
+    ("crlf", true, "\r\n", true),
+    ("lf", true, "\n", false),
+    ("headerless", false, "\n", true),
+];
+
+/// An awkward file of 97 rows in `dir` (quoted line breaks, empty and
+/// padded fields, blank lines) and its config.
+fn awkward(dir: &Path, name: &str, header: bool, ending: &str, last: bool) -> (PathBuf, Config) {
+    let mut text = String::new();
+    if header {
+        text.push_str(&format!("age,city,note{ending}"));
+    }
+    for r in 0..97u32 {
+        let note = match r % 7 {
+            0 => format!("\"line{ending}break, {r}\""),
+            1 => String::new(),
+            2 => format!("  padded {r} "),
+            _ => format!("n{r}"),
+        };
+        text.push_str(&format!("{},c{},{note}{ending}", 20 + r % 30, r % 4));
+        if r % 23 == 5 {
+            text.push_str(ending);
+        }
+    }
+    if !last {
+        text.truncate(text.len() - ending.len());
+    }
+    let csv = dir.join(format!("{name}.csv"));
+    std::fs::write(&csv, &text).unwrap();
+    let toml = format!(
+        "[input]\ndelimiter = \",\"\nheader = {header}\n[privacy]\nk = 3\n[algorithm]\nname = \"mondrian\"\n\
+         [[columns]]\nname = \"age\"\nrole = \"quasi\"\ntype = \"integer\"\n\
+         [[columns]]\nname = \"city\"\nrole = \"insensitive\"\n\
+         [[columns]]\nname = \"note\"\nrole = \"insensitive\"\n"
+    );
+    let config_path = dir.join(format!("{name}.toml"));
+    std::fs::write(&config_path, toml).unwrap();
+    (csv, Config::load(&config_path).unwrap())
+}
+
+/// The file `csv` packed through the API, read where it lies
+/// (`stream_bytes` 0, as `karc pack` reads a file of 32 MiB or more) or
+/// held whole (`usize::MAX`), in groups of `rows` rows.
+fn api_pack(
+    config: &Config,
+    csv: &Path,
+    stream_bytes: usize,
+    rows: Option<usize>,
+) -> karc::Result<Vec<u8>> {
+    let input = TableInput::open_with(csv, stream_bytes)?;
+    assert_eq!(matches!(input.csv, Csv::File(_)), stream_bytes == 0);
+    let a = api::anonymize(config, csv, &input)?;
+    let options = api::PackOptions {
+        mode: DiffMode::default(),
+        seal: api::Seal::None,
+        group_rows: rows,
+    };
+    api::pack(config, a, &input, &options).map(|p| p.bytes)
+}
+
+/// A file read where it lies packs to the very bytes its bytes in memory
+/// pack to, in one group and in groups (each group's bytes read again
+/// from the file); a file that changed after its table was read is
+/// refused, naming it.
+#[test]
+fn a_file_read_where_it_lies_packs_as_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, header, ending, last) in AWKWARD {
+        let (csv, config) = awkward(dir.path(), name, header, ending, last);
+        for rows in [None, Some(1), Some(10), Some(40)] {
+            let from_file = api_pack(&config, &csv, 0, rows).unwrap();
+            let from_bytes = api_pack(&config, &csv, usize::MAX, rows).unwrap();
+            assert!(from_file == from_bytes, "{name} in groups of {rows:?}");
+            let archive = open(name, from_file);
+            assert!(archive.restore(None).unwrap() == std::fs::read(&csv).unwrap());
+        }
+    }
+    let (csv, config) = awkward(dir.path(), "changed", true, "\n", true);
+    for rows in [None, Some(10)] {
+        let input = TableInput::open_with(&csv, 0).unwrap();
+        let a = api::anonymize(&config, &csv, &input).unwrap();
+        let mut text = std::fs::read_to_string(&csv).unwrap();
+        text.push_str("99,c9,late\n");
+        std::fs::write(&csv, &text).unwrap();
+        let options = api::PackOptions {
+            mode: DiffMode::default(),
+            seal: api::Seal::None,
+            group_rows: rows,
+        };
+        let e = api::pack(&config, a, &input, &options)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("changed.csv") && e.contains("changed while karc read it"),
+            "{e}"
+        );
+    }
 }
 
 /// `csv` packed with `config` in one group and in groups of `rows`: the
@@ -101,41 +205,8 @@ fn raw_adult_with_padding_and_l_diversity_in_row_groups() {
 #[test]
 fn awkward_records_split_into_groups_and_restore() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, header, ending, last) in [
-        ("crlf", true, "\r\n", true),
-        ("lf", true, "\n", false),
-        ("headerless", false, "\n", true),
-    ] {
-        let mut text = String::new();
-        if header {
-            text.push_str(&format!("age,city,note{ending}"));
-        }
-        for r in 0..97u32 {
-            let note = match r % 7 {
-                0 => format!("\"line{ending}break, {r}\""),
-                1 => String::new(),
-                2 => format!("  padded {r} "),
-                _ => format!("n{r}"),
-            };
-            text.push_str(&format!("{},c{},{note}{ending}", 20 + r % 30, r % 4));
-            if r % 23 == 5 {
-                text.push_str(ending);
-            }
-        }
-        if !last {
-            text.truncate(text.len() - ending.len());
-        }
-        let csv = dir.path().join(format!("{name}.csv"));
-        std::fs::write(&csv, &text).unwrap();
-        let toml = format!(
-            "[input]\ndelimiter = \",\"\nheader = {header}\n[privacy]\nk = 3\n[algorithm]\nname = \"mondrian\"\n\
-             [[columns]]\nname = \"age\"\nrole = \"quasi\"\ntype = \"integer\"\n\
-             [[columns]]\nname = \"city\"\nrole = \"insensitive\"\n\
-             [[columns]]\nname = \"note\"\nrole = \"insensitive\"\n"
-        );
-        let config_path = dir.path().join(format!("{name}.toml"));
-        std::fs::write(&config_path, toml).unwrap();
-        let config = Config::load(&config_path).unwrap();
+    for (name, header, ending, last) in AWKWARD {
+        let (csv, config) = awkward(dir.path(), name, header, ending, last);
         for rows in [1, 10, 40] {
             same_release(
                 &config,
