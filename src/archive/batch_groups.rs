@@ -121,10 +121,10 @@ pub fn plan_file(
     size: GroupSize,
 ) -> crate::Result<Option<Vec<Bounds>>> {
     let per = size.rows_per_group(table.rows, file.len());
-    // A group's bytes are read a piece at a time, as many as a group
-    // should hold (and more when its records are longer).
-    let piece = file.len() / table.rows.div_ceil(per).max(1);
-    plan_in_pieces(file, table, size, piece.clamp(1 << 16, 1 << 28))
+    // A group's bytes are read a piece at a time: an eighth more than a
+    // group should hold, so that its records are mostly counted once.
+    let group = file.len() / table.rows.div_ceil(per).max(1);
+    plan_in_pieces(file, table, size, (group + group / 8).clamp(1 << 16, 1 << 30))
 }
 
 /// [`plan_file`], reading `piece` bytes at a time.
@@ -158,11 +158,12 @@ fn plan_in_pieces(
                 }
             }
             if !last {
-                // The next record read whole: this group's end is final.
-                let (_, n) =
-                    super::layout::records_end(&buffer, records + 1, table.delimiter, ended);
-                if n == records + 1 {
-                    break super::layout::records_end(&buffer, records, table.delimiter, false).0;
+                // Its records, and the next record read whole: then the
+                // blank lines between are all read, and the end is final.
+                let (end, n) = super::layout::records_end(&buffer, records, table.delimiter, false);
+                let next = || super::layout::records_end(&buffer[end..], 1, table.delimiter, ended);
+                if n == records && next().1 == 1 {
+                    break end;
                 }
                 if ended {
                     return Ok(None);

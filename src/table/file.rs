@@ -74,10 +74,15 @@ impl CsvFile {
 
     /// A buffered reader from byte `at` to the end.
     pub fn reader_at(&self, at: usize) -> Result<BufReader<File>> {
+        Ok(BufReader::with_capacity(READ_BUFFER, self.file_at(at)?))
+    }
+
+    /// The file opened at byte `at` (for a reader that buffers itself).
+    pub fn file_at(&self, at: usize) -> Result<File> {
         let io = |e| Error::io(&self.path, e);
         let mut file = File::open(&self.path).map_err(io)?;
         file.seek(SeekFrom::Start(at as u64)).map_err(io)?;
-        Ok(BufReader::with_capacity(READ_BUFFER, file))
+        Ok(file)
     }
 
     /// Bytes `range`, which must lie in the file as opened.

@@ -7,12 +7,15 @@
 //! table, and any error with its line, are what one thread reads.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
 use super::file::CsvFile;
 use super::{Column, CsvError, CsvOptions, SAMPLE_ROWS, delimiter_hint, reserve_rows, trim_blanks};
 use crate::{Error, Result};
+
+/// The CSV reader's buffer (it buffers a file itself).
+const READ_BUFFER: usize = 256 << 10;
 
 /// Files from this size are read on two threads (when there are two).
 pub(super) const PARALLEL_BYTES: usize = 32 << 20;
@@ -62,15 +65,15 @@ impl<'a> Source for &'a [u8] {
 }
 
 impl Source for CsvFile {
-    type Reader = BufReader<File>;
+    type Reader = File;
     fn size(&self) -> usize {
         self.len()
     }
     fn line_start(&self, from: usize) -> Result<Option<usize>> {
         CsvFile::line_start(self, from)
     }
-    fn reader(&self, at: usize) -> Result<BufReader<File>> {
-        self.reader_at(at)
+    fn reader(&self, at: usize) -> Result<File> {
+        self.file_at(at)
     }
 }
 
@@ -125,6 +128,7 @@ pub(super) fn read<S: Source>(
 fn csv_reader<R: Read>(from: R, delimiter: u8) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
         .delimiter(delimiter)
+        .buffer_capacity(READ_BUFFER)
         .has_headers(false)
         .flexible(true)
         .from_reader(from)
