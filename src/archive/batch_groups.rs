@@ -13,7 +13,9 @@
 //! four groups 63.2 MB (tools/BENCHMARKS.md).
 //! Each group's table is read
 //! again from its own bytes of the original (as `karc pack --stream` reads
-//! its blocks), so that its columns hold the group's values only; its
+//! its blocks), so that its columns hold the group's values only (a file
+//! read where it lies, `table::CsvFile`, is planned and read again a group
+//! at a time, so that the pack holds one group's bytes); its
 //! released QI columns are the release's rows of the group, their symbols
 //! renumbered in order of first use by the group's rows (as a reader
 //! decodes them from the group's classes).
