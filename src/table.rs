@@ -563,6 +563,23 @@ impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
     }
+
+    /// Frees the rows of every column but those `keep` names (by
+    /// position), keeping names and dictionaries: a pack in row groups
+    /// reads each group's table again from the original and needs the
+    /// whole table's rows no more.
+    pub fn forget_rows(&mut self, keep: impl Fn(usize) -> bool) {
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            if !keep(i) {
+                column.codes = Vec::new();
+            }
+        }
+    }
+
+    /// Whether every column holds its rows ([`Table::forget_rows`]).
+    pub fn holds_rows(&self) -> bool {
+        self.columns.iter().all(|c| c.codes.len() == self.rows)
+    }
 }
 
 #[cfg(test)]

@@ -126,7 +126,12 @@ pub fn plan_file(
     // A group's bytes are read a piece at a time: an eighth more than a
     // group should hold, so that its records are mostly counted once.
     let group = file.len() / table.rows.div_ceil(per).max(1);
-    plan_in_pieces(file, table, size, (group + group / 8).clamp(1 << 16, 1 << 30))
+    plan_in_pieces(
+        file,
+        table,
+        size,
+        (group + group / 8).clamp(1 << 16, 1 << 30),
+    )
 }
 
 /// [`plan_file`], reading `piece` bytes at a time.

@@ -215,16 +215,33 @@ fn write_groups(
         Original::Bytes(bytes) => batch_groups::plan(bytes, table, size),
         Original::File(file) => batch_groups::plan_file(file, table, size)?,
     };
+    let trim = a.config.input.trim;
     let Some(groups) = groups else {
+        let bytes = original.bytes()?;
+        if table.holds_rows() {
+            return writer.write_group(&Group {
+                bytes: &bytes,
+                table,
+                qis,
+                released: a.released,
+                classes: None,
+            });
+        }
+        // The table's rows were freed for groups its records do not split
+        // into: read it again whole, as a group.
+        let whole = batch_groups::Bounds {
+            bytes: 0..bytes.len(),
+            rows: 0..table.rows,
+        };
+        let table = batch_groups::group_table(&bytes, table, trim, &whole)?;
         return writer.write_group(&Group {
-            bytes: &original.bytes()?,
-            table,
-            qis,
+            bytes: &bytes,
+            table: &table,
+            qis: &group_qis(a, qis, &table),
             released: a.released,
             classes: None,
         });
     };
-    let trim = a.config.input.trim;
     // One class table for every group: a local recoding's classes have
     // rows all over the file, and a table per group would repeat them.
     let classes = ReleasedClasses::from_columns(a.released);
@@ -240,24 +257,32 @@ fn write_groups(
         opened = opened.max(rows.iter().max().map_or(0, |&c| c + 1));
         let bytes = original.range(bounds.bytes.clone())?;
         let group = batch_groups::group_table(&bytes, table, trim, bounds)?;
-        let group_qis: Vec<QiOriginal<'_>> = (a.data.qis.iter().zip(qis))
-            .map(|(qi, q)| QiOriginal {
-                column: &group.columns[qi.column],
-                ..*q
-            })
-            .collect();
         let released: Vec<ReleasedColumn> = (a.released.iter())
             .map(|r| batch_groups::released_rows(r, bounds.rows.clone()))
             .collect();
         writer.write_group(&Group {
             bytes: &bytes,
             table: &group,
-            qis: &group_qis,
+            qis: &group_qis(a, qis, &group),
             released: &released,
             classes: Some(group_classes),
         })?;
     }
     original.check_unchanged()
+}
+
+/// `qis` with a group's table's columns.
+fn group_qis<'a>(
+    a: &Anonymization<'_>,
+    qis: &[QiOriginal<'a>],
+    group: &'a Table,
+) -> Vec<QiOriginal<'a>> {
+    (a.data.qis.iter().zip(qis))
+        .map(|(qi, q)| QiOriginal {
+            column: &group.columns[qi.column],
+            ..*q
+        })
+        .collect()
 }
 
 /// The `ARROW_SCHEMA` section and the private part's `ArrowExtras` of an

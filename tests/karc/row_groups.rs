@@ -11,7 +11,7 @@ use karc::archive::format::{self, SectionKind};
 use karc::archive::reader::{Archive, ClaimCheck};
 use karc::archive::seal::Seal;
 use karc::archive::writer::{self, PackOptions};
-use karc::archive::{Csv, TableInput};
+use karc::archive::{Csv, Original, TableInput};
 use karc::codec::DiffMode;
 use karc::config::Config;
 
@@ -110,6 +110,14 @@ fn a_file_read_where_it_lies_packs_as_its_bytes() {
             let from_file = api_pack(&config, &csv, 0, rows).unwrap();
             let from_bytes = api_pack(&config, &csv, usize::MAX, rows).unwrap();
             assert!(from_file == from_bytes, "{name} in groups of {rows:?}");
+            // In groups, the API frees the table's rows before coding: the
+            // bytes are those of the writer that keeps them.
+            let size = rows.map_or_else(GroupSize::default, GroupSize::rows);
+            let kept = pack(&config, &csv, DiffMode::default(), size);
+            assert!(
+                from_bytes == kept,
+                "{name} in groups of {rows:?}: rows freed"
+            );
             let archive = open(name, from_file);
             assert!(archive.restore(None).unwrap() == std::fs::read(&csv).unwrap());
         }
@@ -135,6 +143,38 @@ fn a_file_read_where_it_lies_packs_as_its_bytes() {
             "{e}"
         );
     }
+}
+
+/// A table whose rows were freed, packed as one group (as when its records
+/// do not split into the groups asked for), is read again whole from the
+/// original: the file is the one its rows make.
+#[test]
+fn a_table_without_its_rows_is_read_again_as_one_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, config) = awkward(dir.path(), "freed", true, "\r\n", false);
+    let bytes = std::fs::read(&csv).unwrap();
+    let table = karc::table::Table::from_bytes(&csv, &bytes, &config.csv_options().unwrap());
+    let mut data = karc::dataset::Dataset::bind(&config, table.unwrap()).unwrap();
+    let model = karc::privacy::PrivacyModel::from_config(&config, &data).unwrap();
+    let (outcome, report) =
+        karc::report::Report::anonymize_checked(&config, &data, &model).unwrap();
+    let released = writer::released_columns(&data, &outcome);
+    data.table.forget_rows(|_| false);
+    assert!(!data.table.holds_rows());
+    let a = writer::Anonymization {
+        config: &config,
+        data: &data,
+        model: &model,
+        released: &released,
+        report: &report,
+    };
+    let options = PackOptions {
+        mode: DiffMode::default(),
+        seal: &Seal::None,
+        groups: GroupSize::whole(),
+    };
+    let packed = writer::pack_with_arrow(&a, Original::Bytes(&bytes), None, &options).unwrap();
+    assert!(packed == pack(&config, &csv, DiffMode::default(), GroupSize::whole()));
 }
 
 /// `csv` packed with `config` in one group and in groups of `rows`: the
