@@ -23,7 +23,6 @@
 use std::io::Read;
 use std::ops::Range;
 
-use crate::codec::ReleasedColumn;
 use crate::table::{CsvFile, CsvOptions, Table};
 
 /// How a batch pack sizes its row groups.
@@ -231,24 +230,11 @@ pub fn group_table(
     Ok(group)
 }
 
-/// `column`'s rows `rows`, its symbols those the rows use, numbered in
-/// order of first use.
-pub fn released_rows(column: &ReleasedColumn, rows: Range<usize>) -> ReleasedColumn {
-    let (rows, used) =
-        crate::codec::first_use(column.rows[rows].iter().copied(), column.symbols.len());
-    let symbols = used
-        .iter()
-        .map(|&s| column.symbols[s as usize].clone())
-        .collect();
-    ReleasedColumn { symbols, rows }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::strategy::Strategy;
 
     use super::*;
-    use crate::codec::ReleasedSymbol;
 
     #[test]
     fn groups_are_as_even_as_the_limits_allow() {
@@ -346,20 +332,5 @@ mod tests {
             let from_file = plan_in_pieces(&file, &table, size, piece).unwrap();
             proptest::prop_assert_eq!(from_file, from_bytes);
         }
-    }
-
-    #[test]
-    fn a_groups_symbols_are_numbered_by_first_use() {
-        let symbol = |s: &str| ReleasedSymbol::Value(s.to_owned());
-        let column = ReleasedColumn {
-            symbols: vec![symbol("a"), symbol("b"), symbol("c")],
-            rows: vec![0, 1, 2, 2, 0, 1],
-        };
-        let part = released_rows(&column, 2..5);
-        assert_eq!(part.symbols, vec![symbol("c"), symbol("a")]);
-        assert_eq!(part.rows, vec![0, 0, 1]);
-        let parts = [released_rows(&column, 0..3), released_rows(&column, 3..6)];
-        let whole = ReleasedColumn::concat(parts.iter());
-        assert_eq!(whole, column);
     }
 }

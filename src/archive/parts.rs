@@ -132,6 +132,7 @@ fn encode_with(
     let released = writer::released_columns(&data, &outcome);
     drop(outcome);
     let a = Anonymization {
+        classes: None,
         config,
         data: &data,
         model: &model,

@@ -49,6 +49,10 @@ pub struct Anonymization<'a> {
     /// The released QI columns ([`released_columns`] of the outcome): the
     /// outcome's cells can be dropped before the pack.
     pub released: &'a [ReleasedColumn],
+    /// The released columns' classes when made beforehand (a pack in row
+    /// groups, whose `released` then need hold their symbols only: ten
+    /// QIs of 10M rows free 400 MB); `None`: made from `released`.
+    pub classes: Option<&'a ReleasedClasses>,
     /// The anonymization's report (metrics stored in the public part).
     pub report: &'a Report,
 }
@@ -218,12 +222,21 @@ fn write_groups(
     let trim = a.config.input.trim;
     let Some(groups) = groups else {
         let bytes = original.bytes()?;
+        // Released columns that hold their symbols only: their rows again.
+        let rebuilt;
+        let released = match a.classes {
+            Some(classes) if a.released.iter().any(|r| r.rows.len() != table.rows) => {
+                rebuilt = classes.to_columns();
+                &rebuilt[..]
+            }
+            _ => a.released,
+        };
         if table.holds_rows() {
             return writer.write_group(&Group {
                 bytes: &bytes,
                 table,
                 qis,
-                released: a.released,
+                released,
                 classes: None,
             });
         }
@@ -238,14 +251,21 @@ fn write_groups(
             bytes: &bytes,
             table: &table,
             qis: &group_qis(a, qis, &table),
-            released: a.released,
+            released,
             classes: None,
         });
     };
     // One class table for every group: a local recoding's classes have
     // rows all over the file, and a table per group would repeat them.
-    let classes = ReleasedClasses::from_columns(a.released);
-    writer.class_table(&classes);
+    let made;
+    let classes = match a.classes {
+        Some(classes) => classes,
+        None => {
+            made = ReleasedClasses::from_columns(a.released);
+            &made
+        }
+    };
+    writer.class_table(classes);
     let mut opened = 0u32;
     for bounds in &groups {
         let rows = &classes.rows[bounds.rows.clone()];
@@ -257,9 +277,7 @@ fn write_groups(
         opened = opened.max(rows.iter().max().map_or(0, |&c| c + 1));
         let bytes = original.range(bounds.bytes.clone())?;
         let group = batch_groups::group_table(&bytes, table, trim, bounds)?;
-        let released: Vec<ReleasedColumn> = (a.released.iter())
-            .map(|r| batch_groups::released_rows(r, bounds.rows.clone()))
-            .collect();
+        let released = classes.group_columns(bounds.rows.clone());
         writer.write_group(&Group {
             bytes: &bytes,
             table: &group,
@@ -437,6 +455,7 @@ pub fn pack_file(config: &Config, input: &Path, options: &PackOptions<'_>) -> Re
             data: &data,
             model: &model,
             released: &released,
+            classes: None,
             report: &report,
         },
         original.csv.original(),

@@ -125,6 +125,23 @@ impl ReleasedClasses {
         sizes
     }
 
+    /// The columns of rows `rows` (a row group's), one per QI, each's
+    /// symbols those the rows use, numbered in order of first use (as a
+    /// reader decodes them from the group's classes).
+    pub fn group_columns(&self, rows: std::ops::Range<usize>) -> Vec<ReleasedColumn> {
+        let rows = &self.rows[rows];
+        (self.symbols.iter().zip(&self.table))
+            .map(|(symbols, table)| {
+                let entries = rows.iter().map(|&c| table[c as usize]);
+                let (rows, used) = first_use(entries, symbols.len());
+                ReleasedColumn {
+                    symbols: used.iter().map(|&s| symbols[s as usize].clone()).collect(),
+                    rows,
+                }
+            })
+            .collect()
+    }
+
     /// The QI columns again, one per QI (symbols as in `self.symbols`).
     pub fn to_columns(&self) -> Vec<ReleasedColumn> {
         self.columns(|table| self.rows.iter().map(|&c| table[c as usize]).collect())
@@ -599,6 +616,32 @@ fn require_all_used(values: &[u32], alphabet: usize, what: &'static str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_groups_columns_number_their_symbols_by_first_use() {
+        let symbol = |s: &str| ReleasedSymbol::Value(s.to_owned());
+        let columns = [
+            ReleasedColumn {
+                symbols: vec![symbol("a"), symbol("b"), symbol("c")],
+                rows: vec![0, 1, 2, 2, 0, 1],
+            },
+            ReleasedColumn {
+                symbols: vec![symbol("x"), symbol("y")],
+                rows: vec![0, 0, 1, 1, 1, 0],
+            },
+        ];
+        let classes = ReleasedClasses::from_columns(&columns);
+        let part = classes.group_columns(2..5);
+        assert_eq!(part[0].symbols, vec![symbol("c"), symbol("a")]);
+        assert_eq!(part[0].rows, vec![0, 0, 1]);
+        assert_eq!(part[1].symbols, vec![symbol("y")]);
+        assert_eq!(part[1].rows, vec![0, 0, 0]);
+        let parts = [classes.group_columns(0..3), classes.group_columns(3..6)];
+        for (q, column) in columns.iter().enumerate() {
+            let whole = ReleasedColumn::concat(parts.iter().map(|p| &p[q]));
+            assert_eq!(&whole, column);
+        }
+    }
 
     /// The fast codings win unless an adaptive one saves more than 1/32
     /// of the smallest of them.

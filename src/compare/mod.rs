@@ -227,6 +227,7 @@ pub fn compare_bytes(
                 .collect::<Result<_>>()?;
             let released = released_columns(&data, &outcome);
             let a = Anonymization {
+                classes: None,
                 config: &config,
                 data: &data,
                 model: &model,

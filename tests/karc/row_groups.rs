@@ -145,9 +145,11 @@ fn a_file_read_where_it_lies_packs_as_its_bytes() {
     }
 }
 
-/// A table whose rows were freed, packed as one group (as when its records
-/// do not split into the groups asked for), is read again whole from the
-/// original: the file is the one its rows make.
+/// A table whose rows were freed, and released columns whose rows were
+/// (their classes kept), packed as one group (as when its records do not
+/// split into the groups asked for): the table is read again whole from
+/// the original, the released rows made from the classes, and the file
+/// is the one the rows make.
 #[test]
 fn a_table_without_its_rows_is_read_again_as_one_group() {
     let dir = tempfile::tempdir().unwrap();
@@ -158,14 +160,21 @@ fn a_table_without_its_rows_is_read_again_as_one_group() {
     let model = karc::privacy::PrivacyModel::from_config(&config, &data).unwrap();
     let (outcome, report) =
         karc::report::Report::anonymize_checked(&config, &data, &model).unwrap();
-    let released = writer::released_columns(&data, &outcome);
+    let mut released = writer::released_columns(&data, &outcome);
     data.table.forget_rows(|_| false);
     assert!(!data.table.holds_rows());
+    // The released columns too hold their symbols only, their rows in the
+    // classes.
+    let classes = karc::codec::ReleasedClasses::from_columns(&released);
+    for column in &mut released {
+        column.rows = Vec::new();
+    }
     let a = writer::Anonymization {
         config: &config,
         data: &data,
         model: &model,
         released: &released,
+        classes: Some(&classes),
         report: &report,
     };
     let options = PackOptions {

@@ -96,6 +96,7 @@ impl Prepared {
 
     pub fn anonymization(&self) -> Anonymization<'_> {
         Anonymization {
+            classes: None,
             config: &self.config,
             data: &self.data,
             model: &self.model,
