@@ -219,42 +219,10 @@ fn write_groups(
         Original::Bytes(bytes) => batch_groups::plan(bytes, table, size),
         Original::File(file) => batch_groups::plan_file(file, table, size)?,
     };
-    let trim = a.config.input.trim;
     let Some(groups) = groups else {
-        let bytes = original.bytes()?;
-        // Released columns that hold their symbols only: their rows again.
-        let rebuilt;
-        let released = match a.classes {
-            Some(classes) if a.released.iter().any(|r| r.rows.len() != table.rows) => {
-                rebuilt = classes.to_columns();
-                &rebuilt[..]
-            }
-            _ => a.released,
-        };
-        if table.holds_rows() {
-            return writer.write_group(&Group {
-                bytes: &bytes,
-                table,
-                qis,
-                released,
-                classes: None,
-            });
-        }
-        // The table's rows were freed for groups its records do not split
-        // into: read it again whole, as a group.
-        let whole = batch_groups::Bounds {
-            bytes: 0..bytes.len(),
-            rows: 0..table.rows,
-        };
-        let table = batch_groups::group_table(&bytes, table, trim, &whole)?;
-        return writer.write_group(&Group {
-            bytes: &bytes,
-            table: &table,
-            qis: &group_qis(a, qis, &table),
-            released,
-            classes: None,
-        });
+        return write_whole(writer, a, original, qis);
     };
+    let trim = a.config.input.trim;
     // One class table for every group: a local recoding's classes have
     // rows all over the file, and a table per group would repeat them.
     let made;
@@ -287,6 +255,49 @@ fn write_groups(
         })?;
     }
     original.check_unchanged()
+}
+
+/// Hands the whole table to `writer` as one group. A table whose rows a
+/// pack in groups freed (its records did not split into the groups asked
+/// for) is read again whole from `original`, and released columns that
+/// hold their symbols only get their rows again from the classes.
+fn write_whole(
+    writer: &mut GroupWriter,
+    a: &Anonymization<'_>,
+    original: Original<'_>,
+    qis: &[QiOriginal<'_>],
+) -> Result<()> {
+    let table = &a.data.table;
+    let bytes = original.bytes()?;
+    let rebuilt;
+    let released = match a.classes {
+        Some(classes) if a.released.iter().any(|r| r.rows.len() != table.rows) => {
+            rebuilt = classes.to_columns();
+            &rebuilt[..]
+        }
+        _ => a.released,
+    };
+    if table.holds_rows() {
+        return writer.write_group(&Group {
+            bytes: &bytes,
+            table,
+            qis,
+            released,
+            classes: None,
+        });
+    }
+    let whole = batch_groups::Bounds {
+        bytes: 0..bytes.len(),
+        rows: 0..table.rows,
+    };
+    let table = batch_groups::group_table(&bytes, table, a.config.input.trim, &whole)?;
+    writer.write_group(&Group {
+        bytes: &bytes,
+        table: &table,
+        qis: &group_qis(a, qis, &table),
+        released,
+        classes: None,
+    })
 }
 
 /// `qis` with a group's table's columns.
