@@ -294,11 +294,11 @@ mod tests {
             })
             .collect();
         let release = Release::from_cells(&cells);
-        for q in 0..data.qis.len() {
+        for (q, column_cells) in cells.iter().enumerate() {
             let qi = &data.qis[q];
             let source = &data.table.columns[qi.column].dict;
             let mut dict = Dictionary::new();
-            let expected: Vec<u32> = cells[q]
+            let expected: Vec<u32> = column_cells
                 .iter()
                 .map(|cell| dict.intern(&cell.label(qi, source)))
                 .collect();

@@ -477,7 +477,7 @@ impl Table {
 
     /// Reads the CSV file `file` as [`Table::from_bytes`] reads its bytes,
     /// without holding them: a piece at a time, on two threads from
-    /// [`records::PARALLEL_BYTES`] on. `path` names it in errors.
+    /// 32 MiB on. `path` names it in errors.
     pub fn from_file(path: &Path, file: &CsvFile, options: &CsvOptions) -> Result<Table> {
         Table::parse_file(path, file, options, records::PARALLEL_BYTES)
     }

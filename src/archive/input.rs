@@ -126,7 +126,7 @@ impl<'a> Original<'a> {
 impl TableInput {
     /// Reads a command-line input (`-` is standard input), its format from
     /// its extension (from its first bytes for standard input); a CSV file
-    /// of [`STREAM_BYTES`] or more is read where it lies.
+    /// of 32 MiB or more (`STREAM_BYTES`) is read where it lies.
     pub fn open(path: &Path) -> Result<TableInput> {
         TableInput::open_with(path, STREAM_BYTES)
     }
@@ -134,15 +134,15 @@ impl TableInput {
     /// [`TableInput::open`], reading CSV files of `stream_bytes` or more
     /// where they lie.
     pub fn open_with(path: &Path, stream_bytes: usize) -> Result<TableInput> {
-        if !is_std(path) && TableFormat::from_path(path) == TableFormat::Csv {
-            if let Some(file) = CsvFile::open(path)? {
-                if file.len() >= stream_bytes {
-                    return Ok(TableInput {
-                        csv: Csv::File(file),
-                        arrow: None,
-                    });
-                }
-            }
+        let file = match !is_std(path) && TableFormat::from_path(path) == TableFormat::Csv {
+            true => CsvFile::open(path)?,
+            false => None,
+        };
+        if let Some(file) = file.filter(|f| f.len() >= stream_bytes) {
+            return Ok(TableInput {
+                csv: Csv::File(file),
+                arrow: None,
+            });
         }
         let bytes = Input::open_arg(path)?.into_vec();
         match TableFormat::of_input(path, &bytes) {
