@@ -41,10 +41,7 @@ pub enum Csv {
 impl Csv {
     /// The size in bytes.
     pub fn len(&self) -> usize {
-        match self {
-            Csv::Bytes(bytes) => bytes.len(),
-            Csv::File(file) => file.len(),
-        }
+        self.original().len()
     }
 
     /// Whether it is empty.
