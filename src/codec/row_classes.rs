@@ -351,14 +351,8 @@ pub fn decode_row_classes(
     n: usize,
 ) -> Result<GroupClasses, CodecError> {
     let mut r = ByteReader::new(bytes);
-    let opened = r.varint("classes opened before the row group")?;
-    if opened > classes as u64 {
-        return Err(CodecError::Invalid {
-            what: "classes opened before the row group",
-            detail: format!("{opened} of {classes} classes"),
-        });
-    }
-    let opened = opened as u32;
+    // At most every class: an index below one more.
+    let opened = r.index("classes opened before the row group", classes + 1)?;
     let one = classes == 1;
     let rows = decode_rows(&mut r, classes, if one { n.min(1) } else { n }, opened)?;
     let mut open = opened;
