@@ -126,18 +126,15 @@ impl ReleasedClasses {
     }
 
     /// The columns of rows `rows` (a row group's), one per QI, each's
-    /// symbols those the rows use, numbered in order of first use (as a
-    /// reader decodes them from the group's classes).
+    /// symbols those the rows use, numbered as a reader numbers the group's
+    /// own classes' ([`OwnClasses`]: in order of first use down the rows).
     pub fn group_columns(&self, rows: std::ops::Range<usize>) -> Vec<ReleasedColumn> {
-        let rows = &self.rows[rows];
-        (self.symbols.iter().zip(&self.table))
-            .map(|(symbols, table)| {
-                let entries = rows.iter().map(|&c| table[c as usize]);
-                let (rows, used) = first_use(entries, symbols.len());
-                ReleasedColumn {
-                    symbols: used.iter().map(|&s| symbols[s as usize].clone()).collect(),
-                    rows,
-                }
+        let columns = (self.table.iter().zip(&self.symbols)).map(|(t, s)| (&t[..], s.len()));
+        let own = OwnClasses::of_rows(columns, &self.rows[rows]);
+        (own.table.iter().zip(&own.symbols).zip(&self.symbols))
+            .map(|((table, used), symbols)| ReleasedColumn {
+                symbols: used.iter().map(|&s| symbols[s as usize].clone()).collect(),
+                rows: own.rows.iter().map(|&c| table[c as usize]).collect(),
             })
             .collect()
     }
@@ -517,13 +514,22 @@ impl OwnClasses {
     /// of the file's class table `table` (one column per QI, one entry per
     /// class).
     pub fn of_group(table: &[ReleasedColumn], rows: &[u32]) -> OwnClasses {
-        let classes = table.first().map_or(0, |c| c.rows.len());
+        let columns = table.iter().map(|c| (&c.rows[..], c.symbols.len()));
+        OwnClasses::of_rows(columns, rows)
+    }
+
+    /// [`OwnClasses::of_group`] of a class table given per QI as each
+    /// class's symbol number and the count of symbols.
+    fn of_rows<'a>(
+        columns: impl Iterator<Item = (&'a [u32], usize)> + Clone,
+        rows: &[u32],
+    ) -> OwnClasses {
+        let classes = columns.clone().next().map_or(0, |(t, _)| t.len());
         let (rows, met) = first_use(rows.iter().copied(), classes);
-        let (table, symbols) = table
-            .iter()
-            .map(|column| {
-                let entries = met.iter().map(|&c| column.rows[c as usize]);
-                first_use(entries, column.symbols.len())
+        let (table, symbols) = columns
+            .map(|(column, symbols)| {
+                let entries = met.iter().map(|&c| column[c as usize]);
+                first_use(entries, symbols)
             })
             .unzip();
         OwnClasses {
