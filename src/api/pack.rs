@@ -59,7 +59,10 @@ pub fn pack(
     // rows (15 columns of 10M rows: 600 MB) and the released columns' (ten
     // QIs: 400 MB) are freed, but a sensitive column's, whose values the
     // file's hierarchy of it is pruned to.
-    let grouped = options.group_rows.is_some_and(|rows| rows < a.data.rows());
+    let size = options
+        .group_rows
+        .map_or_else(GroupSize::default, GroupSize::rows);
+    let grouped = size.rows_per_group(a.data.rows(), input.csv.len()) < a.data.rows();
     let classes = (grouped && input.arrow.is_none()).then(|| {
         let roles = &a.data.roles;
         (a.data.table).forget_rows(|c| roles[c] == crate::config::Role::Sensitive);
@@ -84,9 +87,7 @@ pub fn pack(
         &writer::PackOptions {
             mode: options.mode,
             seal: &options.seal,
-            groups: options
-                .group_rows
-                .map_or_else(GroupSize::default, GroupSize::rows),
+            groups: size,
         },
     )?;
     Ok(Packed {

@@ -60,7 +60,7 @@ impl GroupSize {
 
     /// The rows of each group of a table of `rows` rows whose original is
     /// `len` bytes: `rows` cut into groups as even as the limits allow.
-    fn rows_per_group(self, rows: usize, len: usize) -> usize {
+    pub fn rows_per_group(self, rows: usize, len: usize) -> usize {
         let per_row = len.div_ceil(rows.max(1)).max(1);
         let by_bytes = (self.bytes / per_row).max(1);
         let most = self.rows.min(by_bytes).max(1);
